@@ -1,0 +1,169 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/google/go-querystring/query"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// operation is one endpoint of the contract, declared once in operations.go: retries, logs and
+// errors all read the same fact.
+type operation struct {
+	method string
+	// path is a template whose {name} segments are filled, in order, with path-escaped IDs; an empty
+	// ID is refused with a ValidationError naming the segment ("instance_id").
+	path string
+	// idempotent operations are retried on 502/503/504 and network errors; the others never are,
+	// once they may have reached the service.
+	idempotent bool
+	// accept overrides the Accept header (application/json by default).
+	accept string
+}
+
+// maxSuccessBody bounds a successful answer (the largest is a page of 100 instances).
+const maxSuccessBody = 64 << 20
+
+// call sends op with the IDs filling its path, the query encoded from q (a struct with url tags, or
+// nil) and in as JSON body (nil for none), and decodes the JSON answer into out (nil to discard it;
+// a *[]byte receives the raw body). Every endpoint goes through call.
+func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, out any) error {
+	path, err := expandPath(op.path, ids)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		return invalid("ctx", "nil context")
+	}
+	u := c.base.String() + path
+	if q != nil {
+		v, err := query.Values(q)
+		if err != nil {
+			return fmt.Errorf("compute: %s %s: encoding query: %w", op.method, path, err)
+		}
+		if enc := v.Encode(); enc != "" {
+			u += "?" + enc
+		}
+	}
+	var body any
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("compute: %s %s: encoding body: %w", op.method, path, err)
+		}
+		body = b
+	}
+	st := &callState{idempotent: op.idempotent}
+	req, err := retryablehttp.NewRequestWithContext(context.WithValue(ctx, stateKey{}, st), op.method, u, body)
+	if err != nil {
+		return fmt.Errorf("compute: %s %s: %w", op.method, path, err)
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	accept := op.accept
+	if accept == "" {
+		accept = "application/json"
+	}
+	req.Header.Set("Accept", accept)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	resp, err := c.http.Do(req)
+	if err != nil {
+		err = fmt.Errorf("compute: %s %s: %w", op.method, path, err)
+		if !op.idempotent && st.inFlight.Load() {
+			return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+		}
+		return err
+	}
+	defer drainAndClose(resp.Body)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		apiErr := newAPIError(resp, op.method, path, int(st.attempts.Load()))
+		// A proxy that echoes request headers must not carry the token into an error string.
+		apiErr.Message = strings.ReplaceAll(apiErr.Message, c.transport.token, "[REDACTED]")
+		if !op.idempotent && resp.StatusCode >= 500 {
+			return fmt.Errorf("%w: %w", ErrOutcomeUnknown, apiErr)
+		}
+		return apiErr
+	}
+	if out == nil {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSuccessBody))
+	if err != nil {
+		return fmt.Errorf("compute: %s %s: reading answer: %w", op.method, path, err)
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = data
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("compute: %s %s: decoding answer (status %d): %w", op.method, path, resp.StatusCode, err)
+	}
+	return nil
+}
+
+// expandPath fills the {name} segments of tmpl with ids, path-escaped so that no ID can change the
+// route: "/" and "?" are escaped by url.PathEscape, and the dot segments "." and ".." are escaped too.
+func expandPath(tmpl string, ids []string) (string, error) {
+	var b strings.Builder
+	rest := tmpl
+	for i := 0; ; i++ {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			if i != len(ids) {
+				return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
+			}
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		end := strings.IndexByte(rest, '}')
+		name := rest[open+1 : end]
+		if i >= len(ids) {
+			return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
+		}
+		id := ids[i]
+		if strings.TrimSpace(id) == "" {
+			return "", invalid(name, "must not be empty")
+		}
+		b.WriteString(rest[:open])
+		if id == "." || id == ".." {
+			b.WriteString(strings.ReplaceAll(id, ".", "%2E"))
+		} else {
+			b.WriteString(url.PathEscape(id))
+		}
+		rest = rest[end+1:]
+	}
+}
+
+// validator is a request that can check itself before being sent.
+type validator interface{ Validate() error }
+
+// fetch sends op and returns the object under key in the answer's envelope ({"instance": {...}}).
+func fetch[T any](ctx context.Context, c *Client, op operation, ids []string, key string, in validator) (*T, error) {
+	var body any
+	if in != nil {
+		if err := in.Validate(); err != nil {
+			return nil, err
+		}
+		body = in
+	}
+	var env map[string]json.RawMessage
+	if err := c.call(ctx, op, ids, nil, body, &env); err != nil {
+		return nil, err
+	}
+	raw, ok := env[key]
+	if !ok || string(raw) == "null" {
+		return nil, fmt.Errorf("compute: %s %s: the answer has no %q object", op.method, op.path, key)
+	}
+	out := new(T)
+	if err := json.Unmarshal(raw, out); err != nil {
+		return nil, fmt.Errorf("compute: %s %s: decoding %q: %w", op.method, op.path, key, err)
+	}
+	return out, nil
+}

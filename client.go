@@ -1,0 +1,334 @@
+package compute
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/time/rate"
+)
+
+// Version is the SDK's version, sent in the User-Agent as compute-go/<Version>.
+const Version = "0.1.0"
+
+// Environment variables read by [NewClientFromEnv].
+const (
+	EnvToken   = "COMPUTE_API_TOKEN"
+	EnvBaseURL = "COMPUTE_API_URL"
+)
+
+// Defaults applied by [NewClient].
+const (
+	// DefaultTimeout bounds each attempt of a request (see [WithTimeout]).
+	DefaultTimeout = 30 * time.Second
+	// DefaultRateLimit is the contract's average of 10 requests per second.
+	DefaultRateLimit = 10
+	// DefaultRateBurst lets no burst above the steady rate.
+	DefaultRateBurst = 1
+)
+
+// Client talks to the Compute API. It is immutable once built and safe for concurrent use by many
+// goroutines, which then share one rate limiter. Build it with [NewClient] or [NewClientFromEnv].
+type Client struct {
+	base      *url.URL
+	userAgent string
+	http      *retryablehttp.Client
+	transport *attemptTransport
+	logger    *slog.Logger
+
+	// Instances manages instances, their actions and waiting.
+	Instances *InstancesService
+	// Snapshots creates and lists instance snapshots.
+	Snapshots *SnapshotsService
+	// SecurityGroups manages security groups.
+	SecurityGroups *SecurityGroupsService
+	// FloatingIPs manages floating IPs.
+	FloatingIPs *FloatingIPsService
+	// Images lists images.
+	Images *ImagesService
+}
+
+// Option configures a [Client]. An Option that gets bad input makes NewClient return its error.
+type Option func(*config) error
+
+// config collects the options before the client is built.
+type config struct {
+	baseURL      string
+	httpClient   *http.Client
+	timeout      time.Duration
+	userAgent    string
+	rps          float64
+	burst        int
+	noRateLimit  bool
+	retry        RetryPolicy
+	logger       *slog.Logger
+	legacyAuth   bool
+	insecureHTTP bool
+}
+
+// NewClient returns a client that authenticates with token. A base URL is required
+// ([WithBaseURL]); there is no built-in production host. The token must be non-empty and free of
+// control characters; it is sent only to the base URL's host and never appears in errors or logs.
+func NewClient(token string, opts ...Option) (*Client, error) {
+	if token == "" {
+		return nil, errors.New("compute: the API token is empty")
+	}
+	if !validHeaderValue(token) {
+		return nil, errors.New("compute: the API token contains control characters or non-ASCII bytes")
+	}
+	cfg := config{
+		timeout: DefaultTimeout,
+		rps:     DefaultRateLimit,
+		burst:   DefaultRateBurst,
+		retry:   DefaultRetryPolicy(),
+		logger:  slog.New(slog.DiscardHandler),
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.baseURL == "" {
+		return nil, fmt.Errorf("compute: no base URL: pass compute.WithBaseURL or set %s", EnvBaseURL)
+	}
+	base, err := parseBaseURL(cfg.baseURL, cfg.insecureHTTP)
+	if err != nil {
+		return nil, err
+	}
+
+	var limiter *rate.Limiter
+	if !cfg.noRateLimit {
+		limiter = rate.NewLimiter(rate.Limit(cfg.rps), cfg.burst)
+	}
+	hc := &http.Client{}
+	if cfg.httpClient != nil {
+		copied := *cfg.httpClient
+		hc = &copied
+	}
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	at := &attemptTransport{
+		next:    next,
+		gate:    &gate{limiter: limiter},
+		token:   token,
+		legacy:  cfg.legacyAuth,
+		scheme:  base.Scheme,
+		host:    base.Host,
+		timeout: cfg.timeout,
+		logger:  cfg.logger,
+	}
+	hc.Transport = at
+	r := &retrier{policy: cfg.retry, gate: at.gate, logger: cfg.logger}
+	ua := "compute-go/" + Version
+	if cfg.userAgent != "" {
+		ua += " " + cfg.userAgent
+	}
+	c := &Client{
+		base:      base,
+		userAgent: ua,
+		transport: at,
+		logger:    cfg.logger,
+		http: &retryablehttp.Client{
+			HTTPClient:   hc,
+			RetryWaitMin: cfg.retry.MinWait,
+			RetryWaitMax: cfg.retry.MaxWait,
+			RetryMax:     cfg.retry.MaxRetries,
+			CheckRetry:   r.checkRetry,
+			Backoff:      r.backoff,
+			ErrorHandler: r.errorHandler,
+		},
+	}
+	c.Instances = &InstancesService{c}
+	c.Snapshots = &SnapshotsService{c}
+	c.SecurityGroups = &SecurityGroupsService{c}
+	c.FloatingIPs = &FloatingIPsService{c}
+	c.Images = &ImagesService{c}
+	return c, nil
+}
+
+// NewClientFromEnv is [NewClient] with the token from COMPUTE_API_TOKEN and the base URL from
+// COMPUTE_API_URL. A [WithBaseURL] among opts wins over the variable.
+func NewClientFromEnv(opts ...Option) (*Client, error) {
+	token := os.Getenv(EnvToken)
+	if token == "" {
+		return nil, fmt.Errorf("compute: %s is not set", EnvToken)
+	}
+	if u := os.Getenv(EnvBaseURL); u != "" {
+		opts = append([]Option{WithBaseURL(u)}, opts...)
+	}
+	return NewClient(token, opts...)
+}
+
+// String describes the client without its credential.
+func (c *Client) String() string { return "compute.Client{" + c.base.String() + "}" }
+
+// WithBaseURL sets the service's base URL, such as "https://api.example.com"; request paths
+// (/compute/v1/...) are appended to it. A plain-http URL is refused unless its host is loopback or
+// [WithInsecureHTTP] is given, because the token would travel in clear.
+func WithBaseURL(rawURL string) Option {
+	return func(c *config) error {
+		if rawURL == "" {
+			return errors.New("compute: WithBaseURL: empty URL")
+		}
+		c.baseURL = rawURL
+		return nil
+	}
+}
+
+// WithInsecureHTTP allows a plain-http base URL on a non-loopback host (a test network, say).
+func WithInsecureHTTP() Option {
+	return func(c *config) error { c.insecureHTTP = true; return nil }
+}
+
+// WithHTTPClient sends requests through a copy of hc: its transport, redirect policy, cookie jar
+// and timeout are used, and hc itself is never modified. A nil hc is an error.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error {
+		if hc == nil {
+			return errors.New("compute: WithHTTPClient: nil *http.Client")
+		}
+		c.httpClient = hc
+		return nil
+	}
+}
+
+// WithTimeout bounds each attempt (connect, send, and read of the answer); retries get a fresh
+// timeout. The default is 30 s. Bound the whole call, retries and waits included, with the context.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("compute: WithTimeout: %s is not positive", d)
+		}
+		c.timeout = d
+		return nil
+	}
+}
+
+// WithUserAgent appends product (such as "my-tool/1.2") to the User-Agent "compute-go/<Version>".
+func WithUserAgent(product string) Option {
+	return func(c *config) error {
+		if product == "" || !validHeaderValue(product) {
+			return errors.New("compute: WithUserAgent: empty or containing control characters")
+		}
+		c.userAgent = product
+		return nil
+	}
+}
+
+// WithRateLimit sets the client-side limit: rps attempts per second on average with bursts of
+// burst. Every attempt, retries included, waits for the limiter, which all goroutines using the
+// client share. The default is 10 per second with a burst of 1, the contract's rate.
+func WithRateLimit(rps float64, burst int) Option {
+	return func(c *config) error {
+		if !(rps > 0) || burst < 1 {
+			return fmt.Errorf("compute: WithRateLimit: rps must be > 0 and burst >= 1, got %v and %d", rps, burst)
+		}
+		c.rps, c.burst, c.noRateLimit = rps, burst, false
+		return nil
+	}
+}
+
+// WithoutRateLimit turns the client-side limiter off. A 429 still pauses the client's requests for
+// the wait the service asks.
+func WithoutRateLimit() Option {
+	return func(c *config) error { c.noRateLimit = true; return nil }
+}
+
+// WithRetry sets the retry policy; zero fields take their defaults (see [DefaultRetryPolicy]).
+func WithRetry(p RetryPolicy) Option {
+	return func(c *config) error {
+		if p.MaxRetries < 0 || p.MinWait < 0 || p.MaxWait < 0 {
+			return errors.New("compute: WithRetry: negative field")
+		}
+		d := DefaultRetryPolicy()
+		if p.MaxRetries == 0 {
+			p.MaxRetries = d.MaxRetries
+		}
+		if p.MinWait == 0 {
+			p.MinWait = d.MinWait
+		}
+		if p.MaxWait == 0 {
+			p.MaxWait = max(d.MaxWait, p.MinWait)
+		}
+		if p.MaxWait < p.MinWait {
+			return fmt.Errorf("compute: WithRetry: MaxWait %s is below MinWait %s", p.MaxWait, p.MinWait)
+		}
+		c.retry = p
+		return nil
+	}
+}
+
+// WithoutRetries sends every request once. A 429 then comes back at once as an error.
+func WithoutRetries() Option {
+	return func(c *config) error {
+		c.retry.MaxRetries = 0
+		return nil
+	}
+}
+
+// WithLogger logs one debug line per attempt (method, path, attempt, status, duration, request ID)
+// and one per retry wait. Headers and bodies are never logged, so neither is the token.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return errors.New("compute: WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithLegacyAuthHeader sends the token in the deprecated X-Auth-Token header instead of
+// Authorization: Bearer, for deployments that still need it.
+func WithLegacyAuthHeader() Option {
+	return func(c *config) error { c.legacyAuth = true; return nil }
+}
+
+func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("compute: WithBaseURL: %w", err)
+	}
+	if u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("compute: WithBaseURL: %q is not an absolute http(s) URL", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("compute: WithBaseURL: the URL must not carry credentials, a query or a fragment")
+	}
+	if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("compute: WithBaseURL: plain http to %s would send the token in clear; use https, or WithInsecureHTTP", u.Host)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// validHeaderValue accepts printable ASCII and tab, the safe subset of a header value.
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; (b < 0x20 && b != '\t') || b >= 0x7f {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,208 @@
+package compute
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Sentinel errors. Every error returned by the SDK that stems from an HTTP answer is an [*APIError],
+// which matches the sentinel of its status class through errors.Is:
+//
+//	if errors.Is(err, compute.ErrNotFound) { ... }
+var (
+	// ErrBadRequest matches a 400 or 422 answer: the service rejected the request as malformed or invalid.
+	ErrBadRequest = errors.New("compute: bad request")
+	// ErrUnauthorized matches a 401 answer, or code 02014 (no token): the credential is missing or invalid.
+	ErrUnauthorized = errors.New("compute: unauthorized")
+	// ErrForbidden matches a 403 answer, or codes 02043 and 01204 (permission denied).
+	ErrForbidden = errors.New("compute: forbidden")
+	// ErrNotFound matches a 404 answer: the resource does not exist.
+	ErrNotFound = errors.New("compute: not found")
+	// ErrConflict matches a 409 answer: the resource is in a state that does not allow the change.
+	ErrConflict = errors.New("compute: conflict")
+	// ErrRateLimited matches a 429 answer: the service did not process the request.
+	ErrRateLimited = errors.New("compute: rate limited")
+	// ErrServer matches any 5xx answer.
+	ErrServer = errors.New("compute: server error")
+	// ErrOutcomeUnknown matches the failure of a non-idempotent request (a POST: create, action,
+	// snapshot) that may have reached the service: a 5xx answer, a timeout or a broken connection after
+	// the request was written. The SDK never re-sends such a request, because the first one may have
+	// been processed (and, for an instance, billed). Look the resource up before trying again.
+	// The error wraps the cause, so errors.As with an [*APIError] still works.
+	ErrOutcomeUnknown = errors.New("compute: outcome unknown, the request may have been processed")
+	// ErrInvalidRequest matches a [*ValidationError]: the SDK refused the input before sending anything.
+	ErrInvalidRequest = errors.New("compute: invalid request")
+)
+
+// maxErrorBody bounds how much of an error answer is read; maxExcerpt bounds what of a body that is
+// not the JSON error shape is kept in [APIError.Message].
+const (
+	maxErrorBody = 1 << 20
+	maxExcerpt   = 512
+)
+
+// ErrorCode is the service's five-digit error code, a string that keeps its leading zero ("02008").
+// Codes are stable while messages change, so switch on codes, not messages. An ErrorCode is itself an
+// error so that errors.Is(err, compute.CodeInstanceNotFound) reports whether err carries that code.
+type ErrorCode string
+
+// Description returns the contract's meaning of the code, or "" for a code the contract does not list.
+func (c ErrorCode) Description() string { return codeDescriptions[c] }
+
+// Error makes a code usable as an errors.Is target; it reads "02008 (Instance not found)".
+func (c ErrorCode) Error() string {
+	if d := c.Description(); d != "" {
+		return string(c) + " (" + d + ")"
+	}
+	return string(c)
+}
+
+// APIError is a non-2xx answer of the service.
+type APIError struct {
+	// StatusCode is the HTTP status of the last attempt.
+	StatusCode int
+	// Code is the service's error code, empty when the body did not carry one.
+	Code ErrorCode
+	// Message is the service's message, or a bounded excerpt of the body when the body was not the
+	// JSON error shape (an HTML page from a proxy, a truncated body).
+	Message string
+	// Method and Path identify the operation (the path is escaped, without host or query).
+	Method string
+	Path   string
+	// RequestID is the X-Request-Id header of the answer, when present.
+	RequestID string
+	// Attempts is how many times the request was sent, retries included.
+	Attempts int
+	// RetryAfter is the wait the service asked for (Retry-After), zero when it asked none.
+	RetryAfter time.Duration
+}
+
+// Error reads like "compute: GET /compute/v1/instances/x: 404 Not Found: code 02008 (Instance not
+// found): no such instance [request_id=abc, attempts=1]". It never contains the API token.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compute: %s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Code != "" {
+		fmt.Fprintf(&b, ": code %s", e.Code.Error())
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	fmt.Fprintf(&b, " [")
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, "request_id=%s, ", e.RequestID)
+	}
+	fmt.Fprintf(&b, "attempts=%d]", e.Attempts)
+	return b.String()
+}
+
+// Is matches an [ErrorCode] equal to e.Code, and the sentinel of e's status class (see [ErrNotFound]
+// and its siblings). Code 02014 also matches [ErrUnauthorized]; 02043 and 01204 match [ErrForbidden].
+func (e *APIError) Is(target error) bool {
+	if code, ok := target.(ErrorCode); ok {
+		return e.Code != "" && e.Code == code
+	}
+	switch target {
+	case ErrBadRequest:
+		return e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized || e.Code == CodeAuthTokenNotProvided
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden || e.Code == CodePermissionDenied || e.Code == CodeAuthPermissionDenied
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrConflict:
+		return e.StatusCode == http.StatusConflict
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrServer:
+		return e.StatusCode >= 500 && e.StatusCode <= 599
+	}
+	return false
+}
+
+// Temporary reports whether the same request may succeed later without change: a 429 or a 502, 503
+// or 504. Waiters keep polling through temporary errors and stop at once on any other.
+func (e *APIError) Temporary() bool {
+	switch e.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// newAPIError reads at most maxErrorBody bytes of resp's body and builds the error. It never fails:
+// a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an excerpt.
+func newAPIError(resp *http.Response, method, path string, attempts int) *APIError {
+	e := &APIError{
+		StatusCode: resp.StatusCode,
+		Method:     method,
+		Path:       path,
+		RequestID:  resp.Header.Get("X-Request-Id"),
+		Attempts:   attempts,
+		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var shape struct {
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
+	}
+	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != nil || shape.Message != nil) {
+		if shape.Code != nil {
+			e.Code = ErrorCode(*shape.Code)
+		}
+		if shape.Message != nil {
+			e.Message = *shape.Message
+		}
+		return e
+	}
+	e.Message = excerpt(body)
+	return e
+}
+
+// excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8.
+func excerpt(body []byte) string {
+	body = bytes.TrimSpace(body)
+	truncated := len(body) > maxExcerpt
+	if truncated {
+		body = body[:maxExcerpt]
+	}
+	s := strings.ToValidUTF8(string(body), "")
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if truncated {
+		s += "…"
+	}
+	return s
+}
+
+// ValidationError reports input that the SDK refused before sending any request.
+type ValidationError struct {
+	// Field is the offending field in its JSON spelling ("disk_size", "rules[2].port_range_min").
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error reads "compute: invalid request: disk_size: must be at least 80".
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("compute: invalid request: %s: %s", e.Field, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidRequest) hold.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidRequest }
+
+// invalid builds a *ValidationError.
+func invalid(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}

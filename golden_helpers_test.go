@@ -1,0 +1,109 @@
+package compute
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// goldenCase is one operation's golden test: the exact request it must send, and a contract-shaped
+// answer it must decode.
+type goldenCase struct {
+	// name names the subtest, after the operation ("instance_create").
+	name string
+	// method, path and query are what the server must see (path escaped, query encoded).
+	method, path, query string
+	// reqFile is the testdata file holding the expected JSON body; "" means no body may be sent.
+	reqFile string
+	// status and respFile are the answer; respFile "" answers an empty body.
+	status   int
+	respFile string
+	// call performs the operation and returns its result (nil for none).
+	call func(ctx context.Context, c *Client) (any, error)
+	// check, when set, verifies the result against the decoded answer file.
+	check func(t *testing.T, result any, answer []byte)
+}
+
+// runGolden runs gc against a test server and asserts the request byte for byte (JSON-equal body).
+func runGolden(t *testing.T, gc goldenCase) {
+	t.Helper()
+	var answer []byte
+	if gc.respFile != "" {
+		answer = golden(t, gc.respFile)
+	}
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if answer == nil {
+			w.WriteHeader(gc.status)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(gc.status)
+		_, _ = w.Write(answer)
+	})
+	result, err := gc.call(context.Background(), c)
+	require.NoError(t, err)
+	reqs := rec.all()
+	require.Len(t, reqs, 1)
+	got := reqs[0]
+	require.Equal(t, gc.method, got.Method)
+	require.Equal(t, gc.path, got.Path)
+	require.Equal(t, gc.query, got.Query)
+	require.Equal(t, "application/json", got.Header.Get("Accept"))
+	if gc.reqFile == "" {
+		require.Empty(t, got.Body, "no body expected")
+		require.Empty(t, got.Header.Get("Content-Type"))
+	} else {
+		require.Equal(t, "application/json", got.Header.Get("Content-Type"))
+		require.JSONEq(t, string(golden(t, gc.reqFile)), string(got.Body))
+	}
+	if gc.check != nil {
+		gc.check(t, result, answer)
+	}
+}
+
+// envelopeItem returns the object under key in a golden answer; for a list answer (an array under
+// key) it returns the first element.
+func envelopeItem(t *testing.T, answer []byte, key string) []byte {
+	t.Helper()
+	var env map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(answer, &env))
+	raw, ok := env[key]
+	require.True(t, ok, "golden answer has no %q", key)
+	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
+		var items []json.RawMessage
+		require.NoError(t, json.Unmarshal(raw, &items))
+		require.NotEmpty(t, items)
+		return items[0]
+	}
+	return raw
+}
+
+// requireFullyMapped decodes obj strictly into a T and fails when a JSON key of obj has no field in T
+// (an unmapped key), when a field of T has no key in obj, or when a field decodes to its zero value
+// (a key silently not mapped). Golden answers therefore give every field a non-zero value; fields
+// named in zeroOK (Go names) may stay zero (a golden null). It returns the decoded value.
+func requireFullyMapped[T any](t *testing.T, obj []byte, zeroOK ...string) T {
+	t.Helper()
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&v), "a JSON key of the golden answer is not mapped to a field")
+	var keys map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(obj, &keys))
+	rv := reflect.ValueOf(v)
+	require.Equal(t, rv.NumField(), len(keys), "the type has %d fields, the golden object %d keys", rv.NumField(), len(keys))
+	for i := 0; i < rv.NumField(); i++ {
+		f := rv.Type().Field(i)
+		if !f.IsExported() || slices.Contains(zeroOK, f.Name) {
+			continue
+		}
+		require.False(t, rv.Field(i).IsZero(), "field %s decoded to its zero value: is its JSON key mapped?", f.Name)
+	}
+	return v
+}

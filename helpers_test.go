@@ -1,0 +1,127 @@
+package compute
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/compute-sdk/compute-go/internal/memnet"
+	"github.com/stretchr/testify/require"
+)
+
+// testToken is the credential every test client uses; no error or log line may contain it.
+const testToken = "tok-SECRET-7f3a9c1e"
+
+// request is what the test server saw of one attempt.
+type request struct {
+	Method string
+	Path   string // escaped, as sent on the wire, without the query
+	Query  string
+	Header http.Header
+	Body   []byte
+}
+
+// recorder keeps the requests a test server received.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []request
+}
+
+func (r *recorder) add(req request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqs = append(r.reqs, req)
+}
+
+// all returns a copy of the requests seen so far.
+func (r *recorder) all() []request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]request(nil), r.reqs...)
+}
+
+// count is the number of requests seen so far.
+func (r *recorder) count() int { return len(r.all()) }
+
+// lockedBuffer is a log sink shared by goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// newTestClient serves h on an in-memory network (so it works inside a testing/synctest bubble, where
+// waits take no real time) and returns a client for it with the given options applied after the test
+// defaults: no rate limit, retries with 1-10 ms waits, and a debug logger whose output is checked for
+// the token when the test ends. Every request is recorded before h sees it.
+func newTestClient(t *testing.T, h http.HandlerFunc, opts ...Option) (*Client, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	srv, hc, closeAll := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rec.add(request{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h(w, r)
+	}))
+	logs := &lockedBuffer{}
+	base := []Option{
+		WithBaseURL(srv.URL),
+		WithHTTPClient(hc),
+		WithoutRateLimit(),
+		WithRetry(RetryPolicy{MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond}),
+		WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+	}
+	c, err := NewClient(testToken, append(base, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		closeAll()
+		require.NotContains(t, logs.String(), testToken, "the token leaked into a log line")
+	})
+	return c, rec
+}
+
+// replyJSON writes v as a JSON answer with the given status.
+func replyJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// replyRaw writes body verbatim with the given status.
+func replyRaw(w http.ResponseWriter, status int, body string) {
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+// golden returns the content of testdata/name.
+func golden(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return b
+}
+
+// requireNoToken fails when s contains the test token.
+func requireNoToken(t *testing.T, s string) {
+	t.Helper()
+	require.False(t, strings.Contains(s, testToken), "the token leaked: %s", s)
+}

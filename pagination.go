@@ -1,0 +1,126 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+)
+
+// MaxPerPage is the largest page the service serves.
+const MaxPerPage = 100
+
+// ListOptions selects one page of a list. Zero fields are not sent, so the service's defaults apply
+// (page 1, 50 items per page).
+type ListOptions struct {
+	// Page is the 1-based page number.
+	Page int `url:"page,omitempty"`
+	// PerPage is the page size, 1 to 100.
+	PerPage int `url:"per_page,omitempty"`
+}
+
+// Validate checks the options against the contract's limits; a nil *ListOptions is valid.
+func (o *ListOptions) Validate() error {
+	if o == nil {
+		return nil
+	}
+	if o.Page < 0 {
+		return invalid("page", "must be at least 1, got %d", o.Page)
+	}
+	if o.PerPage < 0 || o.PerPage > MaxPerPage {
+		return invalid("per_page", "must be between 1 and %d, got %d", MaxPerPage, o.PerPage)
+	}
+	return nil
+}
+
+// Page is one page of a list, with the counts the service reported.
+type Page[T any] struct {
+	// Items are the page's resources.
+	Items []T
+	// TotalCount is the number of resources in the whole list.
+	TotalCount int
+	// Page is the 1-based number of this page.
+	Page int
+	// PerPage is the page size the service applied.
+	PerPage int
+}
+
+// HasNext reports whether pages follow this one, from the counts the service reported.
+func (p *Page[T]) HasNext() bool {
+	return p.PerPage > 0 && p.Page > 0 && p.Page*p.PerPage < p.TotalCount
+}
+
+// listPage sends a list operation with the query q (validated first) and decodes the envelope:
+// the items under key, plus total_count, page and per_page.
+func listPage[T any](ctx context.Context, c *Client, op operation, ids []string, key string, q validator) (*Page[T], error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	var env map[string]json.RawMessage
+	if err := c.call(ctx, op, ids, q, nil, &env); err != nil {
+		return nil, err
+	}
+	p := &Page[T]{}
+	for name, dst := range map[string]any{key: &p.Items, "total_count": &p.TotalCount, "page": &p.Page, "per_page": &p.PerPage} {
+		raw, ok := env[name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(raw, dst); err != nil {
+			return nil, fmt.Errorf("compute: %s %s: decoding %q: %w", op.method, op.path, name, err)
+		}
+	}
+	return p, nil
+}
+
+// walk is the lazy page walker behind every All method. It copies opts (the caller's value is never
+// changed), fetches a page only when the previous one has been consumed, and stops when the loop
+// breaks, on an error (yielded once), on an empty or short page, when total_count items have been
+// reached, and when the context ends between pages. A service that answers another page than the
+// one asked (one that ignores the page parameter) ends the walk with an error rather than a loop.
+func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error)) iter.Seq2[T, error] {
+	var start ListOptions
+	if opts != nil {
+		start = *opts
+	}
+	return func(yield func(T, error) bool) {
+		var zero T
+		if err := start.Validate(); err != nil {
+			yield(zero, err)
+			return
+		}
+		cur := start
+		if cur.Page == 0 {
+			cur.Page = 1
+		}
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			asked := cur
+			p, err := fetch(ctx, &asked)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			if p.Page != 0 && p.Page != cur.Page {
+				yield(zero, fmt.Errorf("compute: asked for page %d, the service answered page %d; stopping the walk", cur.Page, p.Page))
+				return
+			}
+			for _, item := range p.Items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			perPage := p.PerPage
+			if perPage == 0 {
+				perPage = cur.PerPage
+			}
+			if len(p.Items) == 0 || len(p.Items) < perPage || (cur.Page-1)*perPage+len(p.Items) >= p.TotalCount {
+				return
+			}
+			cur.Page++
+		}
+	}
+}

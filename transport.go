@@ -1,0 +1,328 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/time/rate"
+)
+
+// RetryPolicy bounds how the client retries. What is retried never depends on the policy:
+//   - a 429 is retried for every method, since the contract says the request was not processed;
+//   - a 502, 503, 504 or a network error is retried only for idempotent operations (GET, PUT,
+//     DELETE and this API's PATCH, whose every variant sets absolute values);
+//   - a POST is retried only when its connection could not be opened, so nothing reached the service.
+//
+// Waits grow exponentially with full jitter between MinWait and MaxWait. A Retry-After from the
+// service replaces the computed wait and is capped at MaxWait; when the caller's context deadline
+// comes before the wait ends, the call fails at once with the 429 instead of sleeping into a timeout.
+// Every wait ends when the context ends.
+type RetryPolicy struct {
+	// MaxRetries is how many times a request may be re-sent after the first attempt (default 4).
+	MaxRetries int
+	// MinWait is the shortest wait before a retry (default 250 ms).
+	MinWait time.Duration
+	// MaxWait caps every wait, Retry-After included (default 30 s).
+	MaxWait time.Duration
+}
+
+// DefaultRetryPolicy returns the policy a client has unless [WithRetry] or [WithoutRetries] is given:
+// 4 retries, waits from 250 ms up to 30 s.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 30 * time.Second}
+}
+
+// callState travels in the request context from the call path to the transport and the retry hooks,
+// which go-retryablehttp gives no other shared place.
+type callState struct {
+	idempotent bool
+	attempts   atomic.Int32
+	// inFlight is true while the last attempt was written and has not been answered: the service may
+	// have processed it.
+	inFlight atomic.Bool
+	// wait is the wait checkRetry chose for the next retry, in nanoseconds.
+	wait atomic.Int64
+}
+
+type stateKey struct{}
+
+func stateOf(ctx context.Context) *callState {
+	st, _ := ctx.Value(stateKey{}).(*callState)
+	return st
+}
+
+// gate is the client's shared admission control: the token-bucket limiter, plus a pause that a 429
+// sets so that every goroutine using the client backs off together.
+type gate struct {
+	limiter *rate.Limiter // nil when the limit is off
+	mu      sync.Mutex
+	until   time.Time
+}
+
+// pause holds every attempt until d from now (an earlier pause that ends later is kept).
+func (g *gate) pause(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t := time.Now().Add(d); t.After(g.until) {
+		g.until = t
+	}
+}
+
+// wait blocks until an attempt may be sent, or ctx ends.
+func (g *gate) wait(ctx context.Context) error {
+	g.mu.Lock()
+	until := g.until
+	g.mu.Unlock()
+	if d := time.Until(until); d > 0 {
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
+	}
+	if g.limiter == nil {
+		return nil
+	}
+	if err := g.limiter.Wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// The limiter refuses a wait that would outlast the deadline; say it the standard way.
+		return fmt.Errorf("compute: rate limiter: %w", context.DeadlineExceeded)
+	}
+	return nil
+}
+
+// sleep waits d or until ctx ends, whichever comes first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// notSentError marks a failure before anything was written (the limiter wait ended): never retried,
+// never an unknown outcome.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
+
+// attemptTransport runs once per attempt, under the retry loop: it waits for the gate, counts the
+// attempt, adds the credential when the request goes to the base URL's origin (never to another host,
+// redirects included), bounds the attempt with the per-attempt timeout, and logs it.
+type attemptTransport struct {
+	next    http.RoundTripper
+	gate    *gate
+	token   string
+	legacy  bool
+	scheme  string
+	host    string
+	timeout time.Duration
+	logger  *slog.Logger
+}
+
+// String keeps the credential out of any %v of the transport.
+func (t *attemptTransport) String() string { return "compute.attemptTransport{" + t.host + "}" }
+
+// RoundTrip implements http.RoundTripper.
+func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	parent := req.Context()
+	if err := t.gate.wait(parent); err != nil {
+		return nil, &notSentError{err}
+	}
+	st := stateOf(parent)
+	attempt := 1
+	if st != nil {
+		attempt = int(st.attempts.Add(1))
+		st.inFlight.Store(true)
+	}
+	ctx, cancel := context.WithTimeout(parent, t.timeout)
+	out := req.Clone(ctx)
+	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
+		if t.legacy {
+			out.Header.Set("X-Auth-Token", t.token)
+		} else {
+			out.Header.Set("Authorization", "Bearer "+t.token)
+		}
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(out)
+	if err != nil {
+		cancel()
+		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
+			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
+		}
+		t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt failed",
+			slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
+			slog.Int("attempt", attempt), slog.Duration("duration", time.Since(start)),
+			slog.String("error", err.Error()))
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt",
+		slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
+		slog.Int("attempt", attempt), slog.Int("status", resp.StatusCode),
+		slog.Duration("duration", time.Since(start)),
+		slog.String("request_id", resp.Header.Get("X-Request-Id")))
+	return resp, nil
+}
+
+// cancelOnClose releases the attempt's timeout when the body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// retrier holds the go-retryablehttp hooks.
+type retrier struct {
+	policy RetryPolicy
+	gate   *gate
+	logger *slog.Logger
+}
+
+// checkRetry decides whether an attempt is retried (see [RetryPolicy]).
+func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st := stateOf(ctx)
+	if st == nil || ctx.Err() != nil {
+		return false, nil
+	}
+	if err != nil {
+		var ns *notSentError
+		switch {
+		case errors.As(err, &ns):
+			return false, nil
+		case isDialError(err):
+			st.inFlight.Store(false) // the connection never opened: nothing was sent
+			return true, nil
+		case !st.idempotent:
+			return false, nil
+		}
+		// The library's classification of permanent transport errors (bad certificate, too many
+		// redirects, unsupported scheme) is right; only its bool is used.
+		retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, err)
+		return retry, nil
+	}
+	st.inFlight.Store(false)
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		if !st.idempotent {
+			return false, nil
+		}
+	default:
+		return false, nil
+	}
+	wait := r.waitFor(resp, int(st.attempts.Load())-1)
+	if resp.StatusCode == http.StatusTooManyRequests {
+		r.gate.pause(wait)
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		return false, nil // fail now with this answer rather than sleep into the deadline
+	}
+	st.wait.Store(int64(wait))
+	return true, nil
+}
+
+// waitFor is the wait before retrying after resp: its Retry-After capped at MaxWait, or the jittered
+// exponential wait for the retry number n (0 for the first retry).
+func (r *retrier) waitFor(resp *http.Response, n int) time.Duration {
+	if ra := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
+		return min(ra, r.policy.MaxWait)
+	}
+	return jitter(r.policy.MinWait, r.policy.MaxWait, n)
+}
+
+// backoff returns the wait checkRetry chose, or a jittered wait after a network error.
+func (r *retrier) backoff(minWait, maxWait time.Duration, n int, resp *http.Response) time.Duration {
+	wait := time.Duration(-1)
+	if resp != nil && resp.Request != nil {
+		if st := stateOf(resp.Request.Context()); st != nil {
+			wait = time.Duration(st.wait.Swap(0))
+		}
+	}
+	if wait < 0 {
+		wait = jitter(minWait, maxWait, n)
+	}
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	r.logger.Debug("compute: retrying", slog.Int("status", status), slog.Int("retry", n+1), slog.Duration("wait", wait))
+	return wait
+}
+
+// errorHandler runs when retries end without success. It passes the last answer on, so the caller
+// gets a typed *APIError with Attempts instead of go-retryablehttp's "giving up" string.
+func (r *retrier) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err == nil && resp != nil {
+		return resp, nil
+	}
+	if resp != nil {
+		drainAndClose(resp.Body)
+	}
+	return nil, err
+}
+
+// jitter is full jitter over [minWait, min(maxWait, minWait·2^(n+1))].
+func jitter(minWait, maxWait time.Duration, n int) time.Duration {
+	upper := maxWait
+	if n < 30 && minWait<<(n+1) < maxWait && minWait<<(n+1) > 0 {
+		upper = minWait << (n + 1)
+	}
+	if upper <= minWait {
+		return minWait
+	}
+	return minWait + rand.N(upper-minWait+1)
+}
+
+// parseRetryAfter reads a Retry-After header in seconds or as an HTTP date; 0 when absent or past.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// isDialError reports an error from opening the connection: nothing of the request was written.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// drainAndClose reads a little of body so the connection can be reused, then closes it.
+func drainAndClose(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 4<<10))
+	_ = body.Close()
+}

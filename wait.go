@@ -1,0 +1,170 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Default poll intervals of the WaitForStatus methods.
+const (
+	DefaultPollMin = 1 * time.Second
+	DefaultPollMax = 15 * time.Second
+)
+
+// ErrFailureStatus is matched (errors.Is) by a [*WaitError] whose resource reached a status from
+// which the awaited one cannot follow, such as an instance in "error" while waiting for "active".
+var ErrFailureStatus = errors.New("compute: the resource reached a failure status")
+
+// WaitError ends a WaitForStatus call that did not reach its target. It wraps the cause: the
+// context's error (errors.Is(err, context.DeadlineExceeded) holds) or [ErrFailureStatus].
+type WaitError struct {
+	// Resource is the kind of resource awaited ("instance", "security group", "floating IP").
+	Resource string
+	// ID is the awaited resource's ID.
+	ID string
+	// Target is the awaited status.
+	Target string
+	// LastStatus is the last status seen, "" when no poll succeeded.
+	LastStatus string
+	// Polls is how many times the resource was read.
+	Polls int
+	// Err is the cause.
+	Err error
+}
+
+// Error reads "compute: waiting for instance i-1 to be active: last status "starting" after 7
+// polls: context deadline exceeded".
+func (e *WaitError) Error() string {
+	last := fmt.Sprintf("last status %q", e.LastStatus)
+	if e.LastStatus == "" {
+		last = "no status seen"
+	}
+	return fmt.Sprintf("compute: waiting for %s %s to be %s: %s after %d polls: %v",
+		e.Resource, e.ID, e.Target, last, e.Polls, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// WaitOption configures a WaitForStatus call.
+type WaitOption interface{ applyWait(*waitConfig) }
+
+type waitConfig struct {
+	minInterval, maxInterval time.Duration
+	onUpdate                 []any // func(*T) for the awaited resource type T
+	err                      error
+}
+
+type waitOptionFunc func(*waitConfig)
+
+func (f waitOptionFunc) applyWait(c *waitConfig) { f(c) }
+
+// WithPollInterval sets the bounds of the wait between polls: it starts near minInterval and grows
+// exponentially, with jitter, up to maxInterval. The defaults are 1 s and 15 s.
+func WithPollInterval(minInterval, maxInterval time.Duration) WaitOption {
+	return waitOptionFunc(func(c *waitConfig) {
+		if minInterval <= 0 || maxInterval < minInterval {
+			c.err = invalid("poll_interval", "need 0 < min <= max, got %s and %s", minInterval, maxInterval)
+			return
+		}
+		c.minInterval, c.maxInterval = minInterval, maxInterval
+	})
+}
+
+// OnUpdate calls fn with the resource after every successful poll, the last one included; T is the
+// awaited resource type ([Instance], [SecurityGroup] or [FloatingIP]). A callback for another type
+// makes the wait fail with a [*ValidationError] before any request.
+func OnUpdate[T any](fn func(*T)) WaitOption {
+	return waitOptionFunc(func(c *waitConfig) {
+		if fn != nil {
+			c.onUpdate = append(c.onUpdate, fn)
+		}
+	})
+}
+
+// waiter describes what a WaitForStatus polls.
+type waiter[T any, S ~string] struct {
+	resource string
+	id       string
+	get      func(context.Context) (*T, error)
+	status   func(*T) S
+	// failed reports whether status s can no longer lead to target.
+	failed func(s, target S) bool
+}
+
+// wait is the poller behind every WaitForStatus: it polls at once, then after jittered exponential
+// waits; it returns the resource on the target status, a *WaitError at once on a failure status, an
+// API error at once unless it is temporary (429, 502-504) or a network error, and a *WaitError that
+// wraps ctx.Err() and names the last status when the context ends. Unknown statuses keep it waiting.
+func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T, error) {
+	cfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax}
+	for _, o := range opts {
+		if o != nil {
+			o.applyWait(&cfg)
+		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	var callbacks []func(*T)
+	for _, cb := range cfg.onUpdate {
+		fn, ok := cb.(func(*T))
+		if !ok {
+			var zero T
+			return nil, invalid("on_update", "the callback takes %T, the awaited resource is %T", cb, &zero)
+		}
+		callbacks = append(callbacks, fn)
+	}
+	if target == "" {
+		return nil, invalid("status", "the target status is empty")
+	}
+	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
+	for n := 0; ; n++ {
+		res, err := w.get(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				werr.Err = ctx.Err()
+				return nil, werr
+			}
+			if !transient(err) {
+				return nil, err
+			}
+		} else {
+			werr.Polls++
+			for _, cb := range callbacks {
+				cb(res)
+			}
+			s := w.status(res)
+			werr.LastStatus = string(s)
+			if s == target {
+				return res, nil
+			}
+			if w.failed(s, target) {
+				werr.Err = ErrFailureStatus
+				return res, werr
+			}
+		}
+		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n)); err != nil {
+			werr.Err = err
+			return nil, werr
+		}
+	}
+}
+
+// transient reports an error worth polling through: a temporary API error or a network failure.
+// Validation errors and every other API error (403, 404, ...) end the wait.
+func transient(err error) bool {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Temporary()
+	}
+	return !errors.Is(err, ErrInvalidRequest)
+}
+
+// failedUnless returns a failure rule: the statuses in fail end the wait unless they are the target.
+func failedUnless[S ~string](fail ...S) func(s, target S) bool {
+	return func(s, target S) bool { return s != target && slices.Contains(fail, s) }
+}
