@@ -20,7 +20,9 @@ const Version = "0.1.0"
 
 // Environment variables read by [NewClientFromEnv].
 const (
-	EnvToken   = "COMPUTE_API_TOKEN"
+	// EnvToken names the variable holding the API token.
+	EnvToken = "COMPUTE_API_TOKEN"
+	// EnvBaseURL names the variable holding the base URL, such as https://api.example.com.
 	EnvBaseURL = "COMPUTE_API_URL"
 )
 

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,9 +71,10 @@ type APIError struct {
 	// Message is the service's message, or a bounded excerpt of the body when the body was not the
 	// JSON error shape (an HTML page from a proxy, a truncated body).
 	Message string
-	// Method and Path identify the operation (the path is escaped, without host or query).
+	// Method is the HTTP method of the operation.
 	Method string
-	Path   string
+	// Path is the request path, escaped, without host or query.
+	Path string
 	// RequestID is the X-Request-Id header of the answer, when present.
 	RequestID string
 	// Attempts is how many times the request was sent, retries included.
@@ -168,18 +168,17 @@ func newAPIError(resp *http.Response, method, path string, attempts int) *APIErr
 
 // excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8.
 func excerpt(body []byte) string {
-	body = bytes.TrimSpace(body)
 	truncated := len(body) > maxExcerpt
 	if truncated {
 		body = body[:maxExcerpt]
 	}
-	s := strings.ToValidUTF8(string(body), "")
-	s = strings.Map(func(r rune) rune {
+	s := strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
-	}, s)
+	}, strings.ToValidUTF8(string(body), ""))
+	s = strings.TrimSpace(s)
 	if truncated {
 		s += "…"
 	}

@@ -10,7 +10,9 @@ import (
 
 // Default poll intervals of the WaitForStatus methods.
 const (
+	// DefaultPollMin is the first wait between polls.
 	DefaultPollMin = 1 * time.Second
+	// DefaultPollMax caps the wait between polls.
 	DefaultPollMax = 15 * time.Second
 )
 

@@ -1,0 +1,321 @@
+package compute
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const localURL = "http://127.0.0.1:8080"
+
+func TestNewClientRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		token string
+		opts  []Option
+		want  string
+	}{
+		"empty token":         {"", []Option{WithBaseURL(localURL)}, "token is empty"},
+		"token with newline":  {testToken + "\r\nX-Evil: 1", []Option{WithBaseURL(localURL)}, "control characters"},
+		"no base URL":         {testToken, nil, "WithBaseURL or set COMPUTE_API_URL"},
+		"empty base URL":      {testToken, []Option{WithBaseURL("")}, "empty URL"},
+		"relative URL":        {testToken, []Option{WithBaseURL("api.example.com")}, "not an absolute http(s) URL"},
+		"ftp URL":             {testToken, []Option{WithBaseURL("ftp://api.example.com")}, "not an absolute http(s) URL"},
+		"URL with query":      {testToken, []Option{WithBaseURL("https://api.example.com/?a=b")}, "query"},
+		"URL with userinfo":   {testToken, []Option{WithBaseURL("https://u:p@api.example.com")}, "credentials"},
+		"plain http remote":   {testToken, []Option{WithBaseURL("http://api.example.com")}, "in clear"},
+		"nil http client":     {testToken, []Option{WithBaseURL(localURL), WithHTTPClient(nil)}, "nil *http.Client"},
+		"zero timeout":        {testToken, []Option{WithBaseURL(localURL), WithTimeout(0)}, "not positive"},
+		"zero rate":           {testToken, []Option{WithBaseURL(localURL), WithRateLimit(0, 1)}, "rps must be > 0"},
+		"zero burst":          {testToken, []Option{WithBaseURL(localURL), WithRateLimit(5, 0)}, "burst >= 1"},
+		"negative retries":    {testToken, []Option{WithBaseURL(localURL), WithRetry(RetryPolicy{MaxRetries: -1})}, "negative"},
+		"max below min":       {testToken, []Option{WithBaseURL(localURL), WithRetry(RetryPolicy{MinWait: time.Second, MaxWait: time.Millisecond})}, "below MinWait"},
+		"user agent newline":  {testToken, []Option{WithBaseURL(localURL), WithUserAgent("a\nb")}, "control characters"},
+		"nil logger":          {testToken, []Option{WithBaseURL(localURL), WithLogger(nil)}, "nil logger"},
+		"unparsable base URL": {testToken, []Option{WithBaseURL("https://[::1")}, "WithBaseURL"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClient(tc.token, tc.opts...)
+			require.Error(t, err)
+			assert.Nil(t, c)
+			assert.Contains(t, err.Error(), tc.want)
+			requireNoToken(t, err.Error())
+		})
+	}
+}
+
+func TestNewClientAcceptsLoopbackAndOptIn(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"http://127.0.0.1:9", "http://localhost:9/", "http://[::1]:9", "https://api.example.com/base/"} {
+		_, err := NewClient(testToken, WithBaseURL(u))
+		assert.NoError(t, err, u)
+	}
+	_, err := NewClient(testToken, WithBaseURL("http://10.0.0.5"), WithInsecureHTTP())
+	assert.NoError(t, err)
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com/base/"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.example.com/base", c.base.String(), "a trailing slash is dropped")
+}
+
+func TestNewClientFromEnv(t *testing.T) {
+	t.Setenv(EnvToken, "")
+	t.Setenv(EnvBaseURL, "")
+	_, err := NewClientFromEnv()
+	require.ErrorContains(t, err, "COMPUTE_API_TOKEN is not set")
+
+	t.Setenv(EnvToken, testToken)
+	_, err = NewClientFromEnv()
+	require.ErrorContains(t, err, "COMPUTE_API_URL")
+
+	t.Setenv(EnvBaseURL, "https://env.example.com")
+	c, err := NewClientFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, "env.example.com", c.base.Host)
+
+	c, err = NewClientFromEnv(WithBaseURL("https://option.example.com"))
+	require.NoError(t, err)
+	assert.Equal(t, "option.example.com", c.base.Host, "an explicit option wins over the variable")
+}
+
+func TestRequestHeaders(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) },
+		WithUserAgent("my-tool/1.2"))
+	ctx := context.Background()
+	require.NoError(t, c.call(ctx, opGetInstance, []string{"i"}, nil, nil, nil))
+	require.NoError(t, c.call(ctx, opCreateFloatingIP, nil, nil, map[string]string{"name": "n"}, nil))
+	get, post := rec.all()[0], rec.all()[1]
+	for _, r := range []request{get, post} {
+		assert.Equal(t, "application/json", r.Header.Get("Accept"))
+		assert.Equal(t, "compute-go/"+Version+" my-tool/1.2", r.Header.Get("User-Agent"))
+		assert.Equal(t, "Bearer "+testToken, r.Header.Get("Authorization"))
+		assert.Empty(t, r.Header.Get("X-Auth-Token"))
+	}
+	assert.Empty(t, get.Header.Get("Content-Type"), "no body, no content type")
+	assert.Equal(t, "application/json", post.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"name":"n"}`, string(post.Body))
+}
+
+func TestLegacyAuthHeader(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }, WithLegacyAuthHeader())
+	require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+	h := rec.all()[0].Header
+	assert.Equal(t, testToken, h.Get("X-Auth-Token"))
+	assert.Empty(t, h.Get("Authorization"))
+}
+
+func TestDefaultUserAgent(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+	assert.Equal(t, "compute-go/"+Version, rec.all()[0].Header.Get("User-Agent"))
+}
+
+// TestTokenNeverFollowsARedirectToAnotherHost uses two loopback servers on different ports, so the
+// redirect leaves the base URL's origin.
+func TestTokenNeverFollowsARedirectToAnotherHost(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		var mu sync.Mutex
+		var seen http.Header
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = r.Header.Clone()
+			mu.Unlock()
+			w.WriteHeader(204)
+		}))
+		t.Cleanup(other.Close)
+		base := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			require.NotEmpty(t, r.Header.Get("Authorization")+r.Header.Get("X-Auth-Token"))
+			http.Redirect(w, r, other.URL+"/elsewhere", http.StatusTemporaryRedirect)
+		}))
+		t.Cleanup(base.Close)
+		opts := []Option{WithBaseURL(base.URL), WithoutRateLimit()}
+		if legacy {
+			opts = append(opts, WithLegacyAuthHeader())
+		}
+		c, err := NewClient(testToken, opts...)
+		require.NoError(t, err)
+		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+		mu.Lock()
+		require.NotNil(t, seen, "the redirect was followed")
+		assert.Empty(t, seen.Get("Authorization"))
+		assert.Empty(t, seen.Get("X-Auth-Token"))
+		mu.Unlock()
+	}
+}
+
+// recordingTransport is a caller's transport; the test checks it is used but never replaced.
+type recordingTransport struct {
+	mu    sync.Mutex
+	calls int
+	next  http.RoundTripper
+}
+
+func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.calls++
+	r.mu.Unlock()
+	return r.next.RoundTrip(req)
+}
+
+func TestWithHTTPClientIsCopiedNeverMutated(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	t.Cleanup(srv.Close)
+	rt := &recordingTransport{next: http.DefaultTransport}
+	hc := &http.Client{Transport: rt, Timeout: 7 * time.Second}
+	c, err := NewClient(testToken, WithBaseURL(srv.URL), WithHTTPClient(hc), WithoutRateLimit())
+	require.NoError(t, err)
+	require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+	assert.Same(t, rt, hc.Transport, "the caller's client keeps its transport")
+	assert.Equal(t, 7*time.Second, hc.Timeout)
+	assert.Nil(t, hc.CheckRedirect)
+	assert.Equal(t, 1, rt.calls, "the caller's transport carries the request")
+}
+
+func TestClientPrintsWithoutToken(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"))
+	require.NoError(t, err)
+	for _, s := range []string{
+		fmt.Sprintf("%v %+v %#v %s", c, c, c, c),
+		fmt.Sprintf("%v %+v %#v", *c, *c, *c),
+		fmt.Sprintf("%v %+v %#v", c.Instances, c.FloatingIPs, *c.SecurityGroups),
+		fmt.Sprintf("%v %+v %#v", c.transport, c.http, c.http.HTTPClient),
+	} {
+		requireNoToken(t, s)
+	}
+}
+
+// TestTokenNeverLeaks drives failures of every kind, including a proxy that echoes the request's
+// headers in its error page, and greps every error string and log line for the token.
+func TestTokenNeverLeaks(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/compute/v1/instances/echo":
+			var b strings.Builder
+			_ = r.Header.Write(&b)
+			replyRaw(w, 502, "<pre>"+b.String()+"</pre>")
+		case "/compute/v1/instances/echo-json":
+			replyJSON(w, 401, map[string]string{"code": "02014", "message": "bad token " + r.Header.Get("Authorization")})
+		case "/compute/v1/instances/hangup":
+			hangUp(w)
+		default:
+			replyJSON(w, 403, map[string]string{"code": "01204", "message": "permission denied"})
+		}
+	}, WithLogger(logger), WithRetry(RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	ctx := context.Background()
+	var errs []error
+	for _, id := range []string{"echo", "echo-json", "hangup", "forbidden", ""} {
+		errs = append(errs, c.call(ctx, opGetInstance, []string{id}, nil, nil, nil))
+		errs = append(errs, c.call(ctx, opCreateSnapshot, []string{id}, nil, createBody, nil))
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	errs = append(errs, c.call(cancelled, opGetInstance, []string{"x"}, nil, nil, nil))
+	for _, err := range errs {
+		require.Error(t, err)
+		requireNoToken(t, fmt.Sprintf("%v %+v %#v %s", err, err, err, err.Error()))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, logs.String(), "the logger saw the attempts")
+	requireNoToken(t, logs.String())
+	assert.Contains(t, logs.String(), "attempt=")
+}
+
+type syncWriter struct {
+	w  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// TestConcurrentUse shares one client between goroutines under -race.
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": strings.TrimPrefix(r.URL.Path, "/compute/v1/instances/")}})
+	})
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			id := fmt.Sprintf("i-%d", i)
+			var out map[string]map[string]string
+			assert.NoError(t, c.call(context.Background(), opGetInstance, []string{id}, nil, nil, &out))
+			assert.Equal(t, id, out["instance"]["id"])
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, 16, rec.count())
+}
+
+func TestPathEscaping(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	for id, want := range map[string]string{
+		"../x":  "/compute/v1/instances/..%2Fx",
+		"a?b":   "/compute/v1/instances/a%3Fb",
+		"..":    "/compute/v1/instances/%2E%2E",
+		".":     "/compute/v1/instances/%2E",
+		"a#b":   "/compute/v1/instances/a%23b",
+		"a b/c": "/compute/v1/instances/a%20b%2Fc",
+	} {
+		require.NoError(t, c.call(context.Background(), opGetInstance, []string{id}, nil, nil, nil))
+		reqs := rec.all()
+		assert.Equal(t, want, reqs[len(reqs)-1].Path, id)
+		assert.Empty(t, reqs[len(reqs)-1].Query, id)
+	}
+	err := c.call(context.Background(), opListInstanceActions, []string{" "}, nil, nil, nil)
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "instance_id", ve.Field)
+}
+
+func TestOpenAPI(t *testing.T) {
+	t.Parallel()
+	doc := "openapi: 3.0.0\ninfo:\n  title: Compute\n"
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		replyRaw(w, 200, doc)
+	})
+	got, err := c.OpenAPI(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, doc, string(got))
+	r := rec.all()[0]
+	assert.Equal(t, "GET", r.Method)
+	assert.Equal(t, "/compute/v1/openapi.yaml", r.Path)
+	assert.Contains(t, r.Header.Get("Accept"), "application/yaml")
+}
+
+func TestBaseURLPathPrefix(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, "/api/compute/v1/images", r.URL.Path)
+		w.WriteHeader(204)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := NewClient(testToken, WithBaseURL(srv.URL+"/api/"), WithoutRateLimit())
+	require.NoError(t, err)
+	require.NoError(t, c.call(context.Background(), opListImages, nil, nil, nil, nil))
+}

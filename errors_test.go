@@ -1,0 +1,201 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// statusFor gives each code the status a service would plausibly send with it (the contract does
+// not say); the sentinel checked is the one of that status.
+func statusFor(code ErrorCode) int {
+	switch code {
+	case CodeInstanceNotFound, CodeSnapshotNotFound, CodeVolumeNotFound, CodeSecurityGroupNotFound,
+		CodeSSHKeyNotFound, CodeFloatingIPNotFound, CodeReservationNotFound, CodeBareMetalClusterNotFound,
+		CodeInvalidRoute:
+		return http.StatusNotFound
+	case CodeAuthTokenNotProvided:
+		return http.StatusUnauthorized
+	case CodePermissionDenied, CodeAuthPermissionDenied, CodeAccountSuspended, CodeAccountBanned,
+		CodeAccountDisabled, CodePublicAPIDisabled, CodeAccountNotVerified, CodeDeprecatedRegion:
+		return http.StatusForbidden
+	case CodeTerminationProtected, CodeSecurityGroupLocked, CodeSnapshotAlreadyInProgress,
+		CodeInstanceAlreadyStarted, CodeFloatingIPInUse, CodeSecurityGroupInUse, CodeVolumeInUse:
+		return http.StatusConflict
+	case CodeOutOfStock:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadRequest
+}
+
+func sentinelFor(status int) error {
+	return map[int]error{400: ErrBadRequest, 401: ErrUnauthorized, 403: ErrForbidden, 404: ErrNotFound,
+		409: ErrConflict, 429: ErrRateLimited, 500: ErrServer, 502: ErrServer, 503: ErrServer}[status]
+}
+
+func TestEveryContractCodeIsDefined(t *testing.T) {
+	t.Parallel()
+	require.Len(t, codeDescriptions, 76)
+	for i := 2001; i <= 2075; i++ {
+		code := ErrorCode(fmt.Sprintf("%05d", i))
+		assert.NotEmpty(t, code.Description(), "code %s has no description", code)
+	}
+	assert.Equal(t, "Permission denied", CodeAuthPermissionDenied.Description())
+	assert.Equal(t, "02038 (The instance is termination protected)", CodeTerminationProtected.Error())
+	assert.Equal(t, "09999", ErrorCode("09999").Error())
+}
+
+func TestEveryCodeThroughAFakeResponse(t *testing.T) {
+	t.Parallel()
+	for code := range codeDescriptions {
+		t.Run(string(code), func(t *testing.T) {
+			t.Parallel()
+			status := statusFor(code)
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Request-Id", "rid-"+string(code))
+				replyJSON(w, status, map[string]string{"code": string(code), "message": "msg " + string(code)})
+			}, WithoutRetries())
+			err := c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, nil)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, code)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, code, apiErr.Code)
+			assert.Equal(t, status, apiErr.StatusCode)
+			assert.Equal(t, "msg "+string(code), apiErr.Message)
+			assert.Equal(t, "rid-"+string(code), apiErr.RequestID)
+			assert.Equal(t, "GET", apiErr.Method)
+			assert.Equal(t, "/compute/v1/instances/i-1", apiErr.Path)
+			assert.ErrorIs(t, err, sentinelFor(status))
+			for _, other := range []error{ErrBadRequest, ErrNotFound, ErrConflict, ErrServer, ErrRateLimited} {
+				if other != sentinelFor(status) {
+					assert.NotErrorIs(t, err, other)
+				}
+			}
+			other := CodeWeakPassword
+			if code == other {
+				other = CodeInvalidImage
+			}
+			assert.NotErrorIs(t, err, other, "only its own code matches")
+		})
+	}
+}
+
+func TestAuthCodesReachTheirSentinels(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		code   string
+		is     []error
+	}{
+		{401, "", []error{ErrUnauthorized}},
+		{400, "02014", []error{ErrUnauthorized, CodeAuthTokenNotProvided, ErrBadRequest}},
+		{401, "01204", []error{ErrUnauthorized, ErrForbidden, CodeAuthPermissionDenied}},
+		{403, "02043", []error{ErrForbidden, CodePermissionDenied}},
+		{403, "02040", []error{ErrForbidden, CodeAccountSuspended}},
+		{403, "02041", []error{ErrForbidden, CodeAccountBanned}},
+		{403, "02042", []error{ErrForbidden, CodeAccountDisabled}},
+		{403, "02044", []error{ErrForbidden, CodePublicAPIDisabled}},
+		{403, "02050", []error{ErrForbidden, CodeAccountNotVerified}},
+	} {
+		body := `{"message":"no"}`
+		if tc.code != "" {
+			body = `{"code":"` + tc.code + `","message":"no"}`
+		}
+		err := error(newAPIError(&http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}, "GET", "/p", 1))
+		for _, target := range tc.is {
+			assert.ErrorIs(t, err, target, "%d %s", tc.status, tc.code)
+		}
+	}
+}
+
+func TestErrorBodiesThatAreNotTheJSONShape(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("x", 3<<20)
+	for name, tc := range map[string]struct {
+		status  int
+		body    string
+		message string
+	}{
+		"html from a proxy":  {502, "<html><body><h1>502 Bad Gateway</h1></body></html>", "<html><body><h1>502 Bad Gateway</h1></body></html>"},
+		"empty":              {500, "", ""},
+		"truncated json":     {500, `{"code":"020`, `{"code":"020`},
+		"number code":        {400, `{"code":2001,"message":"x"}`, `{"code":2001,"message":"x"}`},
+		"json of other kind": {404, `["a"]`, `["a"]`},
+		"control characters": {500, "line1\nline2\x00", "line1 line2"},
+		"huge":               {500, huge, huge[:maxExcerpt] + "…"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, tc.status, tc.body) }, WithoutRetries())
+			err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tc.status, apiErr.StatusCode)
+			assert.Empty(t, apiErr.Code)
+			assert.Equal(t, tc.message, apiErr.Message)
+			assert.LessOrEqual(t, len(apiErr.Message), maxExcerpt+len("…"))
+			assert.ErrorIs(t, err, sentinelFor(tc.status))
+		})
+	}
+}
+
+// countingReader counts how much of the body the SDK reads.
+type countingReader struct {
+	n    int
+	left int
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.left)
+	for i := range n {
+		p[i] = 'a'
+	}
+	r.n += n
+	r.left -= n
+	return n, nil
+}
+
+func TestErrorBodyReadIsBoundedTo1MiB(t *testing.T) {
+	t.Parallel()
+	body := &countingReader{left: 50 << 20}
+	e := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}, Body: io.NopCloser(body)}, "GET", "/p", 1)
+	assert.LessOrEqual(t, body.n, maxErrorBody)
+	assert.Equal(t, 500, e.StatusCode)
+}
+
+func TestAPIErrorString(t *testing.T) {
+	t.Parallel()
+	e := &APIError{StatusCode: 409, Code: CodeTerminationProtected, Message: "protected", Method: "DELETE",
+		Path: "/compute/v1/instances/i-1", RequestID: "r-9", Attempts: 1}
+	assert.Equal(t, "compute: DELETE /compute/v1/instances/i-1: 409 Conflict: code 02038 (The instance is termination protected): protected [request_id=r-9, attempts=1]", e.Error())
+	assert.True(t, errors.Is(e, ErrConflict))
+	assert.False(t, errors.Is(e, ErrorCode("")), "an empty code matches nothing")
+}
+
+func TestValidationError(t *testing.T) {
+	t.Parallel()
+	err := invalid("disk_size", "must be at least %d", 80)
+	assert.Equal(t, "compute: invalid request: disk_size: must be at least 80", err.Error())
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	var ve *ValidationError
+	require.ErrorAs(t, fmt.Errorf("wrapped: %w", err), &ve)
+	assert.Equal(t, "disk_size", ve.Field)
+}
+
+func TestTemporary(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[int]bool{429: true, 502: true, 503: true, 504: true, 500: false, 403: false, 404: false} {
+		assert.Equal(t, want, (&APIError{StatusCode: status}).Temporary(), "%d", status)
+	}
+}

@@ -1,0 +1,234 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// thing is a minimal resource for exercising the page machinery on its own.
+type thing struct {
+	ID string `json:"id"`
+}
+
+// pagedServer serves total things in pages, honouring page and per_page (default 2) unless
+// ignorePage is set, and reports which pages were asked through asked.
+func pagedServer(total int, ignorePage bool, asked chan<- int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		if page == 0 || ignorePage {
+			page = 1
+		}
+		perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+		if perPage == 0 {
+			perPage = 2
+		}
+		if asked != nil {
+			asked <- page
+		}
+		items := []thing{}
+		for i := (page - 1) * perPage; i < min(page*perPage, total); i++ {
+			items = append(items, thing{ID: fmt.Sprintf("t%d", i+1)})
+		}
+		replyJSON(w, 200, map[string]any{"things": items, "total_count": total, "page": page, "per_page": perPage})
+	}
+}
+
+func listThings(c *Client) func(context.Context, *ListOptions) (*Page[thing], error) {
+	return func(ctx context.Context, o *ListOptions) (*Page[thing], error) {
+		return listPage[thing](ctx, c, opListInstances, nil, "things", o)
+	}
+}
+
+func TestListOptionsValidation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		opts  ListOptions
+		field string
+	}{
+		{ListOptions{Page: -1}, "page"},
+		{ListOptions{PerPage: -1}, "per_page"},
+		{ListOptions{PerPage: 101}, "per_page"},
+	} {
+		c, rec := newTestClient(t, pagedServer(3, false, nil))
+		_, err := listThings(c)(context.Background(), &tc.opts)
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, tc.field, ve.Field)
+		for _, err := range walk(context.Background(), &tc.opts, listThings(c)) {
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, tc.field, ve.Field)
+		}
+		assert.Zero(t, rec.count(), "no request for invalid options")
+	}
+	require.NoError(t, (*ListOptions)(nil).Validate())
+	require.NoError(t, (&ListOptions{Page: 1, PerPage: 100}).Validate())
+}
+
+func TestListPageEncodesAndDecodes(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, pagedServer(5, false, nil))
+	p, err := listThings(c)(context.Background(), &ListOptions{Page: 2, PerPage: 2})
+	require.NoError(t, err)
+	assert.Equal(t, "page=2&per_page=2", rec.all()[0].Query)
+	assert.Equal(t, []thing{{"t3"}, {"t4"}}, p.Items)
+	assert.Equal(t, 5, p.TotalCount)
+	assert.Equal(t, 2, p.Page)
+	assert.Equal(t, 2, p.PerPage)
+	assert.True(t, p.HasNext())
+
+	p, err = listThings(c)(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Empty(t, rec.all()[1].Query, "nil options send no query")
+	assert.Equal(t, 1, p.Page)
+}
+
+func TestHasNext(t *testing.T) {
+	t.Parallel()
+	assert.True(t, (&Page[thing]{TotalCount: 5, Page: 2, PerPage: 2}).HasNext())
+	assert.False(t, (&Page[thing]{TotalCount: 4, Page: 2, PerPage: 2}).HasNext())
+	assert.False(t, (&Page[thing]{TotalCount: 5}).HasNext(), "no counts, no promise")
+}
+
+// TestWalkIsLazy proves the second page is fetched only once the first has been consumed.
+func TestWalkIsLazy(t *testing.T) {
+	t.Parallel()
+	asked := make(chan int, 10)
+	c, rec := newTestClient(t, pagedServer(6, false, asked))
+	next, stop := iter.Pull2(walk(context.Background(), &ListOptions{PerPage: 2}, listThings(c)))
+	defer stop()
+	var got []string
+	for i := 0; i < 2; i++ {
+		item, err, ok := next()
+		require.True(t, ok)
+		require.NoError(t, err)
+		got = append(got, item.ID)
+	}
+	assert.Equal(t, 1, rec.count(), "page 2 must not be fetched before page 1 is consumed")
+	for {
+		item, err, ok := next()
+		if !ok {
+			break
+		}
+		require.NoError(t, err)
+		got = append(got, item.ID)
+	}
+	assert.Equal(t, []string{"t1", "t2", "t3", "t4", "t5", "t6"}, got)
+	assert.Equal(t, 3, rec.count(), "three pages, and no fourth request past total_count")
+	close(asked)
+	var pages []int
+	for p := range asked {
+		pages = append(pages, p)
+	}
+	assert.Equal(t, []int{1, 2, 3}, pages)
+}
+
+func TestWalkStopsOnBreak(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, pagedServer(10, false, nil))
+	n := 0
+	for _, err := range walk(context.Background(), &ListOptions{PerPage: 2}, listThings(c)) {
+		require.NoError(t, err)
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	assert.Equal(t, 2, rec.count(), "no page fetched after break")
+}
+
+func TestWalkStopsOnServerIgnoringPage(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, pagedServer(10, true, nil))
+	var ids []string
+	var lastErr error
+	for item, err := range walk(context.Background(), &ListOptions{PerPage: 2}, listThings(c)) {
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		ids = append(ids, item.ID)
+	}
+	assert.Equal(t, []string{"t1", "t2"}, ids, "the first page once, no repeats")
+	require.ErrorContains(t, lastErr, "asked for page 2, the service answered page 1")
+	assert.Equal(t, 2, rec.count())
+}
+
+func TestWalkStopsOnEmptyAndShortPages(t *testing.T) {
+	t.Parallel()
+	// total_count claims 100 but the list ends early: a short page ends the walk.
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, 200, map[string]any{"things": []thing{{"a"}}, "total_count": 100, "page": 1, "per_page": 2})
+	})
+	n := 0
+	for _, err := range walk(context.Background(), nil, listThings(c)) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 1, n)
+	assert.Equal(t, 1, rec.count())
+
+	c, rec = newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, 200, map[string]any{"things": []thing{}, "total_count": 100, "page": 1, "per_page": 2})
+	})
+	for range walk(context.Background(), nil, listThings(c)) {
+		t.Fatal("an empty page yields nothing")
+	}
+	assert.Equal(t, 1, rec.count())
+}
+
+func TestWalkCopiesOptionsAndStartsAtTheirPage(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, pagedServer(6, false, nil))
+	opts := &ListOptions{Page: 2, PerPage: 2}
+	var ids []string
+	for item, err := range walk(context.Background(), opts, listThings(c)) {
+		require.NoError(t, err)
+		ids = append(ids, item.ID)
+	}
+	assert.Equal(t, []string{"t3", "t4", "t5", "t6"}, ids)
+	assert.Equal(t, ListOptions{Page: 2, PerPage: 2}, *opts, "the caller's options are not changed")
+	assert.Equal(t, 2, rec.count())
+}
+
+func TestWalkHonoursContextBetweenPages(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, pagedServer(10, false, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errs []error
+	n := 0
+	for _, err := range walk(ctx, &ListOptions{PerPage: 2}, listThings(c)) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+		if n == 2 {
+			cancel()
+		}
+	}
+	assert.Equal(t, 2, n)
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], context.Canceled)
+	assert.Equal(t, 1, rec.count())
+}
+
+func TestWalkYieldsAPIErrorOnce(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, 403, map[string]string{"code": "02043", "message": "no"})
+	})
+	var errs []error
+	for _, err := range walk(context.Background(), nil, listThings(c)) {
+		errs = append(errs, err)
+	}
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrForbidden)
+}

@@ -1,0 +1,419 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/compute-sdk/compute-go/internal/memnet"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The retry tests run inside synctest bubbles with the default policy: real backoff values, fake time.
+func defaultRetry() Option { return WithRetry(DefaultRetryPolicy()) }
+
+var createBody = map[string]string{"name": "web-1"}
+
+func TestPOSTAnswered503IsSentOnceAndOutcomeUnknown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
+		}, defaultRetry())
+		err := c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil)
+		require.Error(t, err)
+		assert.Equal(t, 1, rec.count(), "a POST that may have been processed must not be re-sent")
+		assert.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.ErrorIs(t, err, ErrServer)
+		var apiErr *APIError
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 503, apiErr.StatusCode)
+		assert.Equal(t, 1, apiErr.Attempts)
+	})
+}
+
+func TestGETRetriedThroughTwo503s(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) <= 2 {
+				replyRaw(w, http.StatusServiceUnavailable, "<html>busy</html>")
+				return
+			}
+			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1"}})
+		}, defaultRetry())
+		var out map[string]map[string]string
+		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, &out))
+		assert.Equal(t, "i-1", out["instance"]["id"])
+		assert.Equal(t, 3, rec.count())
+	})
+}
+
+func TestIdempotentMethodsRetryOn502to504AndPOSTDoesNot(t *testing.T) {
+	for _, tc := range []struct {
+		op        operation
+		ids       []string
+		body      any
+		status    int
+		attempts  int
+		ambiguous bool
+	}{
+		{opGetInstance, []string{"i"}, nil, 502, 3, false},
+		{opUpdateSecurityGroup, []string{"sg"}, createBody, 503, 3, false},
+		{opUpdateInstance, []string{"i"}, createBody, 504, 3, false},
+		{opDeleteFloatingIP, []string{"f"}, nil, 503, 3, false},
+		{opGetInstance, []string{"i"}, nil, 500, 1, false}, // 500 is not transient
+		{opCreateInstance, nil, createBody, 502, 1, true},
+		{opCreateSnapshot, []string{"i"}, createBody, 504, 1, true},
+		{opPerformInstanceAction, []string{"i"}, map[string]string{"action": "start"}, 503, 1, true},
+		{opCreateFloatingIP, nil, createBody, 500, 1, true},
+	} {
+		t.Run(tc.op.method+" "+tc.op.path+" "+http.StatusText(tc.status), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var n atomic.Int32
+				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+					if n.Add(1) <= 2 {
+						w.WriteHeader(tc.status)
+						return
+					}
+					w.WriteHeader(http.StatusNoContent)
+				}, defaultRetry())
+				err := c.call(context.Background(), tc.op, tc.ids, nil, tc.body, nil)
+				assert.Equal(t, tc.attempts, rec.count())
+				if tc.attempts == 3 {
+					require.NoError(t, err)
+					return
+				}
+				require.Error(t, err)
+				assert.Equal(t, tc.ambiguous, errors.Is(err, ErrOutcomeUnknown))
+			})
+		})
+	}
+}
+
+func Test429HonoursRetryAfterForPOST(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var times []time.Time
+		var mu sync.Mutex
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			times = append(times, time.Now())
+			first := len(times) == 1
+			mu.Unlock()
+			if first {
+				w.Header().Set("Retry-After", "2")
+				replyJSON(w, http.StatusTooManyRequests, map[string]string{"message": "slow down"})
+				return
+			}
+			replyJSON(w, http.StatusCreated, map[string]any{"instance": map[string]string{"id": "i-1"}})
+		}, defaultRetry())
+		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
+		require.Equal(t, 2, rec.count(), "a 429 was not processed, so even a POST is retried")
+		assert.Equal(t, 2*time.Second, times[1].Sub(times[0]))
+		assert.JSONEq(t, `{"name":"web-1"}`, string(rec.all()[1].Body), "the retry re-sends the same body")
+	})
+}
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		start := time.Now()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				w.Header().Set("Retry-After", time.Now().Add(7*time.Second).UTC().Format(http.TimeFormat))
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}, defaultRetry())
+		require.NoError(t, c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil))
+		// HTTP dates have one-second resolution.
+		assert.InDelta(t, 7, time.Since(start).Seconds(), 1)
+	})
+}
+
+func TestRetryAfterIsCapped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		start := time.Now()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				w.Header().Set("Retry-After", "3600")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}, defaultRetry())
+		require.NoError(t, c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil))
+		assert.Equal(t, DefaultRetryPolicy().MaxWait, time.Since(start))
+	})
+}
+
+func Test429FailsAtOnceWhenTheDeadlineIsShorterThanTheWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "10")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, defaultRetry())
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := c.call(ctx, opGetInstance, []string{"i"}, nil, nil, nil)
+		assert.Zero(t, time.Since(start), "no sleeping into a certain timeout")
+		assert.Equal(t, 1, rec.count())
+		assert.ErrorIs(t, err, ErrRateLimited)
+		var apiErr *APIError
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 10*time.Second, apiErr.RetryAfter)
+	})
+}
+
+func TestCancelStopsBackoffWaitAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "20")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}, defaultRetry())
+		ctx, cancel := context.WithCancel(context.Background())
+		start := time.Now()
+		time.AfterFunc(time.Second, cancel)
+		err := c.call(ctx, opGetInstance, []string{"i"}, nil, nil, nil)
+		assert.Equal(t, time.Second, time.Since(start), "the 20 s wait must end with the context")
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, 1, rec.count())
+	})
+}
+
+func TestExhaustedRetriesGiveTheTypedError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Request-Id", "req-42")
+			replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "try later"})
+		}, defaultRetry())
+		err := c.call(context.Background(), opListInstances, nil, nil, nil, nil)
+		var apiErr *APIError
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 5, apiErr.Attempts)
+		assert.Equal(t, 5, rec.count())
+		assert.Equal(t, 503, apiErr.StatusCode)
+		assert.Equal(t, CodeBadRequest, apiErr.Code)
+		assert.Equal(t, "req-42", apiErr.RequestID)
+		assert.NotContains(t, err.Error(), "giving up")
+		// Four jittered waits, each within [MinWait, MinWait·2^(n+1)]: 250ms..(500+1000+2000+4000)ms.
+		elapsed := time.Since(start)
+		assert.GreaterOrEqual(t, elapsed, 4*250*time.Millisecond)
+		assert.LessOrEqual(t, elapsed, 7500*time.Millisecond)
+	})
+}
+
+func TestJitterStaysInBounds(t *testing.T) {
+	t.Parallel()
+	minW, maxW := 250*time.Millisecond, 30*time.Second
+	for n := 0; n < 64; n++ {
+		for i := 0; i < 50; i++ {
+			d := jitter(minW, maxW, n)
+			require.GreaterOrEqual(t, d, minW)
+			require.LessOrEqual(t, d, maxW)
+			if n < 6 {
+				require.LessOrEqual(t, d, minW<<(n+1))
+			}
+		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	assert.Equal(t, 2*time.Second, parseRetryAfter("2", now))
+	assert.Equal(t, 90*time.Second, parseRetryAfter(now.Add(90*time.Second).Format(http.TimeFormat), now))
+	assert.Zero(t, parseRetryAfter("", now))
+	assert.Zero(t, parseRetryAfter("-3", now))
+	assert.Zero(t, parseRetryAfter("soon", now))
+	assert.Zero(t, parseRetryAfter(now.Add(-time.Hour).Format(http.TimeFormat), now))
+	assert.Equal(t, 24*time.Hour, parseRetryAfter("99999999999", now))
+}
+
+// hangUp closes the connection after reading the request: the request may have been processed.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
+}
+
+func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { hangUp(w) }, defaultRetry())
+		err := c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil)
+		assert.Equal(t, 1, rec.count())
+		assert.ErrorIs(t, err, ErrOutcomeUnknown)
+		var apiErr *APIError
+		assert.False(t, errors.As(err, &apiErr), "no answer, so no APIError")
+	})
+}
+
+func TestGETNetworkErrorIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				hangUp(w)
+				return
+			}
+			replyJSON(w, 200, map[string]any{})
+		}, defaultRetry())
+		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+		assert.Equal(t, 2, rec.count())
+	})
+}
+
+// flakyDialer refuses the first fails dials, as a server that is not listening yet would.
+type flakyDialer struct {
+	l     *memnet.Listener
+	fails atomic.Int32
+}
+
+func (d *flakyDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if d.fails.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connection refused")}
+	}
+	return d.l.Dial(ctx, network, addr)
+}
+
+func TestPOSTRefusedBeforeAnyByteIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := memnet.NewListener()
+		var hits atomic.Int32
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			replyJSON(w, http.StatusCreated, map[string]any{})
+		}))
+		srv.Listener = l
+		srv.Start()
+		defer srv.Close()
+		d := &flakyDialer{l: l}
+		d.fails.Store(2)
+		tr := &http.Transport{DialContext: d.dial}
+		defer tr.CloseIdleConnections()
+		c, err := NewClient(testToken, WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr}), defaultRetry())
+		require.NoError(t, err)
+		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
+		assert.Equal(t, int32(1), hits.Load(), "the POST reached the server exactly once")
+	})
+}
+
+func TestPerAttemptTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(time.Minute):
+			case <-r.Context().Done():
+			}
+		}, WithTimeout(2*time.Second), WithoutRetries())
+		start := time.Now()
+		err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+		assert.Equal(t, 2*time.Second, time.Since(start))
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, 1, rec.count())
+
+		err = c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil)
+		assert.ErrorIs(t, err, ErrOutcomeUnknown, "a POST that timed out may have been processed")
+	})
+}
+
+// TestLimiterGatesEveryAttemptAcrossGoroutines runs 8 goroutines through one client limited to
+// 50 requests per second, with every third attempt answered 503 so that retries happen, and checks
+// that no one-second window holds more attempts than the limit allows.
+func TestLimiterGatesEveryAttemptAcrossGoroutines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const rps, burst, workers, perWorker = 50, 1, 8, 25
+		var mu sync.Mutex
+		var times []time.Time
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			times = append(times, time.Now())
+			n := len(times)
+			mu.Unlock()
+			if n%3 == 0 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}, WithRateLimit(rps, burst), WithRetry(RetryPolicy{MaxRetries: 10, MinWait: time.Millisecond, MaxWait: 2 * time.Millisecond}))
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for range perWorker {
+					assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+				}
+			})
+		}
+		wg.Wait()
+		sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+		require.Greater(t, len(times), workers*perWorker, "retries must have happened")
+		for i := range times {
+			j := i
+			for j < len(times) && times[j].Sub(times[i]) < time.Second {
+				j++
+			}
+			require.LessOrEqual(t, j-i, rps+burst, "window starting at attempt %d", i)
+		}
+		// With burst 1 the limiter spaces attempts by at least 1/rps.
+		for i := 1; i < len(times); i++ {
+			require.GreaterOrEqual(t, times[i].Sub(times[i-1]), time.Second/rps-time.Microsecond) // float rounding in x/time/rate
+		}
+	})
+}
+
+func Test429PausesTheWholeClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		seen := map[string][]time.Time{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[r.URL.Path] = append(seen[r.URL.Path], time.Now())
+			first := r.URL.Path == "/compute/v1/instances/a" && len(seen[r.URL.Path]) == 1
+			mu.Unlock()
+			if first {
+				w.Header().Set("Retry-After", "5")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}, defaultRetry())
+		start := time.Now()
+		var wg sync.WaitGroup
+		wg.Go(func() { assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"a"}, nil, nil, nil)) })
+		wg.Go(func() {
+			time.Sleep(time.Second) // after the 429 has been seen
+			assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"b"}, nil, nil, nil))
+		})
+		wg.Wait()
+		require.Len(t, seen["/compute/v1/instances/b"], 1)
+		assert.GreaterOrEqual(t, seen["/compute/v1/instances/b"][0].Sub(start), 5*time.Second,
+			"another goroutine's request waits out the 429 too")
+	})
+}
+
+func TestLimiterWaitHonoursTheContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) },
+			WithRateLimit(0.1, 1))
+		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		err := c.call(ctx, opCreateInstance, nil, nil, createBody, nil)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "nothing was sent")
+		assert.Equal(t, 1, rec.count())
+	})
+}
