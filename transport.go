@@ -81,6 +81,9 @@ func (g *gate) pause(d time.Duration) {
 
 // wait blocks until an attempt may be sent, or ctx ends.
 func (g *gate) wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	g.mu.Lock()
 	until := g.until
 	g.mu.Unlock()
@@ -203,26 +206,26 @@ type retrier struct {
 // checkRetry decides whether an attempt is retried (see [RetryPolicy]).
 func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := stateOf(ctx)
-	if st == nil || ctx.Err() != nil {
+	if st == nil {
+		return false, nil
+	}
+	var ns *notSentError
+	notSent := err != nil && (errors.As(err, &ns) || isDialError(err))
+	if resp != nil || notSent {
+		st.inFlight.Store(false) // answered, or never written: the outcome is known
+	}
+	if ctx.Err() != nil || ns != nil {
 		return false, nil
 	}
 	if err != nil {
-		var ns *notSentError
-		switch {
-		case errors.As(err, &ns):
-			return false, nil
-		case isDialError(err):
-			st.inFlight.Store(false) // the connection never opened: nothing was sent
-			return true, nil
-		case !st.idempotent:
-			return false, nil
+		if notSent || !st.idempotent {
+			return notSent, nil
 		}
 		// The library's classification of permanent transport errors (bad certificate, too many
 		// redirects, unsupported scheme) is right; only its bool is used.
 		retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, err)
 		return retry, nil
 	}
-	st.inFlight.Store(false)
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
