@@ -1,0 +1,87 @@
+package compute
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// ImageType is the kind of an image. The service may add kinds: an unknown one decodes and
+// re-encodes unchanged, and any non-empty value can be used as a list filter.
+type ImageType string
+
+// Image types of the contract.
+const (
+	// ImageTypeBaseOS is a public image of a basic operating system.
+	ImageTypeBaseOS ImageType = "base-os"
+	// ImageTypeCloudImage is a public cloud image; it may come in several versions.
+	ImageTypeCloudImage ImageType = "cloud-image"
+	// ImageTypePreconfigured is a public image with applications or frameworks installed.
+	ImageTypePreconfigured ImageType = "preconfigured"
+	// ImageTypeSnapshot is a backup of an instance, visible only to the account that owns it.
+	ImageTypeSnapshot ImageType = "snapshot"
+)
+
+// Image is what an instance boots from. Not every image runs on every instance type: the service
+// refuses an incompatible pairing with [CodeImageIncompatible] (02035).
+type Image struct {
+	// ID identifies the image; an instance creation accepts it, or the slug.
+	ID string `json:"id"`
+	// Name is the display name.
+	Name string `json:"name"`
+	// Type is the kind of image.
+	Type ImageType `json:"type"`
+	// Family is the operating system family.
+	Family string `json:"family"`
+	// Slug is the image's stable short name, usable in place of the ID when creating an instance,
+	// with a version as "<slug>:<version>".
+	Slug string `json:"slug"`
+	// OSType is the operating system kind.
+	OSType string `json:"os_type"`
+	// Versions lists the versions of a cloud image; it is empty for other types.
+	Versions []string `json:"versions"`
+	// Regions lists the regions where the image can be used.
+	Regions []string `json:"regions"`
+	// CreatedAt is when the image was created.
+	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is when the image last changed.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ImageListOptions selects one page of images, optionally of one type. The embedded ListOptions
+// are sent beside the type: type=snapshot&page=2&per_page=10.
+type ImageListOptions struct {
+	// Type, when set, lists only images of that type. Types are an open set: any non-empty value
+	// is sent as it is.
+	Type ImageType `url:"type,omitempty"`
+	// ListOptions selects the page; its fields are sent at the top level of the query.
+	ListOptions
+}
+
+// Validate checks the page options against the contract's limits; a nil *ImageListOptions is valid.
+func (o *ImageListOptions) Validate() error {
+	if o == nil {
+		return nil
+	}
+	return o.ListOptions.Validate()
+}
+
+// List reads one page of images: GET /compute/v1/images. A nil opts lists all types with the
+// service's default page.
+func (s *ImagesService) List(ctx context.Context, opts *ImageListOptions) (*Page[Image], error) {
+	return listPage[Image](ctx, s.c, opListImages, nil, "images", opts)
+}
+
+// All walks every image (of opts.Type, when set), one GET /compute/v1/images per page, fetching a
+// page only when the loop reaches it. opts is copied when All is called and never changed.
+func (s *ImagesService) All(ctx context.Context, opts *ImageListOptions) iter.Seq2[Image, error] {
+	var base ImageListOptions
+	if opts != nil {
+		base = *opts
+	}
+	return walk(ctx, &base.ListOptions, func(ctx context.Context, page *ListOptions) (*Page[Image], error) {
+		o := base
+		o.ListOptions = *page
+		return s.List(ctx, &o)
+	})
+}

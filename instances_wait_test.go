@@ -1,0 +1,244 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// statusServer answers GET /compute/v1/instances/{id} with the given statuses in turn, the last one
+// repeated; a numeric "status" entry (such as "503") answers that HTTP error instead. It records
+// the fake time of each request since start.
+type statusServer struct {
+	mu       sync.Mutex
+	statuses []string
+	start    time.Time
+	at       []time.Duration
+}
+
+func (s *statusServer) handle(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.at = append(s.at, time.Since(s.start))
+	st := s.statuses[0]
+	if len(s.statuses) > 1 {
+		s.statuses = s.statuses[1:]
+	}
+	s.mu.Unlock()
+	switch st {
+	case "403":
+		replyJSON(w, http.StatusForbidden, map[string]string{"code": "02043", "message": "Permission denied"})
+	case "503":
+		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
+	default:
+		replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "i-1", "name": "web-1", "status": st}})
+	}
+}
+
+func (s *statusServer) times() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.at...)
+}
+
+// boundedCtx bounds a wait in fake time, so that a regression fails the test instead of polling
+// forever.
+func boundedCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// newStatusServer must be called inside the synctest bubble, so that start is fake time.
+func newStatusServer(statuses ...string) *statusServer {
+	return &statusServer{statuses: statuses, start: time.Now()}
+}
+
+func TestInstanceWaitSucceedsAfterPolls(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("creating", "creating", "starting", "active")
+		c, rec := newTestClient(t, srv.handle)
+		var seen []InstanceStatus
+		inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive,
+			OnUpdate(func(i *Instance) { seen = append(seen, i.Status) }))
+		require.NoError(t, err)
+		require.NotNil(t, inst)
+		assert.Equal(t, InstanceStatusActive, inst.Status)
+		assert.Equal(t, "i-1", inst.ID)
+		assert.Equal(t, 4, rec.count())
+		for _, r := range rec.all() {
+			assert.Equal(t, "GET", r.Method)
+			assert.Equal(t, "/compute/v1/instances/i-1", r.Path)
+		}
+		assert.Equal(t, []InstanceStatus{"creating", "creating", "starting", "active"}, seen)
+	})
+}
+
+func TestInstanceWaitFirstPollAtOnce(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("active")
+		c, rec := newTestClient(t, srv.handle)
+		_, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
+		require.NoError(t, err)
+		assert.Equal(t, 1, rec.count())
+		assert.Equal(t, []time.Duration{0}, srv.times())
+	})
+}
+
+// With equal poll bounds the backoff has no room for jitter, so the poll times are exact.
+func TestInstanceWaitPollInterval(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("starting", "starting", "active")
+		c, _ := newTestClient(t, srv.handle)
+		_, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive,
+			WithPollInterval(2*time.Second, 2*time.Second))
+		require.NoError(t, err)
+		assert.Equal(t, []time.Duration{0, 2 * time.Second, 4 * time.Second}, srv.times())
+	})
+}
+
+func TestInstanceWaitFailureStatus(t *testing.T) {
+	t.Parallel()
+	for _, status := range []InstanceStatus{InstanceStatusError, InstanceStatusDeleting} {
+		t.Run(string(status), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv := newStatusServer(string(status))
+				c, rec := newTestClient(t, srv.handle)
+				inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
+				require.Error(t, err)
+				assert.Equal(t, 1, rec.count())
+				assert.ErrorIs(t, err, ErrFailureStatus)
+				var werr *WaitError
+				require.ErrorAs(t, err, &werr)
+				assert.Equal(t, string(status), werr.LastStatus)
+				assert.Equal(t, "instance", werr.Resource)
+				assert.Equal(t, "i-1", werr.ID)
+				assert.Equal(t, "active", werr.Target)
+				assert.Equal(t, 1, werr.Polls)
+				require.NotNil(t, inst, "the failed instance is returned with the error")
+				assert.Equal(t, status, inst.Status)
+			})
+		})
+	}
+}
+
+// A failure status that is itself the target ends the wait in success.
+func TestInstanceWaitForFailureStatusAsTarget(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("active", "deleting")
+		c, rec := newTestClient(t, srv.handle)
+		inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusDeleting)
+		require.NoError(t, err)
+		assert.Equal(t, InstanceStatusDeleting, inst.Status)
+		assert.Equal(t, 2, rec.count())
+	})
+}
+
+func TestInstanceWaitForbiddenEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("403")
+		c, rec := newTestClient(t, srv.handle)
+		inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
+		require.Error(t, err)
+		assert.Nil(t, inst)
+		assert.ErrorIs(t, err, ErrForbidden)
+		assert.Equal(t, 1, rec.count())
+	})
+}
+
+func TestInstanceWaitDeadline(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("starting")
+		c, rec := newTestClient(t, srv.handle)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		inst, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+		require.Error(t, err)
+		assert.Nil(t, inst)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		var werr *WaitError
+		require.ErrorAs(t, err, &werr)
+		assert.Equal(t, "starting", werr.LastStatus)
+		assert.Contains(t, err.Error(), "starting")
+		assert.Equal(t, rec.count(), werr.Polls)
+		assert.Greater(t, werr.Polls, 2)
+		assert.Equal(t, 30*time.Second, time.Since(start), "the wait ends with the context, not later")
+	})
+}
+
+func TestInstanceWaitUnknownStatusKeepsWaiting(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("migrating", "migrating", "shutoff", "active")
+		c, rec := newTestClient(t, srv.handle)
+		inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
+		require.NoError(t, err)
+		assert.Equal(t, InstanceStatusActive, inst.Status)
+		assert.Equal(t, 4, rec.count())
+	})
+}
+
+// Without transport retries, a 503 reaches the poller, which polls through it.
+func TestInstanceWaitPollsThroughServiceUnavailable(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStatusServer("starting", "503", "503", "active")
+		c, rec := newTestClient(t, srv.handle, WithoutRetries())
+		inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
+		require.NoError(t, err)
+		assert.Equal(t, InstanceStatusActive, inst.Status)
+		assert.Equal(t, 4, rec.count())
+	})
+}
+
+func TestInstanceWaitBadOptions(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		opts   []WaitOption
+		target InstanceStatus
+		field  string
+	}{
+		"zero interval":       {[]WaitOption{WithPollInterval(0, time.Second)}, InstanceStatusActive, "poll_interval"},
+		"min above max":       {[]WaitOption{WithPollInterval(5*time.Second, time.Second)}, InstanceStatusActive, "poll_interval"},
+		"callback wrong type": {[]WaitOption{OnUpdate(func(*Snapshot) {})}, InstanceStatusActive, "on_update"},
+		"empty target":        {nil, "", "status"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				c, rec := newTestClient(t, newStatusServer("active").handle)
+				inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", tc.target, tc.opts...)
+				assert.Nil(t, inst)
+				requireInvalid(t, err, tc.field, rec)
+			})
+		})
+	}
+}
+
+// A context that has already ended sends nothing the service could act on, and says why.
+func TestInstanceWaitCanceledContext(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, newStatusServer("active").handle)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	})
+}

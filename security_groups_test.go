@@ -1,0 +1,467 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// requireRefusedBeforeSending asserts that err is the SDK's own refusal of field, and that no
+// request reached the server.
+func requireRefusedBeforeSending(t *testing.T, err error, field string, rec *recorder) {
+	t.Helper()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, field, ve.Field, "reason: %s", ve.Reason)
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	assert.Zero(t, rec.count(), "a refused request must not be sent")
+}
+
+// refusedCase is one input the SDK must refuse, naming field, before sending anything.
+type refusedCase struct {
+	name  string
+	field string
+	call  func(ctx context.Context, c *Client) error
+}
+
+// runRefused runs every case against a server that must never be reached.
+func runRefused(t *testing.T, cases []refusedCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				replyRaw(w, http.StatusInternalServerError, "the request should have been refused")
+			})
+			requireRefusedBeforeSending(t, tc.call(context.Background(), c), tc.field, rec)
+		})
+	}
+}
+
+// webRules is a valid rule list with a rule of every shape: a single port, a range, and null ports.
+func webRules() []SecurityGroupRule {
+	return []SecurityGroupRule{
+		{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: Ptr(22), PortRangeMax: Ptr(22)},
+		{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: Ptr(80), PortRangeMax: Ptr(443)},
+		{Protocol: ProtocolICMP, Direction: DirectionIngress},
+		{Protocol: ProtocolAll, Direction: DirectionEgress},
+	}
+}
+
+// checkSecurityGroup compares the SDK's result with the golden answer's security group.
+func checkSecurityGroup(zeroOK ...string) func(t *testing.T, result any, answer []byte) {
+	return func(t *testing.T, result any, answer []byte) {
+		want := requireFullyMapped[SecurityGroup](t, envelopeItem(t, answer, "security_group"), zeroOK...)
+		require.Equal(t, &want, result)
+	}
+}
+
+func TestSecurityGroupGolden(t *testing.T) {
+	t.Parallel()
+	cases := []goldenCase{
+		{
+			name:   "security_group_create",
+			method: "POST", path: "/compute/v1/security-groups",
+			reqFile: "security_group_create_request.json",
+			status:  http.StatusCreated, respFile: "security_group_create_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SecurityGroups.Create(ctx, &SecurityGroupCreateRequest{
+					Name: "web", Description: "HTTP and SSH from anywhere", Region: "eu-west-1", Rules: webRules(),
+				})
+			},
+			check: func(t *testing.T, result any, answer []byte) {
+				checkSecurityGroup()(t, result, answer)
+				sg := result.(*SecurityGroup)
+				assert.Equal(t, SecurityGroupStatusCreating, sg.Status)
+				assert.Equal(t, webRules(), sg.Rules, "null ports decode to nil")
+				assert.Equal(t, time.Date(2024, 5, 1, 10, 20, 30, 123e6, time.UTC), sg.CreatedAt)
+			},
+		},
+		{
+			name:   "security_group_create_no_rules",
+			method: "POST", path: "/compute/v1/security-groups",
+			reqFile: "security_group_create_no_rules_request.json",
+			status:  http.StatusCreated, respFile: "security_group_create_no_rules_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SecurityGroups.Create(ctx, &SecurityGroupCreateRequest{Name: "empty", Region: "eu-west-1"})
+			},
+			check: checkSecurityGroup("Description"),
+		},
+		{
+			name:   "security_group_get",
+			method: "GET", path: "/compute/v1/security-groups/sg-3f9a2c",
+			status: http.StatusOK, respFile: "security_group_get_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SecurityGroups.Get(ctx, "sg-3f9a2c")
+			},
+			check: checkSecurityGroup(),
+		},
+		{
+			name:   "security_group_list",
+			method: "GET", path: "/compute/v1/security-groups", query: "page=2&per_page=10",
+			status: http.StatusOK, respFile: "security_group_list_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SecurityGroups.List(ctx, &ListOptions{Page: 2, PerPage: 10})
+			},
+			check: func(t *testing.T, result any, answer []byte) {
+				p := result.(*Page[SecurityGroup])
+				require.Len(t, p.Items, 2)
+				assert.Equal(t, requireFullyMapped[SecurityGroup](t, envelopeItem(t, answer, "security_groups")), p.Items[0])
+				assert.Equal(t, "sg-77d0e4", p.Items[1].ID)
+				assert.Equal(t, 12, p.TotalCount)
+				assert.Equal(t, 2, p.Page)
+				assert.Equal(t, 10, p.PerPage)
+				assert.False(t, p.HasNext())
+			},
+		},
+		{
+			name:   "security_group_list_default_page",
+			method: "GET", path: "/compute/v1/security-groups", query: "",
+			status: http.StatusOK, respFile: "security_group_list_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SecurityGroups.List(ctx, nil)
+			},
+		},
+		{
+			name:   "security_group_update",
+			method: "PUT", path: "/compute/v1/security-groups/sg-3f9a2c",
+			reqFile: "security_group_update_request.json",
+			status:  http.StatusOK, respFile: "security_group_update_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SecurityGroups.Update(ctx, "sg-3f9a2c", &SecurityGroupUpdateRequest{
+					Name:        "web-v2",
+					Description: "HTTPS only",
+					Rules: []SecurityGroupRule{
+						{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: Ptr(443), PortRangeMax: Ptr(443)},
+						{Protocol: ProtocolUDP, Direction: DirectionEgress},
+					},
+				})
+			},
+			check: checkSecurityGroup(),
+		},
+		{
+			name:   "security_group_delete",
+			method: "DELETE", path: "/compute/v1/security-groups/sg-3f9a2c",
+			status: http.StatusNoContent,
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.SecurityGroups.Delete(ctx, "sg-3f9a2c")
+			},
+		},
+	}
+	for _, gc := range cases {
+		t.Run(gc.name, func(t *testing.T) {
+			t.Parallel()
+			runGolden(t, gc)
+		})
+	}
+}
+
+func TestSecurityGroupNilRulesAreSentAsEmptyList(t *testing.T) {
+	t.Parallel()
+	for name, v := range map[string]any{
+		"create":         SecurityGroupCreateRequest{Name: "a", Region: "r"},
+		"create pointer": &SecurityGroupCreateRequest{Name: "a", Region: "r"},
+		"update":         SecurityGroupUpdateRequest{Name: "a"},
+		"update pointer": &SecurityGroupUpdateRequest{Name: "a"},
+	} {
+		b, err := json.Marshal(v)
+		require.NoError(t, err, name)
+		var got map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &got), name)
+		assert.Equal(t, "[]", string(got["rules"]), name)
+	}
+
+	t.Run("update replaces every rule with none", func(t *testing.T) {
+		t.Parallel()
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write(golden(t, "security_group_get_response.json"))
+		})
+		req := &SecurityGroupUpdateRequest{Name: "web"}
+		_, err := c.SecurityGroups.Update(context.Background(), "sg-1", req)
+		require.NoError(t, err)
+		require.JSONEq(t, `{"name":"web","rules":[]}`, string(rec.all()[0].Body))
+		assert.Nil(t, req.Rules, "the caller's request is never changed")
+	})
+}
+
+func TestSecurityGroupRuleNullPortsAreSentNotOmitted(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(SecurityGroupRule{Protocol: ProtocolICMP, Direction: DirectionIngress})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"protocol":"icmp","direction":"ingress","port_range_min":null,"port_range_max":null}`, string(b))
+
+	b, err = json.Marshal(SecurityGroupRule{Protocol: ProtocolTCP, Direction: DirectionEgress, PortRangeMin: Ptr(0), PortRangeMax: Ptr(0)})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"protocol":"tcp","direction":"egress","port_range_min":0,"port_range_max":0}`, string(b), "port 0 is a port, not null")
+}
+
+func TestSecurityGroupAnswerWithoutStatusDecodes(t *testing.T) {
+	t.Parallel()
+	// The contract's get and list examples show no status.
+	sg := `{"id":"sg-1","name":"web","description":"d","region":"eu-west-1",` +
+		`"rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}],` +
+		`"created_at":"2024-05-01T10:20:30.123Z"}`
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/compute/v1/security-groups" {
+			replyRaw(w, http.StatusOK, `{"security_groups":[`+sg+`],"total_count":1,"page":1,"per_page":50}`)
+			return
+		}
+		replyRaw(w, http.StatusOK, `{"security_group":`+sg+`}`)
+	})
+	got, err := c.SecurityGroups.Get(context.Background(), "sg-1")
+	require.NoError(t, err)
+	want := &SecurityGroup{
+		ID: "sg-1", Name: "web", Description: "d", Region: "eu-west-1",
+		Rules:     []SecurityGroupRule{{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: Ptr(22), PortRangeMax: Ptr(22)}},
+		CreatedAt: time.Date(2024, 5, 1, 10, 20, 30, 123e6, time.UTC),
+	}
+	assert.Equal(t, want, got)
+
+	page, err := c.SecurityGroups.List(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	assert.Equal(t, *want, page.Items[0])
+}
+
+func TestSecurityGroupUnknownValuesRoundTrip(t *testing.T) {
+	t.Parallel()
+	in := `{"id":"sg-1","name":"web","description":"d","region":"eu-west-1","status":"locked",` +
+		`"rules":[{"protocol":"gre","direction":"both","port_range_min":null,"port_range_max":null}],` +
+		`"created_at":"2024-05-01T10:20:30.123Z"}`
+	var sg SecurityGroup
+	require.NoError(t, json.Unmarshal([]byte(in), &sg))
+	assert.Equal(t, SecurityGroupStatus("locked"), sg.Status)
+	assert.Equal(t, Protocol("gre"), sg.Rules[0].Protocol)
+	assert.Equal(t, Direction("both"), sg.Rules[0].Direction)
+	out, err := json.Marshal(sg)
+	require.NoError(t, err)
+	assert.JSONEq(t, in, string(out))
+}
+
+func TestSecurityGroupValidRulesPass(t *testing.T) {
+	t.Parallel()
+	req := &SecurityGroupCreateRequest{Name: "web", Region: "eu-west-1", Rules: []SecurityGroupRule{
+		{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: Ptr(0), PortRangeMax: Ptr(65535)},
+		{Protocol: ProtocolUDP, Direction: DirectionEgress, PortRangeMin: Ptr(53), PortRangeMax: Ptr(53)},
+		{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: Ptr(8080)},
+		{Protocol: ProtocolICMP, Direction: DirectionIngress},
+	}}
+	require.NoError(t, req.Validate())
+	require.NoError(t, (&SecurityGroupCreateRequest{Name: "default-web", Region: "r"}).Validate(), "only the exact reserved names are refused")
+	require.NoError(t, (&SecurityGroupUpdateRequest{Name: "web", Rules: req.Rules}).Validate())
+}
+
+func TestSecurityGroupValidation(t *testing.T) {
+	t.Parallel()
+	create := func(req *SecurityGroupCreateRequest) func(context.Context, *Client) error {
+		return func(ctx context.Context, c *Client) error {
+			_, err := c.SecurityGroups.Create(ctx, req)
+			return err
+		}
+	}
+	update := func(id string, req *SecurityGroupUpdateRequest) func(context.Context, *Client) error {
+		return func(ctx context.Context, c *Client) error {
+			_, err := c.SecurityGroups.Update(ctx, id, req)
+			return err
+		}
+	}
+	// withRule returns a valid create request whose second rule is r.
+	withRule := func(r SecurityGroupRule) *SecurityGroupCreateRequest {
+		return &SecurityGroupCreateRequest{Name: "web", Region: "eu-west-1", Rules: []SecurityGroupRule{webRules()[0], r}}
+	}
+	tcp := func(lo, hi *int) SecurityGroupRule {
+		return SecurityGroupRule{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: lo, PortRangeMax: hi}
+	}
+	runRefused(t, []refusedCase{
+		{"create nil request", "request", create(nil)},
+		{"create empty name", "name", create(&SecurityGroupCreateRequest{Region: "eu-west-1"})},
+		{"create blank name", "name", create(&SecurityGroupCreateRequest{Name: "  ", Region: "eu-west-1"})},
+		{"create reserved default", "name", create(&SecurityGroupCreateRequest{Name: "default", Region: "eu-west-1"})},
+		{"create reserved Standard", "name", create(&SecurityGroupCreateRequest{Name: "Standard", Region: "eu-west-1"})},
+		{"create reserved padded DEFAULT", "name", create(&SecurityGroupCreateRequest{Name: " DEFAULT ", Region: "eu-west-1"})},
+		{"create empty region", "region", create(&SecurityGroupCreateRequest{Name: "web"})},
+		{"protocol gre", "rules[1].protocol", create(withRule(SecurityGroupRule{Protocol: "gre", Direction: DirectionIngress}))},
+		{"protocol empty", "rules[1].protocol", create(withRule(SecurityGroupRule{Direction: DirectionIngress}))},
+		{"protocol upper case", "rules[1].protocol", create(withRule(SecurityGroupRule{Protocol: "TCP", Direction: DirectionIngress}))},
+		{"direction sideways", "rules[1].direction", create(withRule(SecurityGroupRule{Protocol: ProtocolTCP, Direction: "sideways"}))},
+		{"direction empty", "rules[1].direction", create(withRule(SecurityGroupRule{Protocol: ProtocolTCP}))},
+		{"port max 70000", "rules[1].port_range_max", create(withRule(tcp(Ptr(1), Ptr(70000))))},
+		{"port min 70000", "rules[1].port_range_min", create(withRule(tcp(Ptr(70000), nil)))},
+		{"port min -1", "rules[1].port_range_min", create(withRule(tcp(Ptr(-1), Ptr(10))))},
+		{"port max -1", "rules[1].port_range_max", create(withRule(tcp(nil, Ptr(-1))))},
+		{"port min above max", "rules[1].port_range_min", create(withRule(tcp(Ptr(443), Ptr(80))))},
+		{"update nil request", "request", update("sg-1", nil)},
+		{"update empty name", "name", update("sg-1", &SecurityGroupUpdateRequest{})},
+		{"update reserved default", "name", update("sg-1", &SecurityGroupUpdateRequest{Name: "default"})},
+		{"update reserved Standard", "name", update("sg-1", &SecurityGroupUpdateRequest{Name: "Standard"})},
+		{"update protocol gre", "rules[0].protocol", update("sg-1", &SecurityGroupUpdateRequest{Name: "web", Rules: []SecurityGroupRule{{Protocol: "gre", Direction: DirectionIngress}}})},
+		{"update port min above max", "rules[0].port_range_min", update("sg-1", &SecurityGroupUpdateRequest{Name: "web", Rules: []SecurityGroupRule{tcp(Ptr(2), Ptr(1))}})},
+		{"update empty id", "security_group_id", update("", &SecurityGroupUpdateRequest{Name: "web"})},
+		{"get empty id", "security_group_id", func(ctx context.Context, c *Client) error {
+			_, err := c.SecurityGroups.Get(ctx, "")
+			return err
+		}},
+		{"get blank id", "security_group_id", func(ctx context.Context, c *Client) error {
+			_, err := c.SecurityGroups.Get(ctx, " ")
+			return err
+		}},
+		{"delete empty id", "security_group_id", func(ctx context.Context, c *Client) error {
+			return c.SecurityGroups.Delete(ctx, "")
+		}},
+		{"wait empty id", "security_group_id", func(ctx context.Context, c *Client) error {
+			_, err := c.SecurityGroups.WaitForStatus(ctx, "", SecurityGroupStatusCreated)
+			return err
+		}},
+		{"wait empty target", "status", func(ctx context.Context, c *Client) error {
+			_, err := c.SecurityGroups.WaitForStatus(ctx, "sg-1", "")
+			return err
+		}},
+		{"list per_page 101", "per_page", func(ctx context.Context, c *Client) error {
+			_, err := c.SecurityGroups.List(ctx, &ListOptions{PerPage: 101})
+			return err
+		}},
+		{"all page -1", "page", func(ctx context.Context, c *Client) error {
+			for _, err := range c.SecurityGroups.All(ctx, &ListOptions{Page: -1}) {
+				return err
+			}
+			return nil
+		}},
+	})
+}
+
+func TestSecurityGroupReservedNameReason(t *testing.T) {
+	t.Parallel()
+	err := (&SecurityGroupCreateRequest{Name: "Standard", Region: "r"}).Validate()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, ve.Reason, "reserved")
+}
+
+func TestSecurityGroupIDIsPathEscaped(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+	_, err := c.SecurityGroups.Get(context.Background(), "../x")
+	require.Error(t, err, "an empty answer has no security_group object")
+	require.NoError(t, c.SecurityGroups.Delete(context.Background(), "a/b?c"))
+	require.NoError(t, c.SecurityGroups.Delete(context.Background(), ".."))
+	reqs := rec.all()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "/compute/v1/security-groups/..%2Fx", reqs[0].Path)
+	assert.Equal(t, "/compute/v1/security-groups/a%2Fb%3Fc", reqs[1].Path)
+	assert.Empty(t, reqs[1].Query)
+	assert.Equal(t, "/compute/v1/security-groups/%2E%2E", reqs[2].Path)
+}
+
+func TestSecurityGroupAllWalksEveryPage(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		ids := map[int][]string{1: {"sg-1", "sg-2"}, 2: {"sg-3"}}[page]
+		items := []map[string]any{}
+		for _, id := range ids {
+			items = append(items, map[string]any{"id": id, "name": id, "status": "created", "rules": []any{}})
+		}
+		replyJSON(w, http.StatusOK, map[string]any{"security_groups": items, "total_count": 3, "page": page, "per_page": 2})
+	})
+	opts := &ListOptions{PerPage: 2}
+	var got []string
+	for sg, err := range c.SecurityGroups.All(context.Background(), opts) {
+		require.NoError(t, err)
+		got = append(got, sg.ID)
+	}
+	assert.Equal(t, []string{"sg-1", "sg-2", "sg-3"}, got)
+	reqs := rec.all()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "page=1&per_page=2", reqs[0].Query)
+	assert.Equal(t, "page=2&per_page=2", reqs[1].Query)
+	assert.Equal(t, &ListOptions{PerPage: 2}, opts, "the caller's options are never changed")
+}
+
+func TestSecurityGroupCreateServerErrorIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
+	})
+	_, err := c.SecurityGroups.Create(context.Background(), &SecurityGroupCreateRequest{Name: "web", Region: "eu-west-1"})
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	assert.Equal(t, 1, rec.count(), "a POST is never re-sent")
+}
+
+// sgAnswer is a get answer for a security group with the given status.
+func sgAnswer(status SecurityGroupStatus) map[string]any {
+	return map[string]any{"security_group": map[string]any{
+		"id": "sg-1", "name": "web", "description": "", "region": "eu-west-1", "status": status,
+		"rules": []any{}, "created_at": "2024-05-01T10:20:30.123Z",
+	}}
+}
+
+func TestSecurityGroupWaitEndsAtOnceOnDeleting(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusDeleting))
+		})
+		start := time.Now()
+		sg, err := c.SecurityGroups.WaitForStatus(context.Background(), "sg-1", SecurityGroupStatusCreated)
+		require.ErrorIs(t, err, ErrFailureStatus)
+		var we *WaitError
+		require.ErrorAs(t, err, &we)
+		assert.Equal(t, "security group", we.Resource)
+		assert.Equal(t, "sg-1", we.ID)
+		assert.Equal(t, "created", we.Target)
+		assert.Equal(t, "deleting", we.LastStatus)
+		require.NotNil(t, sg, "the failed resource is returned with the error")
+		assert.Equal(t, SecurityGroupStatusDeleting, sg.Status)
+		assert.Equal(t, 1, rec.count())
+		assert.Zero(t, time.Since(start), "no wait after a failure status")
+	})
+}
+
+func TestSecurityGroupWaitForDeletingSucceedsOnDeleting(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var n int
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			n++
+			if n == 1 {
+				replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusCreated))
+				return
+			}
+			replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusDeleting))
+		})
+		sg, err := c.SecurityGroups.WaitForStatus(context.Background(), "sg-1", SecurityGroupStatusDeleting)
+		require.NoError(t, err)
+		assert.Equal(t, SecurityGroupStatusDeleting, sg.Status)
+		assert.Equal(t, 2, rec.count())
+	})
+}
+
+func TestSecurityGroupWaitDeadlineNamesTheLastStatus(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusCreating))
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		sg, err := c.SecurityGroups.WaitForStatus(ctx, "sg-1", SecurityGroupStatusCreated)
+		assert.Nil(t, sg)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.False(t, errors.Is(err, ErrFailureStatus))
+		var we *WaitError
+		require.ErrorAs(t, err, &we)
+		assert.Equal(t, "creating", we.LastStatus)
+		assert.Greater(t, we.Polls, 1)
+		assert.Contains(t, err.Error(), `last status "creating"`)
+	})
+}
