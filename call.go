@@ -94,15 +94,19 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	if out == nil {
 		return nil
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSuccessBody))
-	if err != nil {
-		return fmt.Errorf("compute: %s %s: reading answer: %w", op.method, path, err)
-	}
-	if raw, ok := out.(*[]byte); ok {
-		*raw = data
+	answer := io.LimitReader(resp.Body, maxSuccessBody)
+	switch out := out.(type) {
+	case *[]byte:
+		if *out, err = io.ReadAll(answer); err != nil {
+			return fmt.Errorf("compute: %s %s: reading answer: %w", op.method, path, err)
+		}
 		return nil
+	case envelope:
+		err = out.decode(answer)
+	default:
+		err = json.NewDecoder(answer).Decode(out)
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err != nil {
 		return fmt.Errorf("compute: %s %s: decoding answer (status %d): %w", op.method, path, resp.StatusCode, err)
 	}
 	return nil
@@ -153,17 +157,40 @@ func fetch[T any](ctx context.Context, c *Client, op operation, ids []string, ke
 		}
 		body = in
 	}
-	var env map[string]json.RawMessage
-	if err := c.call(ctx, op, ids, nil, body, &env); err != nil {
+	var out *T
+	if err := c.call(ctx, op, ids, nil, body, envelope{key: &out}); err != nil {
 		return nil, err
 	}
-	raw, ok := env[key]
-	if !ok || string(raw) == "null" {
+	if out == nil {
 		return nil, fmt.Errorf("compute: %s %s: the answer has no %q object", op.method, op.path, key)
 	}
-	out := new(T)
-	if err := json.Unmarshal(raw, out); err != nil {
-		return nil, fmt.Errorf("compute: %s %s: decoding %q: %w", op.method, op.path, key, err)
-	}
 	return out, nil
+}
+
+// envelope names the keys of a JSON answer to decode, each into its target; call decodes it in one
+// pass and skips every other key, so that a field the service adds later costs nothing.
+type envelope map[string]any
+
+// decode reads the JSON object from r into the targets of e, streaming.
+func (e envelope) decode(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("the answer is not a JSON object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		dst, ok := e[key]
+		if !ok {
+			dst = &json.RawMessage{}
+		}
+		if err := dec.Decode(dst); err != nil {
+			return fmt.Errorf("decoding %q: %w", key, err)
+		}
+	}
+	_, err := dec.Token()
+	return err
 }

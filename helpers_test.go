@@ -113,10 +113,10 @@ func replyRaw(w http.ResponseWriter, status int, body string) {
 }
 
 // golden returns the content of testdata/name.
-func golden(t *testing.T, name string) []byte {
-	t.Helper()
+func golden(tb testing.TB, name string) []byte {
+	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
+	require.NoError(tb, err)
 	return b
 }
 

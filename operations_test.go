@@ -227,6 +227,7 @@ func TestEveryOperationThroughTheSharedFailureCases(t *testing.T) {
 				assert.ErrorIs(t, err, ErrNotFound)
 				assert.ErrorIs(t, err, CodeInstanceNotFound)
 				assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a 404 is a known outcome")
+				requireNoToken(t, err.Error())
 				assert.Equal(t, 1, rec.count())
 			})
 			t.Run("429 then success", func(t *testing.T) {
@@ -262,6 +263,7 @@ func TestEveryOperationThroughTheSharedFailureCases(t *testing.T) {
 				assert.ErrorIs(t, err, ErrServer)
 				assert.Equal(t, !op.idempotent, errors.Is(err, ErrOutcomeUnknown), "only a POST's 5xx leaves the outcome unknown")
 				assert.Equal(t, 1, rec.count(), "a 500 is not retried")
+				requireNoToken(t, err.Error())
 			})
 			t.Run("cancelled context", func(t *testing.T) {
 				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, 200, universalAnswer) })

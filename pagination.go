@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 )
@@ -56,19 +55,10 @@ func listPage[T any](ctx context.Context, c *Client, op operation, ids []string,
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	var env map[string]json.RawMessage
-	if err := c.call(ctx, op, ids, q, nil, &env); err != nil {
-		return nil, err
-	}
 	p := &Page[T]{}
-	for name, dst := range map[string]any{key: &p.Items, "total_count": &p.TotalCount, "page": &p.Page, "per_page": &p.PerPage} {
-		raw, ok := env[name]
-		if !ok || string(raw) == "null" {
-			continue
-		}
-		if err := json.Unmarshal(raw, dst); err != nil {
-			return nil, fmt.Errorf("compute: %s %s: decoding %q: %w", op.method, op.path, name, err)
-		}
+	env := envelope{key: &p.Items, "total_count": &p.TotalCount, "page": &p.Page, "per_page": &p.PerPage}
+	if err := c.call(ctx, op, ids, q, nil, env); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -36,13 +36,13 @@ func pagedServer(total int, ignorePage bool, asked chan<- int) http.HandlerFunc 
 		for i := (page - 1) * perPage; i < min(page*perPage, total); i++ {
 			items = append(items, thing{ID: fmt.Sprintf("t%d", i+1)})
 		}
-		replyJSON(w, 200, map[string]any{"things": items, "total_count": total, "page": page, "per_page": perPage})
+		replyJSON(w, 200, map[string]any{"instances": items, "total_count": total, "page": page, "per_page": perPage})
 	}
 }
 
 func listThings(c *Client) func(context.Context, *ListOptions) (*Page[thing], error) {
 	return func(ctx context.Context, o *ListOptions) (*Page[thing], error) {
-		return listPage[thing](ctx, c, opListInstances, nil, "things", o)
+		return listPage[thing](ctx, c, opListInstances, nil, "instances", o)
 	}
 }
 
@@ -96,12 +96,13 @@ func TestHasNext(t *testing.T) {
 	assert.False(t, (&Page[thing]{TotalCount: 5}).HasNext(), "no counts, no promise")
 }
 
-// TestWalkIsLazy proves the second page is fetched only once the first has been consumed.
-func TestWalkIsLazy(t *testing.T) {
+// TestAllIsLazy proves, through the public Instances.All, that page 2 is fetched only once page 1
+// has been consumed, and that three pages take exactly three requests.
+func TestAllIsLazy(t *testing.T) {
 	t.Parallel()
 	asked := make(chan int, 10)
 	c, rec := newTestClient(t, pagedServer(6, false, asked))
-	next, stop := iter.Pull2(walk(context.Background(), &ListOptions{PerPage: 2}, listThings(c)))
+	next, stop := iter.Pull2(c.Instances.All(context.Background(), &ListOptions{PerPage: 2}))
 	defer stop()
 	var got []string
 	for i := 0; i < 2; i++ {
@@ -129,11 +130,11 @@ func TestWalkIsLazy(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 3}, pages)
 }
 
-func TestWalkStopsOnBreak(t *testing.T) {
+func TestAllStopsOnBreak(t *testing.T) {
 	t.Parallel()
 	c, rec := newTestClient(t, pagedServer(10, false, nil))
 	n := 0
-	for _, err := range walk(context.Background(), &ListOptions{PerPage: 2}, listThings(c)) {
+	for _, err := range c.Instances.All(context.Background(), &ListOptions{PerPage: 2}) {
 		require.NoError(t, err)
 		n++
 		if n == 3 {
@@ -143,12 +144,12 @@ func TestWalkStopsOnBreak(t *testing.T) {
 	assert.Equal(t, 2, rec.count(), "no page fetched after break")
 }
 
-func TestWalkStopsOnServerIgnoringPage(t *testing.T) {
+func TestAllStopsOnServerIgnoringPage(t *testing.T) {
 	t.Parallel()
 	c, rec := newTestClient(t, pagedServer(10, true, nil))
 	var ids []string
 	var lastErr error
-	for item, err := range walk(context.Background(), &ListOptions{PerPage: 2}, listThings(c)) {
+	for item, err := range c.Instances.All(context.Background(), &ListOptions{PerPage: 2}) {
 		if err != nil {
 			lastErr = err
 			continue
@@ -164,7 +165,7 @@ func TestWalkStopsOnEmptyAndShortPages(t *testing.T) {
 	t.Parallel()
 	// total_count claims 100 but the list ends early: a short page ends the walk.
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		replyJSON(w, 200, map[string]any{"things": []thing{{"a"}}, "total_count": 100, "page": 1, "per_page": 2})
+		replyJSON(w, 200, map[string]any{"instances": []thing{{"a"}}, "total_count": 100, "page": 1, "per_page": 2})
 	})
 	n := 0
 	for _, err := range walk(context.Background(), nil, listThings(c)) {
@@ -175,7 +176,7 @@ func TestWalkStopsOnEmptyAndShortPages(t *testing.T) {
 	assert.Equal(t, 1, rec.count())
 
 	c, rec = newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		replyJSON(w, 200, map[string]any{"things": []thing{}, "total_count": 100, "page": 1, "per_page": 2})
+		replyJSON(w, 200, map[string]any{"instances": []thing{}, "total_count": 100, "page": 1, "per_page": 2})
 	})
 	for range walk(context.Background(), nil, listThings(c)) {
 		t.Fatal("an empty page yields nothing")
