@@ -114,12 +114,7 @@ func TestFloatingIPGolden(t *testing.T) {
 			},
 		},
 	}
-	for _, gc := range cases {
-		t.Run(gc.name, func(t *testing.T) {
-			t.Parallel()
-			runGolden(t, gc)
-		})
-	}
+	runGoldenCases(t, cases)
 }
 
 func TestFloatingIPCreateDefaultsVersionOnACopy(t *testing.T) {

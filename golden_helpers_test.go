@@ -67,6 +67,25 @@ func runGolden(t *testing.T, gc goldenCase) {
 	}
 }
 
+// runGoldenCases runs each case as a parallel subtest.
+func runGoldenCases(t *testing.T, cases []goldenCase) {
+	t.Helper()
+	for _, gc := range cases {
+		t.Run(gc.name, func(t *testing.T) {
+			t.Parallel()
+			runGolden(t, gc)
+		})
+	}
+}
+
+// serveJSON answers every request with body as a 200 JSON answer.
+func serveJSON(body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}
+}
+
 // envelopeItem returns the object under key in a golden answer; for a list answer (an array under
 // key) it returns the first element.
 func envelopeItem(t *testing.T, answer []byte, key string) []byte {

@@ -71,12 +71,7 @@ func TestImageGolden(t *testing.T) {
 			},
 		},
 	}
-	for _, gc := range cases {
-		t.Run(gc.name, func(t *testing.T) {
-			t.Parallel()
-			runGolden(t, gc)
-		})
-	}
+	runGoldenCases(t, cases)
 }
 
 func TestImageListOptionsQuery(t *testing.T) {

@@ -140,21 +140,13 @@ func TestInstancesGolden(t *testing.T) {
 			return do(c.Instances, ctx, id)
 		}))
 	}
-	for _, gc := range cases {
-		t.Run(gc.name, func(t *testing.T) {
-			t.Parallel()
-			runGolden(t, gc)
-		})
-	}
+	runGoldenCases(t, cases)
 }
 
 func TestInstanceNullsDecode(t *testing.T) {
 	t.Parallel()
 	answer := golden(t, "instance_get_nulls_response.json")
-	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-	})
+	c, _ := newTestClient(t, serveJSON(answer))
 	inst, err := c.Instances.Get(context.Background(), "c1f7a3de-5b2e-4d8a-9f0e-1a2b3c4d5e6f")
 	require.NoError(t, err)
 	assert.Nil(t, inst.FloatingIP)
@@ -234,10 +226,7 @@ func TestInstanceGetEscapesID(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
 			answer := golden(t, "instance_get_response.json")
-			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write(answer)
-			})
+			c, rec := newTestClient(t, serveJSON(answer))
 			_, err := c.Instances.Get(context.Background(), id)
 			require.NoError(t, err)
 			reqs := rec.all()

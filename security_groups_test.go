@@ -156,12 +156,7 @@ func TestSecurityGroupGolden(t *testing.T) {
 			},
 		},
 	}
-	for _, gc := range cases {
-		t.Run(gc.name, func(t *testing.T) {
-			t.Parallel()
-			runGolden(t, gc)
-		})
-	}
+	runGoldenCases(t, cases)
 }
 
 func TestSecurityGroupNilRulesAreSentAsEmptyList(t *testing.T) {

@@ -64,21 +64,13 @@ func TestSnapshotsGolden(t *testing.T) {
 			},
 		},
 	}
-	for _, gc := range cases {
-		t.Run(gc.name, func(t *testing.T) {
-			t.Parallel()
-			runGolden(t, gc)
-		})
-	}
+	runGoldenCases(t, cases)
 }
 
 func TestSnapshotsAllByInstance(t *testing.T) {
 	t.Parallel()
 	answer := golden(t, "snapshot_list_response.json")
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-	})
+	c, rec := newTestClient(t, serveJSON(answer))
 	var ids []string
 	for s, err := range c.Snapshots.AllByInstance(context.Background(), "i/1", nil) {
 		require.NoError(t, err)
