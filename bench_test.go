@@ -17,7 +17,7 @@ import (
 //	go test -run XXX -bench 'InstanceGet' -benchmem
 func benchServer(b *testing.B) (string, *http.Client) {
 	body := golden(b, "instance_get_response.json")
-	srv, hc, closeAll := memnet.NewServer(http.HandlerFunc(serveJSON(body)))
+	srv, hc, closeAll := memnet.NewServer(serveJSON(body))
 	b.Cleanup(closeAll)
 	return srv.URL, hc
 }
