@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -38,7 +39,7 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 		return err
 	}
 	if ctx == nil {
-		return invalid("ctx", "nil context")
+		return errNilContext
 	}
 	u := c.base.String() + path
 	if q != nil {
@@ -83,9 +84,12 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	}
 	defer drainAndClose(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		apiErr := newAPIError(resp, op.method, path, int(st.attempts.Load()))
-		// A proxy that echoes request headers must not carry the token into an error string.
-		apiErr.Message = strings.ReplaceAll(apiErr.Message, c.transport.token, "[REDACTED]")
+		apiErr := newAPIError(resp, op.method, path, int(st.attempts.Load()), c.transport.cred.redact)
+		if op.method == http.MethodDelete && resp.StatusCode == http.StatusNotFound && st.retriedUnknown.Load() {
+			// An earlier attempt of this DELETE may have been processed before its answer was lost
+			// (a 5xx or a broken connection): the resource is gone, which is what the caller asked.
+			return nil
+		}
 		if !op.idempotent && resp.StatusCode >= 500 {
 			return fmt.Errorf("%w: %w", ErrOutcomeUnknown, apiErr)
 		}
@@ -97,8 +101,12 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	answer := io.LimitReader(resp.Body, maxSuccessBody)
 	switch out := out.(type) {
 	case *[]byte:
-		if *out, err = io.ReadAll(answer); err != nil {
+		if *out, err = io.ReadAll(io.LimitReader(resp.Body, maxSuccessBody+1)); err != nil {
 			return fmt.Errorf("compute: %s %s: reading answer: %w", op.method, path, err)
+		}
+		if len(*out) > maxSuccessBody {
+			*out = nil
+			return fmt.Errorf("compute: %s %s: the answer is larger than %d MiB", op.method, path, maxSuccessBody>>20)
 		}
 		return nil
 	case envelope:
@@ -144,6 +152,9 @@ func expandPath(tmpl string, ids []string) (string, error) {
 		rest = rest[end+1:]
 	}
 }
+
+// errNilContext refuses a nil context before any request.
+var errNilContext = invalid("ctx", "must not be nil (use context.Background())")
 
 // validator is a request that can check itself before being sent.
 type validator interface{ Validate() error }

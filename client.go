@@ -124,8 +124,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	at := &attemptTransport{
 		next:    next,
 		gate:    &gate{limiter: limiter},
-		token:   token,
-		legacy:  cfg.legacyAuth,
+		cred:    newCredential(token, cfg.legacyAuth),
 		scheme:  base.Scheme,
 		host:    base.Host,
 		timeout: cfg.timeout,

@@ -139,16 +139,22 @@ func (e *APIError) Temporary() bool {
 
 // newAPIError reads at most maxErrorBody bytes of resp's body and builds the error. It never fails:
 // a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an excerpt.
-func newAPIError(resp *http.Response, method, path string, attempts int) *APIError {
+// redact (nil for none) scrubs everything taken from the answer before it is cut, so that a proxy
+// echoing the request's headers cannot put the token, or a part of it, into the error.
+func newAPIError(resp *http.Response, method, path string, attempts int, redact func(string) string) *APIError {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
 	e := &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     method,
 		Path:       path,
-		RequestID:  resp.Header.Get("X-Request-Id"),
+		RequestID:  redact(resp.Header.Get("X-Request-Id")),
 		Attempts:   attempts,
 		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	body := []byte(redact(string(raw)))
 	var shape struct {
 		Code    *string `json:"code"`
 		Message *string `json:"message"`

@@ -109,7 +109,7 @@ func TestAuthCodesReachTheirSentinels(t *testing.T) {
 		if tc.code != "" {
 			body = `{"code":"` + tc.code + `","message":"no"}`
 		}
-		err := error(newAPIError(&http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}, "GET", "/p", 1))
+		err := error(newAPIError(&http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}, "GET", "/p", 1, nil))
 		for _, target := range tc.is {
 			assert.ErrorIs(t, err, target, "%d %s", tc.status, tc.code)
 		}
@@ -169,7 +169,7 @@ func (r *countingReader) Read(p []byte) (int, error) {
 func TestErrorBodyReadIsBoundedTo1MiB(t *testing.T) {
 	t.Parallel()
 	body := &countingReader{left: 50 << 20}
-	e := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}, Body: io.NopCloser(body)}, "GET", "/p", 1)
+	e := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}, Body: io.NopCloser(body)}, "GET", "/p", 1, nil)
 	assert.LessOrEqual(t, body.n, maxErrorBody)
 	assert.Equal(t, 500, e.StatusCode)
 }
@@ -198,4 +198,21 @@ func TestTemporary(t *testing.T) {
 	for status, want := range map[int]bool{429: true, 502: true, 503: true, 504: true, 500: false, 403: false, 404: false} {
 		assert.Equal(t, want, (&APIError{StatusCode: status}).Temporary(), "%d", status)
 	}
+}
+
+// TestTokenAtTheExcerptCutIsRedacted: a proxy page that echoes the Authorization header with the
+// token straddling the excerpt's cut must not leak a prefix of the token.
+func TestTokenAtTheExcerptCutIsRedacted(t *testing.T) {
+	t.Parallel()
+	prefix := strings.Repeat("x", maxExcerpt-len("Authorization: Bearer ")-6)
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "echo "+r.Header.Get("Authorization"))
+		replyRaw(w, 502, prefix+"Authorization: "+r.Header.Get("Authorization")+"\n")
+	}, WithoutRetries())
+	err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.NotContains(t, err.Error(), testToken[:4])
+	assert.Contains(t, apiErr.Message, "[REDAC")
+	assert.Equal(t, "echo Bearer [REDACTED]", apiErr.RequestID)
 }

@@ -119,9 +119,7 @@ func TestFloatingIPGolden(t *testing.T) {
 
 func TestFloatingIPCreateDefaultsVersionOnACopy(t *testing.T) {
 	t.Parallel()
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write(golden(t, "floating_ip_create_response.json"))
-	})
+	c, rec := newTestClient(t, serveJSON(golden(t, "floating_ip_create_response.json")))
 	req := &FloatingIPCreateRequest{Name: "web-ip", Region: "eu-west-1"}
 	_, err := c.FloatingIPs.Create(context.Background(), req)
 	require.NoError(t, err)

@@ -55,7 +55,7 @@ func FuzzAPIError(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string, status int) {
 		resp := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {body}}, Body: io.NopCloser(strings.NewReader(body))}
-		e := newAPIError(resp, "GET", "/p", 1)
+		e := newAPIError(resp, "GET", "/p", 1, nil)
 		if e.StatusCode != status {
 			t.Fatal("status lost")
 		}

@@ -134,9 +134,7 @@ func TestImageAllKeepsTheTypeOnEveryPage(t *testing.T) {
 
 func TestImageAllWithNilOptions(t *testing.T) {
 	t.Parallel()
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write(golden(t, "image_list_snapshot_response.json"))
-	})
+	c, rec := newTestClient(t, serveJSON(golden(t, "image_list_snapshot_response.json")))
 	var n int
 	for _, err := range c.Images.All(context.Background(), nil) {
 		require.NoError(t, err)

@@ -242,3 +242,47 @@ func TestInstanceWaitCanceledContext(t *testing.T) {
 		assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	})
 }
+
+// An answer the SDK cannot use (here one without the instance) is no reason to keep polling: the
+// wait ends at once with that error instead of running to the deadline.
+func TestInstanceWaitEndsAtOnceOnAnUnusableAnswer(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, 200, `{}`) })
+		start := time.Now()
+		_, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
+		require.ErrorContains(t, err, `no "instance" object`)
+		assert.Equal(t, 1, rec.count())
+		assert.Zero(t, time.Since(start))
+	})
+}
+
+// A wait that ends while the last poll failed says what the failure was.
+func TestInstanceWaitDeadlineKeepsTheLastPollError(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, newStatusServer("starting", "503").handle, WithoutRetries())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+		var werr *WaitError
+		require.ErrorAs(t, err, &werr)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, "starting", werr.LastStatus)
+		assert.ErrorIs(t, werr.LastErr, ErrServer)
+		assert.Contains(t, err.Error(), "last poll failed")
+	})
+}
+
+func TestNilContextIsRefusedNotAPanic(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, newStatusServer("active").handle)
+	var nilCtx context.Context
+	_, err := c.Instances.WaitForStatus(nilCtx, "i-1", InstanceStatusActive)
+	requireInvalid(t, err, "ctx", rec)
+	_, err = c.Instances.Get(nilCtx, "i-1")
+	requireInvalid(t, err, "ctx", rec)
+	for _, err := range c.Instances.All(nilCtx, nil) {
+		requireInvalid(t, err, "ctx", rec)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"reflect"
 )
 
 // MaxPerPage is the largest page the service serves.
@@ -67,7 +68,8 @@ func listPage[T any](ctx context.Context, c *Client, op operation, ids []string,
 // changed), fetches a page only when the previous one has been consumed, and stops when the loop
 // breaks, on an error (yielded once), on an empty or short page, when total_count items have been
 // reached, and when the context ends between pages. A service that answers another page than the
-// one asked (one that ignores the page parameter) ends the walk with an error rather than a loop.
+// one asked, or the same items again (one that ignores the page parameter), ends the walk with an
+// error rather than a loop.
 func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error)) iter.Seq2[T, error] {
 	var start ListOptions
 	if opts != nil {
@@ -75,6 +77,10 @@ func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Cont
 	}
 	return func(yield func(T, error) bool) {
 		var zero T
+		if ctx == nil {
+			yield(zero, errNilContext)
+			return
+		}
 		if err := start.Validate(); err != nil {
 			yield(zero, err)
 			return
@@ -83,6 +89,7 @@ func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Cont
 		if cur.Page == 0 {
 			cur.Page = 1
 		}
+		var prev []T
 		for {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
@@ -98,6 +105,11 @@ func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Cont
 				yield(zero, fmt.Errorf("compute: asked for page %d, the service answered page %d; stopping the walk", cur.Page, p.Page))
 				return
 			}
+			if len(p.Items) > 0 && reflect.DeepEqual(p.Items, prev) {
+				yield(zero, fmt.Errorf("compute: page %d repeats page %d; stopping the walk", cur.Page, cur.Page-1))
+				return
+			}
+			prev = p.Items
 			for _, item := range p.Items {
 				if !yield(item, nil) {
 					return
@@ -107,7 +119,9 @@ func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Cont
 			if perPage == 0 {
 				perPage = cur.PerPage
 			}
-			if len(p.Items) == 0 || len(p.Items) < perPage || (cur.Page-1)*perPage+len(p.Items) >= p.TotalCount {
+			// A total_count of 0 beside items means the service did not report it: rely on the page
+			// length then.
+			if len(p.Items) == 0 || len(p.Items) < perPage || (p.TotalCount > 0 && (cur.Page-1)*perPage+len(p.Items) >= p.TotalCount) {
 				return
 			}
 			cur.Page++

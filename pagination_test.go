@@ -233,3 +233,45 @@ func TestWalkYieldsAPIErrorOnce(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrForbidden)
 }
+
+// A service that leaves out total_count still gets walked to its last, short page.
+func TestAllWithoutTotalCountWalksToTheShortPage(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		items := []thing{{fmt.Sprintf("p%d-a", page)}, {fmt.Sprintf("p%d-b", page)}}
+		if page == 3 {
+			items = items[:1]
+		}
+		replyJSON(w, 200, map[string]any{"instances": items, "page": page, "per_page": 2})
+	})
+	var ids []string
+	for inst, err := range c.Instances.All(context.Background(), &ListOptions{PerPage: 2}) {
+		require.NoError(t, err)
+		ids = append(ids, inst.ID)
+	}
+	assert.Equal(t, []string{"p1-a", "p1-b", "p2-a", "p2-b", "p3-a"}, ids)
+	assert.Equal(t, 3, rec.count())
+}
+
+// A service that ignores page, echoes the page asked and reports no total would loop forever
+// without the repeated-page guard.
+func TestAllStopsOnARepeatedPage(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		replyJSON(w, 200, map[string]any{"instances": []thing{{"a"}, {"b"}}, "page": page, "per_page": 2})
+	})
+	var ids []string
+	var lastErr error
+	for inst, err := range c.Instances.All(context.Background(), &ListOptions{PerPage: 2}) {
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		ids = append(ids, inst.ID)
+	}
+	assert.Equal(t, []string{"a", "b"}, ids)
+	require.ErrorContains(t, lastErr, "page 2 repeats page 1")
+	assert.Equal(t, 2, rec.count())
+}

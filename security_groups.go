@@ -134,8 +134,9 @@ func (r SecurityGroupCreateRequest) MarshalJSON() ([]byte, error) {
 type SecurityGroupUpdateRequest struct {
 	// Name is required, even when unchanged; "default" and "standard" are reserved.
 	Name string `json:"name"`
-	// Description is optional.
-	Description string `json:"description,omitzero"`
+	// Description replaces the group's description; it is always sent, so "" clears it, as a full
+	// replacement (PUT) means.
+	Description string `json:"description"`
 	// Rules is the full replacement list: nil or empty removes every rule of the group. Read the
 	// group and edit its Rules to keep the rules you do not mean to change.
 	Rules []SecurityGroupRule `json:"rules"`
@@ -251,8 +252,12 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/security-groups/{security_group_id} until the group reaches
 // target, and returns it. On a failure status ("deleting" while waiting for another) it returns the
 // group and a *WaitError matching ErrFailureStatus; when ctx ends, a *WaitError that wraps
-// ctx.Err() and names the last status. Give ctx a deadline: a get answer that omits the status (the
-// contract's example does) leaves the status "", which never matches a target.
+// ctx.Err() and names the last status.
+//
+// The contract's get answer omits the status, while create and update answers carry it; the wait
+// reads an answer without a status as "created", the settled state such an answer shows, so that it
+// ends against a service that behaves as the contract's examples do. The returned group keeps its
+// Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, invalid("security_group_id", "must not be empty")
@@ -261,7 +266,12 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 		resource: "security group",
 		id:       id,
 		get:      func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
-		status:   func(g *SecurityGroup) SecurityGroupStatus { return g.Status },
-		failed:   failedUnless(SecurityGroupStatusDeleting),
+		status: func(g *SecurityGroup) SecurityGroupStatus {
+			if g.Status == "" {
+				return SecurityGroupStatusCreated
+			}
+			return g.Status
+		},
+		failed: failedUnless(SecurityGroupStatusDeleting),
 	}.wait(ctx, target, opts)
 }

@@ -174,15 +174,13 @@ func TestSecurityGroupNilRulesAreSentAsEmptyList(t *testing.T) {
 		assert.Equal(t, "[]", string(got["rules"]), name)
 	}
 
-	t.Run("update replaces every rule with none", func(t *testing.T) {
+	t.Run("update replaces every rule with none and clears the description", func(t *testing.T) {
 		t.Parallel()
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			_, _ = w.Write(golden(t, "security_group_get_response.json"))
-		})
+		c, rec := newTestClient(t, serveJSON(golden(t, "security_group_get_response.json")))
 		req := &SecurityGroupUpdateRequest{Name: "web"}
 		_, err := c.SecurityGroups.Update(context.Background(), "sg-1", req)
 		require.NoError(t, err)
-		require.JSONEq(t, `{"name":"web","rules":[]}`, string(rec.all()[0].Body))
+		require.JSONEq(t, `{"name":"web","description":"","rules":[]}`, string(rec.all()[0].Body))
 		assert.Nil(t, req.Rules, "the caller's request is never changed")
 	})
 }
@@ -458,5 +456,21 @@ func TestSecurityGroupWaitDeadlineNamesTheLastStatus(t *testing.T) {
 		assert.Equal(t, "creating", we.LastStatus)
 		assert.Greater(t, we.Polls, 1)
 		assert.Contains(t, err.Error(), `last status "creating"`)
+	})
+}
+
+// The contract's get answer carries no status; the wait reads it as the settled "created".
+func TestSecurityGroupWaitForCreatedEndsOnAnAnswerWithoutStatus(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, http.StatusOK, `{"security_group":{"id":"sg-1","name":"web","region":"r1","rules":[]}}`)
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		sg, err := c.SecurityGroups.WaitForStatus(ctx, "sg-1", SecurityGroupStatusCreated)
+		require.NoError(t, err)
+		assert.Equal(t, SecurityGroupStatus(""), sg.Status, "the group is returned as received")
+		assert.Equal(t, 1, rec.count())
 	})
 }

@@ -9,7 +9,9 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +55,9 @@ type callState struct {
 	inFlight atomic.Bool
 	// wait is the wait checkRetry chose for the next retry, in nanoseconds.
 	wait atomic.Int64
+	// retriedUnknown is set when an attempt that may have been processed was retried (an idempotent
+	// request after a 5xx or a lost answer).
+	retriedUnknown atomic.Bool
 }
 
 type stateKey struct{}
@@ -79,30 +84,43 @@ func (g *gate) pause(d time.Duration) {
 	}
 }
 
-// wait blocks until an attempt may be sent, or ctx ends.
+// wait blocks until an attempt may be sent, or ctx ends. A pause that begins while a caller waits
+// for the limiter holds that caller too, and a pause that would outlast the caller's deadline fails
+// at once with a rate-limit error instead of sleeping into the timeout.
 func (g *gate) wait(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	g.mu.Lock()
-	until := g.until
-	g.mu.Unlock()
-	if d := time.Until(until); d > 0 {
-		if err := sleep(ctx, d); err != nil {
+	for {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-	}
-	if g.limiter == nil {
-		return nil
-	}
-	if err := g.limiter.Wait(ctx); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if d := g.paused(); d > 0 {
+			if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+				return fmt.Errorf("compute: the service asked for a pause of %s, past the context deadline: %w (%w)",
+					d.Round(time.Millisecond), ErrRateLimited, context.DeadlineExceeded)
+			}
+			if err := sleep(ctx, d); err != nil {
+				return err
+			}
 		}
-		// The limiter refuses a wait that would outlast the deadline; say it the standard way.
-		return fmt.Errorf("compute: rate limiter: %w", context.DeadlineExceeded)
+		if g.limiter != nil {
+			if err := g.limiter.Wait(ctx); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				// The limiter refuses a wait that would outlast the deadline; say it the standard way.
+				return fmt.Errorf("compute: rate limiter: %w", context.DeadlineExceeded)
+			}
+		}
+		if g.paused() <= 0 {
+			return nil
+		}
 	}
-	return nil
+}
+
+// paused is how long the current pause still lasts.
+func (g *gate) paused() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return time.Until(g.until)
 }
 
 // sleep waits d or until ctx ends, whichever comes first.
@@ -124,21 +142,42 @@ type notSentError struct{ err error }
 func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
 
+// credential holds the token in closures: no field of any value holds it, so neither %v nor a
+// reflective dumper (go-spew, a debugger's pretty-printer) can print it.
+type credential struct {
+	// header returns the header name and value that carry the token.
+	header func() (string, string)
+	// redact replaces the token in s.
+	redact func(s string) string
+}
+
+func newCredential(token string, legacy bool) credential {
+	return credential{
+		header: func() (string, string) {
+			if legacy {
+				return "X-Auth-Token", token
+			}
+			return "Authorization", "Bearer " + token
+		},
+		redact: func(s string) string { return strings.ReplaceAll(s, token, "[REDACTED]") },
+	}
+}
+
 // attemptTransport runs once per attempt, under the retry loop: it waits for the gate, counts the
 // attempt, adds the credential when the request goes to the base URL's origin (never to another host,
-// redirects included), bounds the attempt with the per-attempt timeout, and logs it.
+// redirects included), bounds the attempt with the per-attempt timeout, notes whether the request was
+// written, and logs it.
 type attemptTransport struct {
 	next    http.RoundTripper
 	gate    *gate
-	token   string
-	legacy  bool
+	cred    credential
 	scheme  string
 	host    string
 	timeout time.Duration
 	logger  *slog.Logger
 }
 
-// String keeps the credential out of any %v of the transport.
+// String keeps the transport's %v short.
 func (t *attemptTransport) String() string { return "compute.attemptTransport{" + t.host + "}" }
 
 // RoundTrip implements http.RoundTripper.
@@ -153,34 +192,43 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		attempt = int(st.attempts.Add(1))
 		st.inFlight.Store(true)
 	}
-	ctx, cancel := context.WithTimeout(parent, t.timeout)
+	// The trace tells a failure before the request's headers were complete on the connection (no
+	// connection, a failed TLS handshake, a timeout while connecting): then the service cannot have
+	// processed it. A transport that does not report GetConn leaves the attempt counted in flight.
+	var getConn, wroteHeaders atomic.Bool
+	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &httptrace.ClientTrace{
+		GetConn:      func(string) { getConn.Store(true) },
+		WroteHeaders: func() { wroteHeaders.Store(true) },
+	}), t.timeout)
 	out := req.Clone(ctx)
 	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
-		if t.legacy {
-			out.Header.Set("X-Auth-Token", t.token)
-		} else {
-			out.Header.Set("Authorization", "Bearer "+t.token)
-		}
+		out.Header.Set(t.cred.header())
 	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(out)
 	if err != nil {
 		cancel()
+		if st != nil && getConn.Load() && !wroteHeaders.Load() {
+			st.inFlight.Store(false)
+		}
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
 		}
 		t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt failed",
 			slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
 			slog.Int("attempt", attempt), slog.Duration("duration", time.Since(start)),
-			slog.String("error", err.Error()))
+			slog.String("error", t.cred.redact(err.Error())))
 		return nil, err
+	}
+	if resp.Request == nil {
+		resp.Request = out // the retry hooks find the call's state through it
 	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt",
 		slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
 		slog.Int("attempt", attempt), slog.Int("status", resp.StatusCode),
 		slog.Duration("duration", time.Since(start)),
-		slog.String("request_id", resp.Header.Get("X-Request-Id")))
+		slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
 	return resp, nil
 }
 
@@ -210,20 +258,22 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 		return false, nil
 	}
 	var ns *notSentError
-	notSent := err != nil && (errors.As(err, &ns) || isDialError(err))
-	if resp != nil || notSent {
+	if resp != nil || (err != nil && (errors.As(err, &ns) || isDialError(err))) {
 		st.inFlight.Store(false) // answered, or never written: the outcome is known
 	}
 	if ctx.Err() != nil || ns != nil {
 		return false, nil
 	}
 	if err != nil {
-		if notSent || !st.idempotent {
-			return notSent, nil
+		if !st.idempotent && st.inFlight.Load() {
+			return false, nil // it may have been processed: never re-sent
 		}
 		// The library's classification of permanent transport errors (bad certificate, too many
 		// redirects, unsupported scheme) is right; only its bool is used.
 		retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, err)
+		if retry && st.inFlight.Load() {
+			st.retriedUnknown.Store(true)
+		}
 		return retry, nil
 	}
 	switch resp.StatusCode {
@@ -241,6 +291,9 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 		return false, nil // fail now with this answer rather than sleep into the deadline
+	}
+	if resp.StatusCode != http.StatusTooManyRequests {
+		st.retriedUnknown.Store(true) // a proxy's 5xx may hide a processed request
 	}
 	st.wait.Store(int64(wait))
 	return true, nil

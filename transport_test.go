@@ -417,3 +417,129 @@ func TestLimiterWaitHonoursTheContext(t *testing.T) {
 		assert.Equal(t, 1, rec.count())
 	})
 }
+
+// TestA429PausesCallersAlreadyQueuedInTheLimiter: with eight goroutines queued behind the limiter,
+// a 429 must hold every one of them, not only those that arrive after it.
+func TestA429PausesCallersAlreadyQueuedInTheLimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var times []time.Duration
+		start := time.Now()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			times = append(times, time.Since(start))
+			first := len(times) == 1
+			mu.Unlock()
+			if first {
+				w.Header().Set("Retry-After", "5")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}, WithRateLimit(10, 1), defaultRetry())
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() { assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)) })
+		}
+		wg.Wait()
+		require.Len(t, times, 9)
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		assert.Zero(t, times[0])
+		for _, d := range times[1:] {
+			assert.GreaterOrEqual(t, d, 5*time.Second, "an attempt was sent during the pause: %v", times)
+		}
+	})
+}
+
+func TestAPauseLongerThanTheDeadlineFailsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				w.Header().Set("Retry-After", "20")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}, defaultRetry(), WithoutRetries())
+		require.ErrorIs(t, c.call(context.Background(), opGetInstance, []string{"a"}, nil, nil, nil), ErrRateLimited)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := c.call(ctx, opCreateInstance, nil, nil, createBody, nil)
+		assert.Zero(t, time.Since(start), "no sleeping into a certain timeout")
+		assert.ErrorIs(t, err, ErrRateLimited)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "nothing was sent")
+		assert.Equal(t, 1, rec.count())
+	})
+}
+
+func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testing.T) {
+	for name, tc := range map[string]struct {
+		first   func(w http.ResponseWriter)
+		wantErr error
+	}{
+		"after a 503":            {func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, nil},
+		"after a lost answer":    {hangUp, nil},
+		"after a 429 it was not": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusTooManyRequests) }, ErrNotFound},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var n atomic.Int32
+				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+					if n.Add(1) == 1 {
+						tc.first(w)
+						return
+					}
+					replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
+				}, defaultRetry())
+				err := c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil)
+				assert.Equal(t, 2, rec.count())
+				if tc.wantErr == nil {
+					assert.NoError(t, err, "the first attempt may have deleted it: the goal is reached")
+				} else {
+					assert.ErrorIs(t, err, tc.wantErr)
+				}
+			})
+		})
+	}
+}
+
+// hangingDialer makes its first dial hang until the attempt's timeout; later dials connect.
+type hangingDialer struct {
+	l     *memnet.Listener
+	dials atomic.Int32
+}
+
+func (d *hangingDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if d.dials.Add(1) == 1 {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return d.l.Dial(ctx, network, addr)
+}
+
+// TestPOSTTimedOutWhileConnectingIsRetried: nothing was written, so the POST is safe to send again.
+func TestPOSTTimedOutWhileConnectingIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := memnet.NewListener()
+		var hits atomic.Int32
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.WriteHeader(http.StatusCreated)
+		}))
+		srv.Listener = l
+		srv.Start()
+		defer srv.Close()
+		d := &hangingDialer{l: l}
+		tr := &http.Transport{DialContext: d.dial}
+		defer tr.CloseIdleConnections()
+		c, err := NewClient(testToken, WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr}),
+			WithTimeout(2*time.Second), defaultRetry())
+		require.NoError(t, err)
+		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
+		assert.Equal(t, int32(1), hits.Load())
+		assert.Equal(t, int32(2), d.dials.Load())
+	})
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"time"
 )
@@ -33,6 +35,9 @@ type WaitError struct {
 	LastStatus string
 	// Polls is how many times the resource was read.
 	Polls int
+	// LastErr is the error of the last poll when that poll failed with a temporary error (a 503, a
+	// broken connection), nil otherwise.
+	LastErr error
 	// Err is the cause.
 	Err error
 }
@@ -44,8 +49,12 @@ func (e *WaitError) Error() string {
 	if e.LastStatus == "" {
 		last = "no status seen"
 	}
-	return fmt.Sprintf("compute: waiting for %s %s to be %s: %s after %d polls: %v",
+	msg := fmt.Sprintf("compute: waiting for %s %s to be %s: %s after %d polls: %v",
 		e.Resource, e.ID, e.Target, last, e.Polls, e.Err)
+	if e.LastErr != nil {
+		msg += " (last poll failed: " + e.LastErr.Error() + ")"
+	}
+	return msg
 }
 
 // Unwrap returns the cause.
@@ -102,6 +111,9 @@ type waiter[T any, S ~string] struct {
 // API error at once unless it is temporary (429, 502-504) or a network error, and a *WaitError that
 // wraps ctx.Err() and names the last status when the context ends. Unknown statuses keep it waiting.
 func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	cfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax}
 	for _, o := range opts {
 		if o != nil {
@@ -126,8 +138,10 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
 	for n := 0; ; n++ {
 		res, err := w.get(ctx)
+		werr.LastErr = err
 		if err != nil {
 			if ctx.Err() != nil {
+				werr.LastErr = nil
 				werr.Err = ctx.Err()
 				return nil, werr
 			}
@@ -156,14 +170,17 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	}
 }
 
-// transient reports an error worth polling through: a temporary API error or a network failure.
-// Validation errors and every other API error (403, 404, ...) end the wait.
+// transient reports an error worth polling through: a temporary API error (429, 502-504) or a
+// failure of the connection (refused, reset, cut, timed out). Anything else, a 403, a 404, an
+// answer that does not decode, a bad certificate, ends the wait at once: polling would not fix it.
 func transient(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.Temporary()
 	}
-	return !errors.Is(err, ErrInvalidRequest)
+	var opErr *net.OpError
+	return errors.As(err, &opErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) // an attempt's timeout: the wait's own context is checked first
 }
 
 // failedUnless returns a failure rule: the statuses in fail end the wait unless they are the target.
