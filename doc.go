@@ -34,8 +34,10 @@
 // instance, which is billed; start, stop or reset; snapshot; create a security group or floating
 // IP) may have been processed when its answer is lost, so it is never re-sent: the error matches
 // [ErrOutcomeUnknown], and the caller should look the resource up before trying again. Only a POST
-// whose connection could not even be opened is retried. Waits use exponential backoff with full
-// jitter and end when the context ends; see [RetryPolicy].
+// that provably was not written (no connection, a failed TLS handshake, a timeout while connecting)
+// is retried. A DELETE retried after a 5xx or a lost answer and then answered 404 succeeds: the
+// earlier attempt deleted the resource. Waits use exponential backoff with full jitter and end when
+// the context ends; see [RetryPolicy].
 //
 // # Rate limiting
 //

@@ -24,7 +24,8 @@ import (
 //   - a 429 is retried for every method, since the contract says the request was not processed;
 //   - a 502, 503, 504 or a network error is retried only for idempotent operations (GET, PUT,
 //     DELETE and this API's PATCH, whose every variant sets absolute values);
-//   - a POST is retried only when its connection could not be opened, so nothing reached the service.
+//   - a POST is retried only when its request was provably not written (no connection, a failed TLS
+//     handshake, a timeout while connecting), so nothing reached the service.
 //
 // Waits grow exponentially with full jitter between MinWait and MaxWait. A Retry-After from the
 // service replaces the computed wait and is capped at MaxWait; when the caller's context deadline
