@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -318,4 +319,58 @@ func TestBaseURLPathPrefix(t *testing.T) {
 	c, err := NewClient(testToken, WithBaseURL(srv.URL+"/api/"), WithoutRateLimit())
 	require.NoError(t, err)
 	require.NoError(t, c.call(context.Background(), opListImages, nil, nil, nil, nil))
+}
+
+// TestNoFieldHoldsTheToken walks every value reachable from a client by reflection, unexported
+// fields included, as a dumper such as go-spew would, and fails if any string holds the token.
+func TestNoFieldHoldsTheToken(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		opts := []Option{WithBaseURL("https://api.example.com")}
+		if legacy {
+			opts = append(opts, WithLegacyAuthHeader())
+		}
+		c, err := NewClient(testToken, opts...)
+		require.NoError(t, err)
+		seen := map[uintptr]bool{}
+		strs := 0
+		var walk func(v reflect.Value, path string)
+		walk = func(v reflect.Value, path string) {
+			switch v.Kind() {
+			case reflect.Pointer, reflect.Interface:
+				if v.IsNil() {
+					return
+				}
+				if v.Kind() == reflect.Pointer {
+					if seen[v.Pointer()] {
+						return
+					}
+					seen[v.Pointer()] = true
+				}
+				walk(v.Elem(), path)
+			case reflect.Struct:
+				for i := range v.NumField() {
+					walk(v.Field(i), path+"."+v.Type().Field(i).Name)
+				}
+			case reflect.Slice, reflect.Array:
+				if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+					require.NotContains(t, string(v.Bytes()), testToken, path)
+					return
+				}
+				for i := range v.Len() {
+					walk(v.Index(i), path)
+				}
+			case reflect.Map:
+				for _, k := range v.MapKeys() {
+					walk(k, path)
+					walk(v.MapIndex(k), path)
+				}
+			case reflect.String:
+				strs++
+				require.NotContains(t, v.String(), testToken, "the token is readable at %s", path)
+			}
+		}
+		walk(reflect.ValueOf(c), "Client")
+		assert.Greater(t, strs, 5, "the walk reached the client's strings")
+	}
 }
