@@ -276,38 +276,60 @@ func TestGETNetworkErrorIsRetried(t *testing.T) {
 	})
 }
 
-// flakyDialer refuses the first fails dials, as a server that is not listening yet would.
-type flakyDialer struct {
-	l     *memnet.Listener
-	fails atomic.Int32
-}
-
-func (d *flakyDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	if d.fails.Add(-1) >= 0 {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connection refused")}
-	}
-	return d.l.Dial(ctx, network, addr)
+// clientWithDialer serves 201 answers on an in-memory listener reached through a dialer whose n-th
+// dial (from 1) first asks failDial: a non-nil error fails that dial. It returns the client, how
+// many requests reached the server, and how many dials were made.
+func clientWithDialer(t *testing.T, failDial func(ctx context.Context, n int32) error, opts ...Option) (*Client, *atomic.Int32, *atomic.Int32) {
+	l := memnet.NewListener()
+	hits, dials := &atomic.Int32{}, &atomic.Int32{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		replyJSON(w, http.StatusCreated, map[string]any{})
+	}))
+	srv.Listener = l
+	srv.Start()
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if err := failDial(ctx, dials.Add(1)); err != nil {
+			return nil, err
+		}
+		return l.Dial(ctx, network, addr)
+	}}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		srv.Close()
+	})
+	c, err := NewClient(testToken, append([]Option{WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr}), defaultRetry()}, opts...)...)
+	require.NoError(t, err)
+	return c, hits, dials
 }
 
 func TestPOSTRefusedBeforeAnyByteIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := memnet.NewListener()
-		var hits atomic.Int32
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hits.Add(1)
-			replyJSON(w, http.StatusCreated, map[string]any{})
-		}))
-		srv.Listener = l
-		srv.Start()
-		defer srv.Close()
-		d := &flakyDialer{l: l}
-		d.fails.Store(2)
-		tr := &http.Transport{DialContext: d.dial}
-		defer tr.CloseIdleConnections()
-		c, err := NewClient(testToken, WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr}), defaultRetry())
-		require.NoError(t, err)
+		c, hits, dials := clientWithDialer(t, func(_ context.Context, n int32) error {
+			if n <= 2 {
+				return &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+			}
+			return nil
+		})
 		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
 		assert.Equal(t, int32(1), hits.Load(), "the POST reached the server exactly once")
+		assert.Equal(t, int32(3), dials.Load())
+	})
+}
+
+// TestPOSTTimedOutWhileConnectingIsRetried: nothing was written, so the POST is safe to send again.
+func TestPOSTTimedOutWhileConnectingIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, hits, dials := clientWithDialer(t, func(ctx context.Context, n int32) error {
+			if n == 1 {
+				<-ctx.Done() // the attempt's timeout ends the dial
+				return ctx.Err()
+			}
+			return nil
+		}, WithTimeout(2*time.Second))
+		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
+		assert.Equal(t, int32(1), hits.Load())
+		assert.Equal(t, int32(2), dials.Load())
 	})
 }
 
@@ -504,42 +526,4 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 			})
 		})
 	}
-}
-
-// hangingDialer makes its first dial hang until the attempt's timeout; later dials connect.
-type hangingDialer struct {
-	l     *memnet.Listener
-	dials atomic.Int32
-}
-
-func (d *hangingDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	if d.dials.Add(1) == 1 {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	return d.l.Dial(ctx, network, addr)
-}
-
-// TestPOSTTimedOutWhileConnectingIsRetried: nothing was written, so the POST is safe to send again.
-func TestPOSTTimedOutWhileConnectingIsRetried(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l := memnet.NewListener()
-		var hits atomic.Int32
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hits.Add(1)
-			w.WriteHeader(http.StatusCreated)
-		}))
-		srv.Listener = l
-		srv.Start()
-		defer srv.Close()
-		d := &hangingDialer{l: l}
-		tr := &http.Transport{DialContext: d.dial}
-		defer tr.CloseIdleConnections()
-		c, err := NewClient(testToken, WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr}),
-			WithTimeout(2*time.Second), defaultRetry())
-		require.NoError(t, err)
-		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
-		assert.Equal(t, int32(1), hits.Load())
-		assert.Equal(t, int32(2), d.dials.Load())
-	})
 }
