@@ -98,26 +98,35 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	if out == nil {
 		return nil
 	}
-	answer := io.LimitReader(resp.Body, maxSuccessBody)
-	switch out := out.(type) {
-	case *[]byte:
-		if *out, err = io.ReadAll(io.LimitReader(resp.Body, maxSuccessBody+1)); err != nil {
+	if raw, ok := out.(*[]byte); ok {
+		if *raw, err = io.ReadAll(io.LimitReader(resp.Body, maxSuccessBody+1)); err != nil {
 			return fmt.Errorf("compute: %s %s: reading answer: %w", op.method, path, err)
 		}
-		if len(*out) > maxSuccessBody {
-			*out = nil
+		if len(*raw) > maxSuccessBody {
+			*raw = nil
 			return fmt.Errorf("compute: %s %s: the answer is larger than %d MiB", op.method, path, maxSuccessBody>>20)
 		}
 		return nil
-	case envelope:
-		err = out.decode(answer)
-	default:
+	}
+	answer := io.LimitReader(resp.Body, maxSuccessBody)
+	if env, ok := out.(envelope); ok {
+		err = env.decode(answer)
+	} else {
 		err = json.NewDecoder(answer).Decode(out)
 	}
 	if err != nil {
-		return fmt.Errorf("compute: %s %s: decoding answer (status %d): %w", op.method, path, resp.StatusCode, err)
+		return unreadable(op, fmt.Errorf("compute: %s %s: decoding answer (status %d): %w", op.method, path, resp.StatusCode, err))
 	}
 	return nil
+}
+
+// unreadable reports a success answer that could not be read. For a POST the request was processed
+// (a create was billed), so the error matches ErrOutcomeUnknown: look the resource up, do not resend.
+func unreadable(op operation, err error) error {
+	if !op.idempotent {
+		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+	}
+	return err
 }
 
 // expandPath fills the {name} segments of tmpl with ids, path-escaped so that no ID can change the
@@ -173,7 +182,7 @@ func fetch[T any](ctx context.Context, c *Client, op operation, ids []string, ke
 		return nil, err
 	}
 	if out == nil {
-		return nil, fmt.Errorf("compute: %s %s: the answer has no %q object", op.method, op.path, key)
+		return nil, unreadable(op, fmt.Errorf("compute: %s %s: the answer has no %q object", op.method, op.path, key))
 	}
 	return out, nil
 }

@@ -31,7 +31,7 @@ var (
 	ErrServer = errors.New("compute: server error")
 	// ErrOutcomeUnknown matches the failure of a non-idempotent request (a POST: create, action,
 	// snapshot) that may have reached the service: a 5xx answer, a timeout or a broken connection after
-	// the request was written. The SDK never re-sends such a request, because the first one may have
+	// the request was written, or a success answer that could not be read. The SDK never re-sends such a request, because the first one may have
 	// been processed (and, for an instance, billed). Look the resource up before trying again.
 	// The error wraps the cause, so errors.As with an [*APIError] still works.
 	ErrOutcomeUnknown = errors.New("compute: outcome unknown, the request may have been processed")

@@ -527,3 +527,18 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 		})
 	}
 }
+
+// A create answered 201 whose body cannot be read was processed: the caller must look it up, not
+// send it again.
+func TestPOSTWithAnUnreadableSuccessAnswerIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{"truncated": `{"instance": {"id": "i-`, "no envelope": `{}`} {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, body) })
+		_, err := c.Instances.Create(context.Background(), &InstanceCreateRequest{Name: "w", Hostname: "w", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"k"}})
+		assert.ErrorIs(t, err, ErrOutcomeUnknown, name)
+		assert.Equal(t, 1, rec.count(), name)
+		_, err = c.Instances.Get(context.Background(), "i-1")
+		assert.Error(t, err, name)
+		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a GET is simply retried by the caller: %s", name)
+	}
+}
