@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,6 +105,32 @@ func replyJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// sequence answers the request numbered n (from 1) with first[n-1] while there is one, and every
+// later request with rest.
+func sequence(rest http.HandlerFunc, first ...http.HandlerFunc) http.HandlerFunc {
+	var n atomic.Int32
+	return func(w http.ResponseWriter, r *http.Request) {
+		if i := int(n.Add(1)) - 1; i < len(first) {
+			first[i](w, r)
+			return
+		}
+		rest(w, r)
+	}
+}
+
+// withStatus answers an empty body with code.
+func withStatus(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }
+}
+
+// rateLimited answers 429 with the given Retry-After.
+func rateLimited(retryAfter string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", retryAfter)
+		w.WriteHeader(http.StatusTooManyRequests)
+	}
 }
 
 // replyRaw writes body verbatim with the given status.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"iter"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -232,15 +231,7 @@ func TestEveryOperationThroughTheSharedFailureCases(t *testing.T) {
 			})
 			t.Run("429 then success", func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					var n atomic.Int32
-					c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-						if n.Add(1) == 1 {
-							w.Header().Set("Retry-After", "3")
-							w.WriteHeader(http.StatusTooManyRequests)
-							return
-						}
-						replyRaw(w, 200, universalAnswer)
-					}, WithRetry(DefaultRetryPolicy()))
+					c, rec := newTestClient(t, sequence(serveJSON([]byte(universalAnswer)), rateLimited("3")), WithRetry(DefaultRetryPolicy()))
 					// A fake-time deadline turns a waiter that never matches into a failure, not a hang.
 					ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 					defer cancel()

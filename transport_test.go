@@ -42,14 +42,12 @@ func TestPOSTAnswered503IsSentOnceAndOutcomeUnknown(t *testing.T) {
 
 func TestGETRetriedThroughTwo503s(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var n atomic.Int32
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			if n.Add(1) <= 2 {
-				replyRaw(w, http.StatusServiceUnavailable, "<html>busy</html>")
-				return
-			}
+		busy := func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, http.StatusServiceUnavailable, "<html>busy</html>")
+		}
+		c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
 			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1"}})
-		}, defaultRetry())
+		}, busy, busy), defaultRetry())
 		var out map[string]map[string]string
 		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, &out))
 		assert.Equal(t, "i-1", out["instance"]["id"])
@@ -78,14 +76,7 @@ func TestIdempotentMethodsRetryOn502to504AndPOSTDoesNot(t *testing.T) {
 	} {
 		t.Run(tc.op.method+" "+tc.op.path+" "+http.StatusText(tc.status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var n atomic.Int32
-				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-					if n.Add(1) <= 2 {
-						w.WriteHeader(tc.status)
-						return
-					}
-					w.WriteHeader(http.StatusNoContent)
-				}, defaultRetry())
+				c, rec := newTestClient(t, sequence(withStatus(http.StatusNoContent), withStatus(tc.status), withStatus(tc.status)), defaultRetry())
 				err := c.call(context.Background(), tc.op, tc.ids, nil, tc.body, nil)
 				assert.Equal(t, tc.attempts, rec.count())
 				if tc.attempts == 3 {
@@ -124,16 +115,9 @@ func Test429HonoursRetryAfterForPOST(t *testing.T) {
 
 func TestRetryAfterHTTPDate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var n atomic.Int32
 		start := time.Now()
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			if n.Add(1) == 1 {
-				w.Header().Set("Retry-After", time.Now().Add(7*time.Second).UTC().Format(http.TimeFormat))
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-		}, defaultRetry())
+		c, _ := newTestClient(t, sequence(withStatus(http.StatusNoContent),
+			rateLimited(start.Add(7*time.Second).UTC().Format(http.TimeFormat))), defaultRetry())
 		require.NoError(t, c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil))
 		// HTTP dates have one-second resolution.
 		assert.InDelta(t, 7, time.Since(start).Seconds(), 1)
@@ -142,16 +126,8 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 
 func TestRetryAfterIsCapped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var n atomic.Int32
 		start := time.Now()
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			if n.Add(1) == 1 {
-				w.Header().Set("Retry-After", "3600")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-		}, defaultRetry())
+		c, _ := newTestClient(t, sequence(withStatus(http.StatusNoContent), rateLimited("3600")), defaultRetry())
 		require.NoError(t, c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil))
 		assert.Equal(t, DefaultRetryPolicy().MaxWait, time.Since(start))
 	})
@@ -263,14 +239,7 @@ func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
 
 func TestGETNetworkErrorIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var n atomic.Int32
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			if n.Add(1) == 1 {
-				hangUp(w)
-				return
-			}
-			replyJSON(w, 200, map[string]any{})
-		}, defaultRetry())
+		c, rec := newTestClient(t, sequence(serveJSON([]byte(`{}`)), func(w http.ResponseWriter, r *http.Request) { hangUp(w) }), defaultRetry())
 		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
 		assert.Equal(t, 2, rec.count())
 	})
@@ -475,15 +444,7 @@ func TestA429PausesCallersAlreadyQueuedInTheLimiter(t *testing.T) {
 
 func TestAPauseLongerThanTheDeadlineFailsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var n atomic.Int32
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			if n.Add(1) == 1 {
-				w.Header().Set("Retry-After", "20")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-		}, defaultRetry(), WithoutRetries())
+		c, rec := newTestClient(t, sequence(withStatus(http.StatusNoContent), rateLimited("20")), defaultRetry(), WithoutRetries())
 		require.ErrorIs(t, c.call(context.Background(), opGetInstance, []string{"a"}, nil, nil, nil), ErrRateLimited)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
@@ -508,14 +469,9 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var n atomic.Int32
-				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-					if n.Add(1) == 1 {
-						tc.first(w)
-						return
-					}
+				c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
 					replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
-				}, defaultRetry())
+				}, func(w http.ResponseWriter, r *http.Request) { tc.first(w) }), defaultRetry())
 				err := c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil)
 				assert.Equal(t, 2, rec.count())
 				if tc.wantErr == nil {
