@@ -1,0 +1,170 @@
+package computetest
+
+import (
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+)
+
+// Match selects requests by method and path. An empty field matches everything.
+type Match struct {
+	// Method is an HTTP method such as "POST".
+	Method string
+	// Path is a path.Match pattern over the request's path as sent (escaped), for example
+	// "/compute/v1/instances" or "/compute/v1/instances/*/actions".
+	Path string
+}
+
+func (m Match) matches(method, escapedPath string) bool {
+	if m.Method != "" && m.Method != method {
+		return false
+	}
+	if m.Path == "" {
+		return true
+	}
+	ok, err := path.Match(m.Path, escapedPath)
+	return err == nil && ok
+}
+
+// Fault is what an injected rule does to a request it hits. Latency applies first; then, in this
+// order of precedence, Drop, Status or DropAfterProcessing decides the outcome; a Fault with only
+// Latency delays the request and then processes it normally.
+type Fault struct {
+	// Latency delays the request before anything else; it ends early if the client goes away.
+	Latency time.Duration
+	// Drop closes the connection without processing the request or answering it.
+	Drop bool
+	// Status answers with this status without processing the request. The body is Body if set,
+	// otherwise the contract's {code, message} with Code and Message.
+	Status int
+	// Code is the error code of the answer, for example compute.CodeOutOfStock.
+	Code compute.ErrorCode
+	// Message is the error message of the answer.
+	Message string
+	// RetryAfter, if set, is sent as the Retry-After header with Status.
+	RetryAfter string
+	// Body, if set, is sent verbatim as the answer's body with Status (an HTML page, a truncated
+	// JSON document), with the content type ContentType (default text/html).
+	Body []byte
+	// ContentType is the Content-Type of Body.
+	ContentType string
+	// DropAfterProcessing processes the request (it takes effect: an instance is created, a
+	// charge is made) and then closes the connection without answering, the case where the client
+	// cannot know the outcome.
+	DropAfterProcessing bool
+}
+
+// Rule injects a Fault into the requests that match it.
+type Rule struct {
+	// Match selects the requests.
+	Match Match
+	// Times is how many matching requests the rule hits before it is spent; 0 means no bound.
+	Times int
+	// Probability, when in (0, 1), hits each matching request with that probability (see
+	// WithSeed); 0 hits every matching request.
+	Probability float64
+	// Fault is what happens to a hit request.
+	Fault Fault
+}
+
+// rule is a Rule with its remaining count.
+type rule struct {
+	Rule
+	left int // -1 = unbounded
+}
+
+// Inject adds a fault rule. Rules are tried in the order they were added; the first that hits a request
+// decides its fault. Authentication and rate limiting happen before faults, so a fault never hits a
+// request the service would have refused anyway.
+func (s *Server) Inject(r Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	left := r.Times
+	if left <= 0 {
+		left = -1
+	}
+	s.rules = append(s.rules, &rule{Rule: r, left: left})
+}
+
+// FailNext makes the next n requests that match m fail with f. It is Inject with Times: n.
+func (s *Server) FailNext(n int, m Match, f Fault) {
+	if n <= 0 {
+		return
+	}
+	s.Inject(Rule{Match: m, Times: n, Fault: f})
+}
+
+// ClearFaults removes every fault rule.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = nil
+}
+
+// pickFault returns the fault for this request, if a rule hits it. The caller holds s.mu.
+func (s *Server) pickFault(method, escapedPath string) (Fault, bool) {
+	for i, r := range s.rules {
+		if !r.Match.matches(method, escapedPath) {
+			continue
+		}
+		if r.Probability > 0 && r.Probability < 1 && s.rand.Float64() >= r.Probability {
+			continue
+		}
+		if r.left > 0 {
+			r.left--
+			if r.left == 0 {
+				s.rules = slices.Delete(s.rules, i, i+1)
+			}
+		}
+		return r.Fault, true
+	}
+	return Fault{}, false
+}
+
+// Request is one request as the server received it, for assertions in tests.
+type Request struct {
+	// Time is when the server received it, on the server's clock.
+	Time time.Time
+	// Method is the HTTP method.
+	Method string
+	// Path is the path exactly as sent, escaped (an ID "a/b" shows as "a%2Fb").
+	Path string
+	// Query is the parsed query string.
+	Query url.Values
+	// Body is the request body as received.
+	Body []byte
+	// Auth is how the request authenticated: "bearer", "x-auth-token", or "" when it carried no
+	// token. The token itself is not recorded.
+	Auth string
+	// Header is the request's header without Authorization and X-Auth-Token.
+	Header http.Header
+	// Status is the status answered, 0 if the connection was dropped without an answer.
+	Status int
+	// Fault says the request was hit by an injected fault.
+	Fault bool
+	// Processed says the request took effect on the server's state (or, for a read, was answered
+	// from it). A request refused by authentication, the rate limit or a fault is not processed.
+	Processed bool
+}
+
+// Requests returns a copy of every request received so far, in order of arrival.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.log))
+	for i, r := range s.log {
+		out[i] = *r
+	}
+	return out
+}
+
+// ResetRequests forgets the requests received so far.
+func (s *Server) ResetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = nil
+}
