@@ -14,17 +14,17 @@ type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	token       string
-	readOnly    []string
-	catalog     Catalog
-	durations   Durations
-	limits      Limits
-	rate        float64
-	burst       int
-	clock       func() time.Time
-	inMemory    bool
-	listener    net.Listener
-	seed        uint64
+	token     string
+	readOnly  []string
+	catalog   Catalog
+	durations Durations
+	limits    Limits
+	rate      float64
+	burst     int
+	clock     func() time.Time
+	inMemory  bool
+	listener  net.Listener
+	seed      uint64
 }
 
 func defaultConfig() config {
