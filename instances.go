@@ -354,6 +354,26 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 	return s.PerformAction(ctx, id, ActionReset)
 }
 
+// WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
+// answers 404, and returns nil then: the instance is gone and its billing and floating IP are
+// released. It polls like [InstancesService.WaitForStatus] and ends the same ways: a *WaitError
+// that wraps ctx.Err() and names the last status seen, or any non-temporary error at once. A
+// "deleting" instance is what it waits through, so no status counts as a failure.
+func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
+	if strings.TrimSpace(id) == "" {
+		return invalid("instance_id", "must not be empty")
+	}
+	_, err := waiter[Instance, InstanceStatus]{
+		resource:  "instance",
+		id:        id,
+		get:       func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
+		status:    func(i *Instance) InstanceStatus { return i.Status },
+		failed:    func(InstanceStatus, InstanceStatus) bool { return false },
+		untilGone: true,
+	}.wait(ctx, "deleted", opts)
+	return err
+}
+
 // WaitForStatus polls GET /compute/v1/instances/{instance_id} until the instance has the target
 // status, and returns it. It polls at once, then with growing, jittered waits (see
 // [WithPollInterval]); bound the whole wait with ctx. Unknown statuses and temporary errors (429,

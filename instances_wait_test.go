@@ -34,6 +34,8 @@ func (s *statusServer) handle(w http.ResponseWriter, r *http.Request) {
 	switch st {
 	case "403":
 		replyJSON(w, http.StatusForbidden, map[string]string{"code": "02043", "message": "Permission denied"})
+	case "404":
+		replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
 	case "503":
 		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
 	default:
@@ -285,4 +287,48 @@ func TestNilContextIsRefusedNotAPanic(t *testing.T) {
 	for _, err := range c.Instances.All(nilCtx, nil) {
 		requireInvalid(t, err, "ctx", rec)
 	}
+}
+
+func TestInstanceWaitForDeletion(t *testing.T) {
+	t.Parallel()
+	t.Run("deleting, a 503, then 404 is success", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newStatusServer("deleting", "503", "deleting", "404")
+			c, rec := newTestClient(t, srv.handle)
+			var seen []InstanceStatus
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1",
+				OnUpdate(func(i *Instance) { seen = append(seen, i.Status) }))
+			require.NoError(t, err)
+			assert.Equal(t, 4, rec.count())
+			assert.Equal(t, []InstanceStatus{"deleting", "deleting"}, seen, "the 404 is not a poll result")
+		})
+	})
+	t.Run("a 403 ends it at once", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, rec := newTestClient(t, newStatusServer("deleting", "403").handle)
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
+			require.ErrorIs(t, err, ErrForbidden)
+			assert.Equal(t, 2, rec.count())
+		})
+	})
+	t.Run("the deadline names the last status", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newTestClient(t, newStatusServer("deleting").handle)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := c.Instances.WaitForDeletion(ctx, "i-1")
+			var we *WaitError
+			require.ErrorAs(t, err, &we)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Equal(t, "deleting", we.LastStatus)
+			assert.Equal(t, "deleted", we.Target)
+		})
+	})
+	t.Run("an empty ID is refused without a request", func(t *testing.T) {
+		c, rec := newTestClient(t, newStatusServer("404").handle)
+		var ve *ValidationError
+		require.ErrorAs(t, c.Instances.WaitForDeletion(context.Background(), " "), &ve)
+		assert.Equal(t, "instance_id", ve.Field)
+		assert.Zero(t, rec.count())
+	})
 }

@@ -104,6 +104,8 @@ type waiter[T any, S ~string] struct {
 	status   func(*T) S
 	// failed reports whether status s can no longer lead to target.
 	failed func(s, target S) bool
+	// untilGone makes a 404 (ErrNotFound) the success of the wait, for WaitForDeletion.
+	untilGone bool
 }
 
 // wait is the poller behind every WaitForStatus: it polls at once, then after jittered exponential
@@ -139,6 +141,9 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	for n := 0; ; n++ {
 		res, err := w.get(ctx)
 		werr.LastErr = err
+		if err != nil && w.untilGone && errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				werr.LastErr = nil

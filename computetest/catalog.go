@@ -39,8 +39,9 @@ type Region struct {
 type InstanceType struct {
 	// ID is the identifier used as an instance's type, such as "std.small".
 	ID string `json:"id"`
-	// VCPUs and MemoryGiB describe the machine; the fake only reports them.
-	VCPUs     int `json:"vcpus"`
+	// VCPUs is the number of virtual CPUs; the fake only reports it.
+	VCPUs int `json:"vcpus"`
+	// MemoryGiB is the memory size; the fake only reports it.
 	MemoryGiB int `json:"memory_gib"`
 	// Regions are the regions the type is offered in; elsewhere a create gets 02020.
 	Regions []string `json:"regions"`

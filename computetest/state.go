@@ -81,19 +81,26 @@ func (s *Server) Advance(d time.Duration) {
 	s.settle(s.now())
 }
 
-// settle completes every transition due at now. The caller holds s.mu.
+// settle completes every transition due at now, in creation order so that the addresses handed out
+// are repeatable. The caller holds s.mu.
 func (s *Server) settle(now time.Time) {
-	for _, in := range s.instances.all() {
+	var instances []*instance
+	for _, id := range s.instances.order {
+		if in := s.instances.byID[id]; in.next.due(now) {
+			instances = append(instances, in)
+		}
+	}
+	for _, in := range instances {
 		s.settleInstance(in, now)
 	}
-	for _, g := range s.groups.all() {
-		if g.next.due(now) {
+	for _, id := range s.groups.order {
+		if g := s.groups.byID[id]; g.next.due(now) {
 			g.v.Status = compute.SecurityGroupStatus(g.next.to)
 			g.next = nil
 		}
 	}
-	for _, f := range s.fips.all() {
-		if f.next.due(now) {
+	for _, id := range s.fips.order {
+		if f := s.fips.byID[id]; f.next.due(now) {
 			f.v.Status = compute.FloatingIPStatus(f.next.to)
 			f.v.IPAddress = s.newAddress("203.0.113.", f.v.Version)
 			f.v.UpdatedAt = f.next.at
