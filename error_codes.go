@@ -2,6 +2,8 @@
 
 package compute
 
+import "errors"
+
 // The error codes of the contract. Each is an [ErrorCode], usable directly with errors.Is:
 //
 //	if errors.Is(err, compute.CodeTerminationProtected) { ... }
@@ -238,4 +240,19 @@ var codeDescriptions = map[ErrorCode]string{
 	CodeDeprecatedRegion:               "Mutations to resources in a deprecated region are forbidden",
 	CodeFloatingIPVersionUnavailable:   "Floating IP version unavailable",
 	CodeAuthPermissionDenied:           "Permission denied",
+}
+
+// CodeOf returns the service's error code carried by err (an [*APIError] anywhere in its chain), or
+// "" when there is none, so that a caller can switch on codes:
+//
+//	switch compute.CodeOf(err) {
+//	case compute.CodeTerminationProtected:
+//	case compute.CodeInstanceNotFound:
+//	}
+func CodeOf(err error) ErrorCode {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Code
+	}
+	return ""
 }

@@ -216,3 +216,10 @@ func TestTokenAtTheExcerptCutIsRedacted(t *testing.T) {
 	assert.Contains(t, apiErr.Message, "[REDAC")
 	assert.Equal(t, "echo Bearer [REDACTED]", apiErr.RequestID)
 }
+
+func TestCodeOf(t *testing.T) {
+	wrapped := fmt.Errorf("deleting: %w", &APIError{StatusCode: 400, Code: CodeTerminationProtected})
+	assert.Equal(t, CodeTerminationProtected, CodeOf(wrapped))
+	assert.Equal(t, ErrorCode(""), CodeOf(errors.New("plain")))
+	assert.Equal(t, ErrorCode(""), CodeOf(nil))
+}

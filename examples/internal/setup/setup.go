@@ -1,0 +1,68 @@
+// Package setup gives the example programs their client: the service named by COMPUTE_API_URL and
+// COMPUTE_API_TOKEN when both are set, otherwise an embedded computetest server, so that every
+// example runs on a fresh machine with no account.
+package setup
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/computetest"
+)
+
+// Env is where the examples' client points.
+type Env struct {
+	// Client is the SDK client.
+	Client *compute.Client
+	// Remote is true when the client talks to a real service named by the environment.
+	Remote bool
+	// Server is the embedded fake, nil when Remote.
+	Server *computetest.Server
+	// Region, Type and Image are what the examples create with: the fake's catalogue, or the
+	// values of COMPUTE_REGION, COMPUTE_TYPE and COMPUTE_IMAGE for a real service.
+	Region, Type, Image string
+}
+
+// Transition is how long each lifecycle step takes on the embedded fake: long enough to show the
+// status changes, short enough for a quick run.
+const Transition = 600 * time.Millisecond
+
+// New returns the environment and a function that releases it. It says on out which one it is.
+func New(out io.Writer) (*Env, func(), error) {
+	url, token := os.Getenv(compute.EnvBaseURL), os.Getenv(compute.EnvToken)
+	if url != "" || token != "" {
+		c, err := compute.NewClientFromEnv(compute.WithUserAgent("compute-go-examples"))
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintf(out, "Using the service at %s (from %s).\n", url, compute.EnvBaseURL)
+		return &Env{Client: c, Remote: true, Region: envOr("COMPUTE_REGION", "eu-west-1"),
+			Type: envOr("COMPUTE_TYPE", "std.small"), Image: envOr("COMPUTE_IMAGE", "ubuntu-24.04")}, func() {}, nil
+	}
+	srv := computetest.NewServer(computetest.WithDurations(computetest.UniformDurations(Transition)))
+	c, err := srv.NewClient(compute.WithUserAgent("compute-go-examples"))
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	fmt.Fprintf(out, "No %s/%s set: using an embedded computetest server at %s.\n", compute.EnvBaseURL, compute.EnvToken, srv.URL)
+	return &Env{Client: c, Server: srv, Region: "eu-west-1", Type: "std.small", Image: "ubuntu-24.04"}, srv.Close, nil
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// Describe renders an error with its service code when it has one, for progress lines.
+func Describe(err error) string {
+	if code := compute.CodeOf(err); code != "" {
+		return fmt.Sprintf("%v [code %s: %s]", err, code, code.Description())
+	}
+	return err.Error()
+}

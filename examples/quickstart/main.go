@@ -1,0 +1,209 @@
+// Command quickstart runs the SDK's main flow: list images, create a security group and a floating
+// IP, create an instance with both, wait until it is active (showing each status), snapshot it, stop
+// and start it, and clean everything up, also when a step fails.
+//
+//	go run ./examples/quickstart
+//
+// With no COMPUTE_API_URL and COMPUTE_API_TOKEN set it runs against an embedded computetest server
+// and says so. With them set it talks to that service; because an instance costs money there, it
+// refuses to create anything unless given -yes. COMPUTE_REGION, COMPUTE_TYPE and COMPUTE_IMAGE
+// choose what to create (defaults eu-west-1, std.small, ubuntu-24.04), and -ssh-key an SSH key ID
+// (otherwise a random password is used).
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/examples/internal/setup"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the program; it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	yes := fs.Bool("yes", false, "allow creating billed resources on a real service")
+	sshKey := fs.String("ssh-key", "", "SSH key ID to install (default: a random password)")
+	name := fs.String("name", "quickstart", "name prefix of everything created")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	env, release, err := setup.New(stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", setup.Describe(err))
+		return 1
+	}
+	defer release()
+	if env.Remote && !*yes {
+		fmt.Fprintln(stderr, "quickstart: refusing to create an instance on a real service: it costs money. Run again with -yes.")
+		return 2
+	}
+	q := &quickstart{c: env.Client, env: env, out: stdout, name: *name, sshKey: *sshKey}
+	err = q.run(ctx)
+	q.cleanup()
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart: failed:", setup.Describe(err))
+		return 1
+	}
+	fmt.Fprintln(stdout, "Done: every step succeeded and everything created was removed.")
+	return 0
+}
+
+// quickstart holds what the flow created, so that cleanup can remove it whatever step failed.
+type quickstart struct {
+	c      *compute.Client
+	env    *setup.Env
+	out    io.Writer
+	name   string
+	sshKey string
+
+	groupID, ipID, instanceID string
+}
+
+func (q *quickstart) step(format string, args ...any) {
+	fmt.Fprintf(q.out, "==> "+format+"\n", args...)
+}
+
+func (q *quickstart) run(ctx context.Context) error {
+	c := q.c
+	poll := compute.WithPollInterval(200*time.Millisecond, 2*time.Second)
+
+	q.step("Listing base OS images")
+	images, err := c.Images.List(ctx, &compute.ImageListOptions{Type: compute.ImageTypeBaseOS})
+	if err != nil {
+		return fmt.Errorf("listing images: %w", err)
+	}
+	for _, im := range images.Items {
+		fmt.Fprintf(q.out, "    %-20s %s\n", im.Slug, im.Name)
+	}
+
+	q.step("Creating security group %s-web (ssh in)", q.name)
+	sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{
+		Name: q.name + "-web", Region: q.env.Region, Description: "created by the quickstart",
+		Rules: []compute.SecurityGroupRule{{Protocol: compute.ProtocolTCP, Direction: compute.DirectionIngress,
+			PortRangeMin: compute.Ptr(22), PortRangeMax: compute.Ptr(22)}},
+	})
+	if err != nil {
+		return fmt.Errorf("creating the security group: %w", err)
+	}
+	q.groupID = sg.ID
+	fmt.Fprintf(q.out, "    %s is %s\n", sg.ID, sg.Status)
+
+	q.step("Creating floating IP %s-ip", q.name)
+	ip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: q.name + "-ip", Region: q.env.Region})
+	if err != nil {
+		return fmt.Errorf("creating the floating IP: %w", err)
+	}
+	q.ipID = ip.ID
+	if ip, err = c.FloatingIPs.WaitForStatus(ctx, ip.ID, compute.FloatingIPStatusCreated, poll); err != nil {
+		return fmt.Errorf("waiting for the floating IP: %w", err)
+	}
+	fmt.Fprintf(q.out, "    %s has address %s\n", ip.ID, ip.IPAddress)
+
+	q.step("Creating instance %s-vm (%s, %s, %s)", q.name, q.env.Type, q.env.Image, q.env.Region)
+	req := &compute.InstanceCreateRequest{
+		Name: q.name + "-vm", Hostname: q.name + "-vm", Type: q.env.Type, Region: q.env.Region, Image: q.env.Image,
+		SecurityGroups: []string{sg.ID}, FloatingIP: ip.ID,
+	}
+	if q.sshKey != "" {
+		req.SSHKeys = []string{q.sshKey}
+	} else if q.env.Remote {
+		req.Password = rand.Text() // 26 random characters, never printed
+	} else {
+		req.SSHKeys = []string{"key-ci"} // one of the fake's seeded keys
+	}
+	inst, err := c.Instances.Create(ctx, req)
+	if errors.Is(err, compute.ErrOutcomeUnknown) {
+		return fmt.Errorf("the create's answer was lost; the instance may exist, look for %s-vm before retrying: %w", q.name, err)
+	}
+	if err != nil {
+		return fmt.Errorf("creating the instance: %w", err)
+	}
+	q.instanceID = inst.ID
+	if err := q.waitFor(ctx, inst.ID, compute.InstanceStatusActive); err != nil {
+		return err
+	}
+
+	q.step("Snapshotting %s", inst.ID)
+	snap, err := c.Snapshots.Create(ctx, inst.ID, &compute.SnapshotCreateRequest{Name: q.name + "-snap"})
+	if err != nil {
+		return fmt.Errorf("snapshotting: %w", err)
+	}
+	fmt.Fprintf(q.out, "    snapshot %s (%d GiB) is %s; the API has no snapshot delete, so it is kept\n", snap.ID, snap.Size, snap.Status)
+
+	q.step("Stopping %s", inst.ID)
+	if err := c.Instances.Stop(ctx, inst.ID); err != nil {
+		return fmt.Errorf("stopping: %w", err)
+	}
+	if err := q.waitFor(ctx, inst.ID, compute.InstanceStatusStopped); err != nil {
+		return err
+	}
+	q.step("Starting %s", inst.ID)
+	if err := c.Instances.Start(ctx, inst.ID); err != nil {
+		return fmt.Errorf("starting: %w", err)
+	}
+	return q.waitFor(ctx, inst.ID, compute.InstanceStatusActive)
+}
+
+// waitFor waits for an instance status, printing each status change.
+func (q *quickstart) waitFor(ctx context.Context, id string, target compute.InstanceStatus) error {
+	var last compute.InstanceStatus
+	inst, err := q.c.Instances.WaitForStatus(ctx, id, target,
+		compute.WithPollInterval(200*time.Millisecond, 2*time.Second),
+		compute.OnUpdate(func(i *compute.Instance) {
+			if i.Status != last {
+				fmt.Fprintf(q.out, "    status: %s\n", i.Status)
+				last = i.Status
+			}
+		}))
+	if err != nil {
+		return fmt.Errorf("waiting for %s to be %s: %w", id, target, err)
+	}
+	if target == compute.InstanceStatusActive {
+		fmt.Fprintf(q.out, "    %s is active at %s\n", inst.ID, inst.PublicIP)
+	}
+	return nil
+}
+
+// cleanup removes what was created, in reverse order, on a context of its own so that an
+// interrupted run still cleans up. Each failure is reported and the others still run.
+func (q *quickstart) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c := q.c
+	report := func(what string, err error) {
+		if err != nil {
+			fmt.Fprintf(q.out, "    cleanup: %s: %s\n", what, setup.Describe(err))
+		}
+	}
+	if q.instanceID != "" {
+		q.step("Deleting instance %s", q.instanceID)
+		err := c.Instances.Delete(ctx, q.instanceID)
+		if err == nil {
+			err = c.Instances.WaitForDeletion(ctx, q.instanceID, compute.WithPollInterval(200*time.Millisecond, 2*time.Second))
+		}
+		report("deleting the instance", err)
+	}
+	if q.ipID != "" {
+		q.step("Deleting floating IP %s", q.ipID)
+		report("deleting the floating IP", c.FloatingIPs.Delete(ctx, q.ipID))
+	}
+	if q.groupID != "" {
+		q.step("Deleting security group %s", q.groupID)
+		report("deleting the security group", c.SecurityGroups.Delete(ctx, q.groupID))
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// useService points the program at srv as a "real" service through the environment.
+func useService(t *testing.T, srv *computetest.Server) {
+	t.Setenv(compute.EnvBaseURL, srv.URL)
+	t.Setenv(compute.EnvToken, srv.Token)
+}
+
+func TestQuickstartOnTheEmbeddedFake(t *testing.T) {
+	t.Setenv(compute.EnvBaseURL, "")
+	t.Setenv(compute.EnvToken, "")
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), nil, &out, &errOut), errOut.String())
+	for _, line := range []string{
+		"using an embedded computetest server",
+		"==> Listing base OS images", "ubuntu-24.04",
+		"==> Creating security group quickstart-web", "==> Creating floating IP quickstart-ip",
+		"==> Creating instance quickstart-vm", "status: creating", "status: active",
+		"==> Snapshotting", "==> Stopping", "status: stopped", "==> Starting", "status: starting",
+		"==> Deleting instance", "==> Deleting floating IP", "==> Deleting security group", "Done:",
+	} {
+		assert.Contains(t, out.String(), line)
+	}
+	assert.Empty(t, errOut.String())
+}
+
+func TestQuickstartRefusesToCreateOnARealServiceWithoutYes(t *testing.T) {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	useService(t, srv)
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 2, run(context.Background(), nil, &out, &errOut))
+	assert.Contains(t, errOut.String(), "-yes")
+	assert.Empty(t, srv.Requests(), "nothing was sent")
+}
+
+func TestQuickstartWithYesLeavesNothingBehind(t *testing.T) {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	useService(t, srv)
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"-yes", "-name", "qs"}, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), "Using the service at "+srv.URL)
+	assertEmpty(t, srv)
+}
+
+func TestQuickstartCleansUpWhenAStepFails(t *testing.T) {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	useService(t, srv)
+	srv.FailNext(1, computetest.Match{Method: "POST", Path: "/compute/v1/instances/*/snapshots"},
+		computetest.Fault{Status: 400, Code: compute.CodeSnapshotQuotaReached, Message: "Max instance snapshots quota reached"})
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 1, run(context.Background(), []string{"-yes"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "code 02012")
+	assert.Contains(t, out.String(), "==> Deleting instance")
+	assertEmpty(t, srv)
+}
+
+// assertEmpty checks that the service holds no instance, floating IP or security group.
+func assertEmpty(t *testing.T, srv *computetest.Server) {
+	t.Helper()
+	c := srv.Client()
+	ctx := context.Background()
+	insts, err := c.Instances.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Zero(t, insts.TotalCount, "instances left")
+	ips, err := c.FloatingIPs.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Zero(t, ips.TotalCount, "floating IPs left")
+	groups, err := c.SecurityGroups.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Zero(t, groups.TotalCount, "security groups left")
+}
