@@ -60,5 +60,21 @@
 // ([WithPollInterval]). They return on the target status, fail at once on a failure status (an
 // instance in "error") or on a non-temporary error (a 403, a 404), poll through unknown statuses and
 // temporary errors, and when the context ends return a [*WaitError] that wraps ctx.Err() and names
-// the last status seen. [OnUpdate] reports every poll.
+// the last status seen. [OnUpdate] reports every poll. [InstancesService.WaitForDeletion] waits
+// until a deleted instance is gone (the service answers 404).
+//
+// # Testing with computetest
+//
+// Package computetest (github.com/compute-sdk/compute-go/computetest) is a stateful in-memory fake
+// of the whole API: every operation with the contract's status codes and error bodies,
+// authentication, lifecycles, the stated conditions, a seeded catalogue, the rate limit, fault
+// injection (an error status, latency, a dropped connection, a request processed whose answer is
+// lost) and a request log. Server.Client returns a Client wired to it:
+//
+//	srv := computetest.NewServer()
+//	defer srv.Close()
+//	c := srv.Client()
+//
+// Command compute-fake serves the same fake on a port, for curl, Terraform providers and clients in
+// other languages.
 package compute

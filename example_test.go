@@ -8,25 +8,47 @@ import (
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/computetest"
 )
+
+// A client needs a token and a base URL; every option can fail, so misconfiguration is an error at
+// construction, not at the first call. (Here the base URL is a computetest fake.)
+func ExampleNewClient() {
+	srv := computetest.NewServer()
+	defer srv.Close()
+
+	c, err := compute.NewClient(srv.Token,
+		compute.WithBaseURL(srv.URL),
+		compute.WithTimeout(10*time.Second),
+		compute.WithUserAgent("my-tool/1.0"),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := c.Images.List(context.Background(), &compute.ImageListOptions{Type: compute.ImageTypeCloudImage})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(page.Items[0].Slug, page.Items[0].Versions)
+	// Output: ubuntu-cloud [22.04 24.04]
+}
 
 // The main flow: create an instance and wait until it runs. A create is never re-sent once it may
 // have reached the service, so an unknown outcome means "look it up", not "try again".
 func Example() {
-	c, err := compute.NewClient("token", compute.WithBaseURL("https://api.example.com"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := computetest.NewServer()
+	defer srv.Close()
+	c := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
 	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
 		Name:     "web-1",
 		Hostname: "web-1",
-		Type:     "standard-2",
-		Region:   "eu-1",
+		Type:     "std.small",
+		Region:   "eu-west-1",
 		Image:    "ubuntu-24.04",
-		SSHKeys:  []string{"key-1"},
+		SSHKeys:  []string{"key-ci"},
 	})
 	switch {
 	case errors.Is(err, compute.ErrOutcomeUnknown):
@@ -34,45 +56,98 @@ func Example() {
 	case err != nil:
 		log.Fatal(err)
 	}
+	fmt.Println(inst.ID, inst.Status)
 	inst, err = c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive,
-		compute.OnUpdate(func(i *compute.Instance) { log.Println("status:", i.Status) }))
+		compute.OnUpdate(func(i *compute.Instance) { fmt.Println("polled:", i.Status) }))
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(inst.PublicIP)
+	fmt.Println(inst.ID, inst.Status, inst.PrivateIP)
+	// Output:
+	// ins-000001 creating
+	// polled: active
+	// ins-000001 active 10.0.0.2
 }
 
-// Errors match a sentinel of their status class or a service error code.
-func ExampleAPIError() {
-	c, err := compute.NewClient("token", compute.WithBaseURL("https://api.example.com"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	err = c.Instances.Delete(context.Background(), "i-123")
-	var apiErr *compute.APIError
-	switch {
-	case errors.Is(err, compute.ErrNotFound):
-		// already gone
-	case errors.Is(err, compute.CodeTerminationProtected):
-		_, err = c.Instances.Update(context.Background(), "i-123", &compute.InstanceUpdateRequest{IsProtected: compute.Ptr(false)})
-	case errors.As(err, &apiErr):
-		log.Printf("status %d, code %s, request %s", apiErr.StatusCode, apiErr.Code, apiErr.RequestID)
-	}
-	_ = err
-}
-
-// All walks every page lazily; breaking out of the loop stops fetching.
+// All walks every page lazily with range; breaking out of the loop stops fetching.
 func ExampleInstancesService_All() {
-	c, err := compute.NewClient("token", compute.WithBaseURL("https://api.example.com"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	for inst, err := range c.Instances.All(context.Background(), &compute.ListOptions{PerPage: 100}) {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	c := srv.Client()
+	ctx := context.Background()
+	for _, name := range []string{"web-1", "web-2", "db-1", "db-2"} {
+		_, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: name, Hostname: name,
+			Type: "std.small", Region: "eu-west-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(inst.ID, inst.Name, inst.Status)
 	}
+
+	for inst, err := range c.Instances.All(ctx, &compute.ListOptions{PerPage: 2}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(inst.ID, inst.Name)
+		if inst.Name == "db-1" {
+			break // page 2 was the last one fetched
+		}
+	}
+	// Output:
+	// ins-000001 web-1
+	// ins-000002 web-2
+	// ins-000003 db-1
+}
+
+// Errors match a sentinel of their status class or a service error code with errors.Is, and give
+// every detail with errors.As.
+func ExampleAPIError() {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	c := srv.Client()
+	ctx := context.Background()
+	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "db", Hostname: "db",
+		Type: "std.small", Region: "eu-west-1", Image: "debian-12", SSHKeys: []string{"key-ci"}, IsProtected: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	err = c.Instances.Delete(ctx, inst.ID)
+	var apiErr *compute.APIError
+	switch {
+	case errors.Is(err, compute.ErrNotFound):
+		fmt.Println("already gone")
+	case errors.Is(err, compute.CodeTerminationProtected):
+		fmt.Println("protected:", compute.CodeOf(err).Description())
+	case errors.As(err, &apiErr):
+		fmt.Println("status", apiErr.StatusCode, "code", apiErr.Code)
+	}
+
+	_, err = c.Instances.Get(ctx, "ins-missing")
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, string(apiErr.Code), apiErr.Attempts)
+	}
+	// Output:
+	// protected: The instance is termination protected
+	// 404 02008 1
+}
+
+// Retries and the rate limit are options: here 503s are retried with short waits, and the client
+// stays under 5 requests per second, shared by every goroutine that uses it.
+func ExampleWithRetry() {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	srv.FailNext(2, computetest.Match{Method: "GET"}, computetest.Fault{Status: 503, Code: compute.CodeOutOfStock})
+
+	c := srv.Client(
+		compute.WithRetry(compute.RetryPolicy{MaxRetries: 3, MinWait: 10 * time.Millisecond, MaxWait: 100 * time.Millisecond}),
+		compute.WithRateLimit(5, 1),
+	)
+	page, err := c.Images.List(context.Background(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(page.Items), "images after", len(srv.Requests()), "attempts")
+	// Output: 6 images after 3 attempts
 }
 
 // In an update, a nil slice keeps the current list and an empty one clears it; pointer fields are
