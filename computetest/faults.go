@@ -1,6 +1,7 @@
 package computetest
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
@@ -151,13 +152,20 @@ type Request struct {
 	Processed bool
 }
 
-// Requests returns a copy of every request received so far, in order of arrival.
+// Requests returns a copy of every request received so far, in order of arrival; changing it
+// changes nothing in the server.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]Request, len(s.log))
 	for i, r := range s.log {
 		out[i] = *r
+		out[i].Header = r.Header.Clone()
+		out[i].Query = maps.Clone(r.Query)
+		for k, v := range out[i].Query {
+			out[i].Query[k] = slices.Clone(v)
+		}
+		out[i].Body = slices.Clone(r.Body)
 	}
 	return out
 }

@@ -503,7 +503,10 @@ func (s *Server) SetInstanceStatus(id string, status compute.InstanceStatus) boo
 	s.settle(s.now())
 	in, ok := s.instances.get(id)
 	if ok {
-		in.v.Status, in.next = status, nil
+		// Completing a transition to the status applies its effects (an active instance gets its
+		// addresses) without waiting for it.
+		in.next = &pending{to: string(status), at: s.now()}
+		s.settleInstance(in, s.now())
 	}
 	return ok
 }
