@@ -1,0 +1,279 @@
+// Command compute-fake serves the stateful fake of the Compute API from package computetest as a
+// standalone HTTP server, so that Terraform providers, curl, and clients written in other languages
+// can be tested against it without the real service.
+//
+// Usage:
+//
+//	compute-fake [-addr 127.0.0.1:8080] [-token computetest-token] [-read-only-token TOKEN]
+//	             [-rate 10] [-speed 2s]
+//	compute-fake -print-catalog
+//
+// The flags are:
+//
+//	-addr             the address to listen on; "127.0.0.1:0" picks a free port (default 127.0.0.1:8080)
+//	-token            the token the fake accepts (default computetest-token)
+//	-read-only-token  a second token that may read but not write (writes get 403, code 02043)
+//	-rate             requests per second per token, as the service enforces (429 with
+//	                  Retry-After beyond it); 0 turns the limit off (default 10)
+//	-speed            how long each lifecycle transition takes (creating -> active, stopping ->
+//	                  stopped, ...); 0 makes them instant (default 2s)
+//	-print-catalog    print the seeded catalogue (regions, instance types, images, SSH keys,
+//	                  volumes) as JSON and exit
+//
+// On start it prints its URL, its token, a line of shell to paste
+// (export COMPUTE_API_URL=... COMPUTE_API_TOKEN=..., the variables compute.NewClientFromEnv reads)
+// and a summary of the catalogue. It stops cleanly on SIGINT or SIGTERM. The state lives in memory
+// and is gone when it stops; resource IDs are sequential (ins-000001, sg-000001, fip-000001, ...), so
+// a fresh server gives the same IDs every time.
+//
+// For example:
+//
+//	go run ./cmd/compute-fake -speed 0 &
+//	curl -H "Authorization: Bearer computetest-token" http://127.0.0.1:8080/compute/v1/images
+//
+// The fake implements every operation of the contract; see package computetest for its behaviour
+// where the contract is silent.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/computetest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal, a second one kills the process the default way, in case shutting
+	// down hangs on a client that never finishes its request.
+	context.AfterFunc(ctx, stop)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// settings are the command line's choices.
+type settings struct {
+	addr         string
+	token        string
+	readOnly     string
+	rate         float64
+	speed        time.Duration
+	printCatalog bool
+}
+
+// requestLogReset is how often the fake's request log is emptied: nothing reads it in this program,
+// and a long-running server would otherwise keep every request it ever received.
+const requestLogReset = time.Minute
+
+// run is the whole program: it parses args, serves until ctx is done and returns the exit status: 0
+// after a clean stop (or -print-catalog, or -h), 1 when it cannot listen, 2 for invalid flags.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	s, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if s.printCatalog {
+		if err := printCatalog(stdout, computetest.DefaultCatalog()); err != nil {
+			fmt.Fprintf(stderr, "compute-fake: printing the catalogue: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+
+	l, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "compute-fake: cannot listen on %s: %v\n", s.addr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			fmt.Fprintf(stderr, "compute-fake: the port is in use (another compute-fake?); choose another with -addr, or -addr 127.0.0.1:0 for any free port\n")
+		}
+		return 1
+	}
+	opts := []computetest.Option{
+		computetest.WithListener(l),
+		computetest.WithToken(s.token),
+		computetest.WithRateLimit(s.rate, 0),
+		computetest.WithDurations(computetest.UniformDurations(s.speed)),
+	}
+	if s.readOnly != "" {
+		opts = append(opts, computetest.WithReadOnlyToken(s.readOnly))
+	}
+	srv := computetest.NewServer(opts...) // it closes l when it closes
+	defer srv.Close()
+
+	if tcp, ok := l.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		fmt.Fprintf(stderr, "compute-fake: warning: listening on %s, beyond this machine; the fake guards nothing, and its default token is public\n", l.Addr())
+	}
+	if err := printBanner(stdout, displayURL(l.Addr(), srv.URL), s, srv.Catalog()); err != nil {
+		fmt.Fprintf(stderr, "compute-fake: printing the start-up banner: %v\n", err)
+	}
+
+	t := time.NewTicker(requestLogReset)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(stderr, "compute-fake: shutting down")
+			srv.Close() // waits for the requests in flight
+			return 0
+		case <-t.C:
+			srv.ResetRequests()
+		}
+	}
+}
+
+// parseFlags reads the command line. Errors are reported on stderr: the flag package's own (with
+// the usage) or a check of the values. A request for help returns flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer) (settings, error) {
+	var s settings
+	fs := flag.NewFlagSet("compute-fake", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", `address to listen on; "127.0.0.1:0" picks a free port`)
+	fs.StringVar(&s.token, "token", computetest.DefaultToken, "the token the fake accepts (Authorization: Bearer <token>)")
+	fs.StringVar(&s.readOnly, "read-only-token", "", "an optional second token that may read but not write (403, code 02043)")
+	fs.Float64Var(&s.rate, "rate", 10, "requests per second per token; beyond it 429 with Retry-After; 0 turns the limit off")
+	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant")
+	fs.BoolVar(&s.printCatalog, "print-catalog", false, "print the seeded catalogue as JSON and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: compute-fake [flags]\n\n"+
+			"Serves a stateful in-memory fake of the Compute API (package computetest) over HTTP.\n"+
+			"Stop it with Ctrl-C.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return s, err
+	}
+	bad := func(format string, a ...any) (settings, error) {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintf(stderr, "compute-fake: %v\nRun compute-fake -h for usage.\n", err)
+		return s, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	case strings.TrimSpace(s.token) == "":
+		return bad("-token must not be empty")
+	case s.readOnly != "" && s.readOnly == s.token:
+		return bad("-read-only-token must differ from -token")
+	case s.rate < 0:
+		return bad("-rate must be 0 (no limit) or more, got %g", s.rate)
+	case s.speed < 0:
+		return bad("-speed must be 0 (instant) or more, got %s", s.speed)
+	}
+	return s, nil
+}
+
+// printCatalog writes the catalogue as indented JSON.
+func printCatalog(w io.Writer, cat computetest.Catalog) error {
+	b, err := json.MarshalIndent(cat, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// displayURL is the URL to show: the server's, except that an address listening on every interface
+// (":8080", "0.0.0.0:8080") is shown as the loopback address, which reaches it from this machine.
+func displayURL(addr net.Addr, serverURL string) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return serverURL
+	}
+	return "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+}
+
+// printBanner writes what a user needs to point a client at the fake: its URL (first, on a line of
+// its own beginning "compute-fake listening on ", which a script can wait for), its tokens, its
+// settings, a line of shell setting the variables compute.NewClientFromEnv reads, and a summary of
+// the catalogue. It writes everything in one Write, so that a reader sees the banner whole.
+func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "compute-fake listening on %s\n", url)
+	fmt.Fprintf(&b, "token: %s\n", s.token)
+	if s.readOnly != "" {
+		fmt.Fprintf(&b, "read-only token: %s\n", s.readOnly)
+	}
+	if s.rate > 0 {
+		fmt.Fprintf(&b, "rate limit: %g requests per second per token\n", s.rate)
+	} else {
+		fmt.Fprintf(&b, "rate limit: off\n")
+	}
+	if s.speed > 0 {
+		fmt.Fprintf(&b, "lifecycle transitions: %s each\n", s.speed)
+	} else {
+		fmt.Fprintf(&b, "lifecycle transitions: instant\n")
+	}
+	fmt.Fprintf(&b, "export %s=%s %s=%s\n", compute.EnvBaseURL, shellQuote(url), compute.EnvToken, shellQuote(s.token))
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nregions:\n")
+	for _, r := range cat.Regions {
+		fmt.Fprintf(tw, "  %s\t%s\n", r.ID, r.Name)
+	}
+	fmt.Fprintf(tw, "instance types:\n")
+	for _, t := range cat.InstanceTypes {
+		line := fmt.Sprintf("  %s\t%d vCPU\t%d GiB\t%s", t.ID, t.VCPUs, t.MemoryGiB, strings.Join(t.Regions, ", "))
+		if len(t.UnsupportedImages) > 0 {
+			line += "\tcannot run " + strings.Join(t.UnsupportedImages, ", ")
+		}
+		fmt.Fprintln(tw, line)
+	}
+	fmt.Fprintf(tw, "images (slug, id, type):\n")
+	for _, im := range cat.Images {
+		slug := im.Slug
+		if slug == "" {
+			slug = "-"
+		}
+		line := fmt.Sprintf("  %s\t%s\t%s", slug, im.ID, im.Type)
+		if len(im.Versions) > 0 {
+			line += "\tversions " + strings.Join(im.Versions, ", ")
+		}
+		fmt.Fprintln(tw, line)
+	}
+	fmt.Fprintf(tw, "ssh keys:\n")
+	for _, k := range cat.SSHKeys {
+		fmt.Fprintf(tw, "  %s\t%s\n", k.ID, k.Name)
+	}
+	fmt.Fprintf(tw, "volumes (id, region, status):\n")
+	for _, v := range cat.Volumes {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.ID, v.Region, v.Status)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(cat.PlacementOptions) > 0 {
+		fmt.Fprintf(&b, "placement options: %s\n", strings.Join(cat.PlacementOptions, ", "))
+	}
+	fmt.Fprintf(&b, "\nIDs are sequential from 000001 (ins-, sg-, fip-, snap-). Stop with Ctrl-C.\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// shellQuote quotes s for a POSIX shell unless it needs no quoting.
+func shellQuote(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/@%+=", r))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

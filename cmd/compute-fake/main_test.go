@@ -1,0 +1,563 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/stretchr/testify/require"
+)
+
+// apiCall is one request of the curl walk-through in the README's compute-fake section: TestCurlFlowAgainstTheBinary sends these to the built binary, and
+// TestDocumentedCurlCommands checks that the document shows exactly these requests.
+type apiCall struct {
+	method string
+	path   string
+	body   string // sent with Content-Type: application/json when not empty
+	auth   bool   // sent with Authorization: Bearer computetest-token
+}
+
+// The walk-through, on a fresh server: IDs are sequential, so the first group, floating IP and
+// instance are sg-000001, fip-000001 and ins-000001, which later steps name.
+var (
+	listImages  = apiCall{"GET", "/compute/v1/images", "", true}
+	createGroup = apiCall{"POST", "/compute/v1/security-groups",
+		`{"name":"ssh","region":"eu-west-1","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`, true}
+	createFloatingIP = apiCall{"POST", "/compute/v1/floating-ips", `{"name":"web-ip","region":"eu-west-1"}`, true}
+	createInstance   = apiCall{"POST", "/compute/v1/instances",
+		`{"name":"web-1","hostname":"web-1","type":"std.small","region":"eu-west-1","image":"ubuntu-24.04","ssh_keys":["key-ci"],"security_groups":["sg-000001"],"floating_ip":"fip-000001"}`, true}
+	getInstance    = apiCall{"GET", "/compute/v1/instances/ins-000001", "", true}
+	stopInstance   = apiCall{"POST", "/compute/v1/instances/ins-000001/actions", `{"action":"stop"}`, true}
+	deleteInstance = apiCall{"DELETE", "/compute/v1/instances/ins-000001", "", true}
+	withoutToken   = apiCall{"GET", "/compute/v1/images", "", false}
+
+	walkThrough = []apiCall{listImages, createGroup, createFloatingIP, createInstance, getInstance,
+		stopInstance, deleteInstance, withoutToken}
+)
+
+// docBaseURL is the base URL the document's curl commands use: the default -addr.
+const docBaseURL = "http://127.0.0.1:8080"
+
+// TestCurlFlowAgainstTheBinary builds compute-fake, starts it on a free port and runs the documented
+// curl walk-through against it with plain net/http, then stops it with SIGINT.
+func TestCurlFlowAgainstTheBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("stops the binary with SIGINT, which Windows cannot send")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goTool, err := exec.LookPath("go") // go test puts its own GOROOT/bin first on PATH
+	if err != nil {
+		t.Skipf("no go command to build the binary with: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	bin := filepath.Join(t.TempDir(), "compute-fake")
+	build := exec.CommandContext(ctx, goTool, "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	// The child writes straight into our pipe (no copying goroutine in os/exec), so that waiting for
+	// it and reading its output do not depend on each other.
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	stderr := &lockedBuffer{}
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-speed", "0", "-rate", "0")
+	cmd.Stdout, cmd.Stderr = pw, stderr
+	require.NoError(t, cmd.Start())
+	pw.Close()
+	var waitErr error // set before exited is closed
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default: // the test failed before stopping it
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+
+	// Readiness: the first line of the banner names the URL.
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "compute-fake listening on "); ok {
+				urlc <- u
+			}
+		}
+		close(urlc)
+	}()
+	var base string
+	select {
+	case u, ok := <-urlc:
+		if !ok {
+			t.Fatalf("compute-fake printed no URL; stderr:\n%s", stderr)
+		}
+		base = u
+	case <-ctx.Done():
+		t.Fatalf("compute-fake did not start; stderr:\n%s", stderr)
+	}
+	require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), base)
+
+	hc := &http.Client{Timeout: 5 * time.Second}
+	defer hc.CloseIdleConnections()
+	call := func(c apiCall) answer { return send(ctx, t, hc, base, computetest.DefaultToken, c) }
+
+	// curl .../images
+	a := call(listImages)
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	images := decodeAs[struct {
+		Images []struct {
+			Slug string `json:"slug"`
+		} `json:"images"`
+		TotalCount int `json:"total_count"`
+	}](t, a)
+	require.Equal(t, len(computetest.DefaultCatalog().Images), images.TotalCount)
+	require.Contains(t, fmt.Sprint(images.Images), "ubuntu-24.04")
+
+	// curl -X POST .../security-groups
+	a = call(createGroup)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	group := decodeAs[struct {
+		SecurityGroup struct{ ID, Status string } `json:"security_group"`
+	}](t, a).SecurityGroup
+	require.Equal(t, "sg-000001", group.ID, "the document names the group sg-000001")
+
+	// curl -X POST .../floating-ips
+	a = call(createFloatingIP)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	fip := decodeAs[struct {
+		FloatingIP struct {
+			ID        string  `json:"id"`
+			Status    string  `json:"status"`
+			IPAddress *string `json:"ip_address"`
+		} `json:"floating_ip"`
+	}](t, a).FloatingIP
+	require.Equal(t, "fip-000001", fip.ID, "the document names the floating IP fip-000001")
+	require.Equal(t, "creating", fip.Status)
+	require.Nil(t, fip.IPAddress, "a new floating IP has no address yet")
+
+	// curl -X POST .../instances
+	type instanceAnswer struct {
+		Instance struct {
+			ID             string                `json:"id"`
+			Status         string                `json:"status"`
+			FloatingIP     *struct{ ID string }  `json:"floating_ip"`
+			SecurityGroups []struct{ ID string } `json:"security_groups"`
+			SSHKeys        []struct{ ID string } `json:"ssh_keys"`
+		} `json:"instance"`
+	}
+	a = call(createInstance)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	in := decodeAs[instanceAnswer](t, a).Instance
+	require.Equal(t, "ins-000001", in.ID, "the document names the instance ins-000001")
+	require.Equal(t, "creating", in.Status)
+
+	// curl .../instances/ins-000001, until the status is what we wait for. With -speed 0 the first
+	// read shows it; the ticker only matters if that ever changes.
+	waitFor := func(status string) instanceAnswer {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			a := call(getInstance)
+			require.Equal(t, http.StatusOK, a.status, a.raw)
+			got := decodeAs[instanceAnswer](t, a)
+			if got.Instance.Status == status {
+				return got
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("instance still %s, want %s", got.Instance.Status, status)
+			case <-tick.C:
+			}
+		}
+	}
+	active := waitFor("active").Instance
+	require.NotNil(t, active.FloatingIP)
+	require.Equal(t, "fip-000001", active.FloatingIP.ID)
+	require.Len(t, active.SecurityGroups, 1)
+	require.Equal(t, "sg-000001", active.SecurityGroups[0].ID)
+	require.Len(t, active.SSHKeys, 1)
+	require.Equal(t, "key-ci", active.SSHKeys[0].ID)
+
+	// curl -X POST .../instances/ins-000001/actions -d '{"action":"stop"}'
+	a = call(stopInstance)
+	require.Equal(t, http.StatusNoContent, a.status, a.raw)
+	waitFor("stopped")
+
+	// curl -X DELETE .../instances/ins-000001
+	a = call(deleteInstance)
+	require.Equal(t, http.StatusNoContent, a.status, a.raw)
+	a = call(getInstance)
+	require.Equal(t, http.StatusNotFound, a.status, a.raw)
+	require.Equal(t, "02008", decodeAs[apiError](t, a).Code)
+
+	// curl -i .../images, without a token
+	a = call(withoutToken)
+	require.Equal(t, http.StatusUnauthorized, a.status, a.raw)
+	require.Equal(t, "02014", decodeAs[apiError](t, a).Code)
+
+	// Ctrl-C.
+	hc.CloseIdleConnections()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	stopping, cancelStopping := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelStopping()
+	select {
+	case <-exited:
+		require.NoError(t, waitErr, "compute-fake must exit 0 on SIGINT; stderr:\n%s", stderr)
+		require.Equal(t, 0, cmd.ProcessState.ExitCode())
+		require.Contains(t, stderr.String(), "shutting down")
+	case <-stopping.Done():
+		t.Fatalf("compute-fake did not exit within 5s of SIGINT; stderr:\n%s", stderr)
+	}
+}
+
+// TestDocumentedCurlCommands checks that the README's compute-fake section shows exactly the requests
+// TestCurlFlowAgainstTheBinary sends.
+func TestDocumentedCurlCommands(t *testing.T) {
+	doc := computeFakeSection(t)
+	shown := map[apiCall]bool{}
+	for _, c := range curlCommands(doc) {
+		shown[c] = true
+	}
+	for _, c := range walkThrough {
+		require.True(t, shown[c], "the document shows no curl command for %+v; it shows:\n%v", c, curlCommands(doc))
+	}
+	require.Contains(t, doc, "TestCurlFlowAgainstTheBinary", "the document says which test runs its commands")
+}
+
+// computeFakeSection returns the README, which must hold the compute-fake section.
+func computeFakeSection(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	require.Contains(t, string(b), "compute-fake: the fake as a server", "the README's compute-fake section")
+	return string(b)
+}
+
+// curlCommands reads the curl commands of a document (continued lines joined) as API calls.
+func curlCommands(doc string) []apiCall {
+	doc = strings.ReplaceAll(doc, "\\\n", " ")
+	var out []apiCall
+	for line := range strings.Lines(doc) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "curl ") {
+			continue
+		}
+		c := apiCall{method: "GET", auth: strings.Contains(line, `-H "Authorization: Bearer computetest-token"`)}
+		if _, rest, ok := strings.Cut(line, " -d '"); ok {
+			c.body, _, _ = strings.Cut(rest, "'")
+		}
+		fields := strings.Fields(line)
+		for i, f := range fields {
+			switch {
+			case f == "-X" && i+1 < len(fields):
+				c.method = fields[i+1]
+			case strings.HasPrefix(f, docBaseURL+"/"):
+				c.path = strings.TrimPrefix(f, docBaseURL)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func TestPrintCatalog(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-print-catalog"}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	require.Empty(t, stderr.String())
+	require.True(t, json.Valid(stdout.Bytes()), stdout.String())
+	want, err := json.Marshal(computetest.DefaultCatalog())
+	require.NoError(t, err)
+	require.JSONEq(t, string(want), stdout.String())
+	require.True(t, strings.HasPrefix(stdout.String(), "{\n  \""), "indented")
+}
+
+func TestInvalidFlagsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"-no-such-flag"},
+		{"-rate", "fast"},
+		{"-rate", "-1"},
+		{"-speed", "2"}, // a duration needs a unit
+		{"-speed", "-1s"},
+		{"-token", ""},
+		{"-read-only-token", computetest.DefaultToken},
+		{"extra-argument"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), args, &stdout, &stderr)
+			require.Equal(t, 2, code)
+			require.NotEmpty(t, stderr.String())
+			require.Empty(t, stdout.String(), "nothing is served")
+		})
+	}
+	var stderr bytes.Buffer
+	run(context.Background(), []string{"-no-such-flag"}, io.Discard, &stderr)
+	require.Contains(t, stderr.String(), "flag provided but not defined: -no-such-flag")
+	require.Contains(t, stderr.String(), "Usage: compute-fake")
+}
+
+func TestHelpExits0(t *testing.T) {
+	var stderr bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"-h"}, io.Discard, &stderr))
+	for _, f := range []string{"-addr", "-token", "-read-only-token", "-rate", "-speed", "-print-catalog"} {
+		require.Contains(t, stderr.String(), f)
+	}
+}
+
+func TestBannerAndCleanStop(t *testing.T) {
+	p := startInProcess(t)
+	require.True(t, strings.HasPrefix(p.banner, "compute-fake listening on "+p.url+"\n"), p.banner)
+	require.Contains(t, p.banner, "\ntoken: computetest-token\n")
+	require.Contains(t, p.banner, "\nexport COMPUTE_API_URL="+p.url+" COMPUTE_API_TOKEN=computetest-token\n")
+	cat := computetest.DefaultCatalog()
+	for _, r := range cat.Regions {
+		require.Contains(t, p.banner, r.ID)
+	}
+	for _, it := range cat.InstanceTypes {
+		require.Contains(t, p.banner, it.ID)
+	}
+	for _, im := range cat.Images {
+		require.Contains(t, p.banner, im.Slug)
+	}
+	for _, k := range cat.SSHKeys {
+		require.Contains(t, p.banner, k.ID)
+	}
+	for _, v := range cat.Volumes {
+		require.Contains(t, p.banner, v.ID)
+	}
+
+	// The URL serves the API.
+	a := send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, listImages)
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+
+	require.Equal(t, 0, p.stop(), "a cancelled context (SIGINT, SIGTERM) is a clean stop")
+	require.Contains(t, p.stderr.String(), "shutting down")
+	_, err := http.Get(p.url + listImages.path)
+	require.Error(t, err, "the listener is closed")
+}
+
+func TestPrintBanner(t *testing.T) {
+	var b bytes.Buffer
+	s := settings{token: "it's secret", readOnly: "viewer", rate: 0, speed: 0}
+	require.NoError(t, printBanner(&b, "http://127.0.0.1:9999", s, computetest.DefaultCatalog()))
+	out := b.String()
+	require.Contains(t, out, "compute-fake listening on http://127.0.0.1:9999\n")
+	require.Contains(t, out, "token: it's secret\n")
+	require.Contains(t, out, "read-only token: viewer\n")
+	require.Contains(t, out, "rate limit: off\n")
+	require.Contains(t, out, "lifecycle transitions: instant\n")
+	require.Contains(t, out, `export COMPUTE_API_URL=http://127.0.0.1:9999 COMPUTE_API_TOKEN='it'\''s secret'`+"\n")
+
+	b.Reset()
+	s = settings{token: computetest.DefaultToken, rate: 10, speed: 2 * time.Second}
+	require.NoError(t, printBanner(&b, "http://127.0.0.1:8080", s, computetest.DefaultCatalog()))
+	require.Contains(t, b.String(), "rate limit: 10 requests per second per token\n")
+	require.Contains(t, b.String(), "lifecycle transitions: 2s each\n")
+	require.NotContains(t, b.String(), "read-only token")
+}
+
+func TestDisplayURL(t *testing.T) {
+	all := &net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}
+	require.Equal(t, "http://127.0.0.1:8080", displayURL(all, "http://[::]:8080"))
+	lo := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	require.Equal(t, "http://127.0.0.1:8080", displayURL(lo, "http://127.0.0.1:8080"))
+}
+
+func TestFlagsReachTheServer(t *testing.T) {
+	p := startInProcess(t, "-token", "tok-1", "-read-only-token", "viewer", "-speed", "1h", "-rate", "0")
+	ctx := context.Background()
+	hc := http.DefaultClient
+
+	a := send(ctx, t, hc, p.url, "tok-1", listImages)
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	a = send(ctx, t, hc, p.url, computetest.DefaultToken, listImages)
+	require.Equal(t, http.StatusUnauthorized, a.status, "-token replaces the default token")
+
+	a = send(ctx, t, hc, p.url, "viewer", listImages)
+	require.Equal(t, http.StatusOK, a.status, "the read-only token reads")
+	a = send(ctx, t, hc, p.url, "viewer", createFloatingIP)
+	require.Equal(t, http.StatusForbidden, a.status, a.raw)
+	require.Equal(t, "02043", decodeAs[apiError](t, a).Code)
+
+	for _, c := range []apiCall{createGroup, createFloatingIP, createInstance, getInstance} {
+		a = send(ctx, t, hc, p.url, "tok-1", c)
+		require.Less(t, a.status, 300, a.raw)
+	}
+	in := decodeAs[struct {
+		Instance struct{ Status string } `json:"instance"`
+	}](t, a).Instance
+	require.Equal(t, "creating", in.Status, "-speed 1h holds the transition")
+}
+
+func TestRateLimit(t *testing.T) {
+	p := startInProcess(t, "-rate", "2")
+	ctx := context.Background()
+	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+		a := send(ctx, t, http.DefaultClient, p.url, computetest.DefaultToken, listImages)
+		require.Equal(t, want, a.status, "request %d: %s", i+1, a.raw)
+		if want == http.StatusTooManyRequests {
+			secs, err := strconv.Atoi(a.header.Get("Retry-After"))
+			require.NoError(t, err, "Retry-After %q", a.header.Get("Retry-After"))
+			require.GreaterOrEqual(t, secs, 1)
+		}
+	}
+}
+
+func TestPortInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-addr", l.Addr().String()}, &stdout, &stderr)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr.String(), "cannot listen on "+l.Addr().String())
+	if runtime.GOOS != "windows" {
+		require.Contains(t, stderr.String(), "the port is in use")
+	}
+	require.Empty(t, stdout.String())
+}
+
+// inProcess is run serving in a goroutine.
+type inProcess struct {
+	url    string
+	banner string
+	stderr *lockedBuffer
+	stop   func() int // cancels run's context and returns its exit status
+}
+
+// startInProcess runs run with args on a free loopback port until the test ends (or stop).
+func startInProcess(t *testing.T, args ...string) *inProcess {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout := &lockedBuffer{wrote: make(chan struct{})}
+	p := &inProcess{stderr: &lockedBuffer{}}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), stdout, p.stderr) }()
+
+	wait, cancelWait := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelWait()
+	select {
+	case <-stdout.wrote: // the banner is written in one Write
+	case code := <-done:
+		cancel()
+		t.Fatalf("run returned %d before serving; stderr:\n%s", code, p.stderr)
+	case <-wait.Done():
+		cancel()
+		t.Fatalf("run printed no banner; stderr:\n%s", p.stderr)
+	}
+	p.banner = stdout.String()
+	first, _, _ := strings.Cut(p.banner, "\n")
+	p.url, _ = strings.CutPrefix(first, "compute-fake listening on ")
+
+	var once sync.Once
+	var code int
+	p.stop = func() int {
+		once.Do(func() {
+			cancel()
+			wait, cancelWait := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancelWait()
+			select {
+			case code = <-done:
+			case <-wait.Done():
+				t.Errorf("run did not return within 5s of its context's end")
+				code = -1
+			}
+		})
+		return code
+	}
+	t.Cleanup(func() { p.stop() })
+	return p
+}
+
+// answer is an HTTP answer, its body read.
+type answer struct {
+	status int
+	header http.Header
+	raw    string
+}
+
+// apiError is the contract's error body.
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// send makes c's request against base with plain net/http, as curl would.
+func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string, c apiCall) answer {
+	t.Helper()
+	var body io.Reader
+	if c.body != "" {
+		body = strings.NewReader(c.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, c.method, base+c.path, body)
+	require.NoError(t, err)
+	if c.auth {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if c.body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+}
+
+// decodeAs decodes an answer's JSON body.
+func decodeAs[T any](t *testing.T, a answer) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal([]byte(a.raw), &v), a.raw)
+	return v
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent use; wrote, if set, is closed on the first
+// Write.
+type lockedBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{}
+	once  sync.Once
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, err := b.buf.Write(p)
+	if b.wrote != nil {
+		b.once.Do(func() { close(b.wrote) })
+	}
+	return n, err
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

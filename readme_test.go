@@ -1,0 +1,206 @@
+package compute_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// block is one fenced code block of the README.
+type block struct {
+	lang string
+	line int
+	code string
+}
+
+func readmeBlocks(t *testing.T) []block {
+	t.Helper()
+	raw, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	var out []block
+	var cur *block
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.HasPrefix(line, "```"):
+			cur = &block{lang: strings.TrimPrefix(line, "```"), line: n}
+		case cur != nil && line == "```":
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.code += line + "\n"
+		}
+	}
+	require.Nil(t, cur, "an unclosed code block")
+	return out
+}
+
+// readmeCommandTests are the README's shell commands that a test runs, not .ci/run, with the test
+// that does (it must exist in the named file).
+var readmeCommandTests = map[string][2]string{
+	"go get github.com/compute-sdk/compute-go": {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+}
+
+// TestReadmeShellCommandsAreExercised: every shell command in the README is either a line of .ci/run
+// (which CI runs), a command a named test runs, or a curl/compute-fake command of the section that
+// cmd/compute-fake's test replays.
+func TestReadmeShellCommandsAreExercised(t *testing.T) {
+	ci, err := os.ReadFile(".ci/run")
+	require.NoError(t, err)
+	ciLines := map[string]bool{}
+	for _, l := range strings.Split(string(ci), "\n") {
+		ciLines[strings.TrimSpace(l)] = true
+	}
+	fakeTest, err := os.ReadFile("cmd/compute-fake/main_test.go")
+	require.NoError(t, err)
+	var commands int
+	for _, b := range readmeBlocks(t) {
+		if b.lang != "sh" {
+			continue
+		}
+		for _, cmd := range shellCommands(b.code) {
+			commands++
+			switch {
+			case ciLines[cmd]:
+			case readmeCommandTests[cmd] != [2]string{}:
+				where := readmeCommandTests[cmd]
+				src, err := os.ReadFile(where[0])
+				require.NoError(t, err)
+				assert.Contains(t, string(src), "func "+where[1]+"(", "README line %d: %q", b.line, cmd)
+			case strings.HasPrefix(cmd, "curl ") || strings.HasPrefix(cmd, "go run ./cmd/compute-fake"):
+				assert.Contains(t, string(fakeTest), "func TestCurlFlowAgainstTheBinary(",
+					"README line %d: %q is replayed by cmd/compute-fake's test", b.line, cmd)
+			default:
+				t.Errorf("README line %d: %q is run neither by .ci/run nor by a test", b.line, cmd)
+			}
+		}
+	}
+	assert.Positive(t, commands)
+}
+
+// shellCommands joins continuation lines and drops comments and blank lines.
+func shellCommands(code string) []string {
+	var out []string
+	var cur string
+	for _, l := range strings.Split(code, "\n") {
+		l = strings.TrimSpace(l)
+		if cur == "" && (l == "" || strings.HasPrefix(l, "#")) {
+			continue
+		}
+		if strings.HasSuffix(l, "\\") {
+			cur += strings.TrimSuffix(l, "\\") + " "
+			continue
+		}
+		out = append(out, strings.Join(strings.Fields(cur+l), " "))
+		cur = ""
+	}
+	return out
+}
+
+// snippetPrelude makes any fragment's imports usable without "imported and not used" errors.
+const snippetPrelude = `import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"testing"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/computetest"
+)
+
+var (
+	_ = errors.Is
+	_ = fmt.Sprint
+	_ = log.Println
+	_ = time.Second
+	_ context.Context
+	_ *testing.T
+	_ = computetest.NewServer
+	_ compute.Client
+)
+`
+
+// TestReadmeGoBlocksCompileAndRun builds every Go block of the README in a scratch module that
+// gets the SDK with the README's own `go get` (replaced by this checkout): a whole program as is,
+// declarations in a package, and statements inside a function that has ctx, c, id, token and url in
+// scope. The create-and-wait program then runs against computetest.
+func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command is needed to build the README's blocks")
+	root, err := os.Getwd()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	gomod := fmt.Sprintf("module readmecheck\n\ngo 1.25\n\nreplace github.com/compute-sdk/compute-go => %s\n", root)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	sum, err := os.ReadFile("go.sum")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+
+	goCmd := func(args ...string) *exec.Cmd {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		t.Cleanup(cancel)
+		cmd := exec.CommandContext(ctx, goBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		return cmd
+	}
+	out, err := goCmd("get", "github.com/compute-sdk/compute-go").CombinedOutput()
+	require.NoError(t, err, "go get: %s", out)
+
+	var programs []string
+	statement := regexp.MustCompile(`\breturn\b`)
+	for i, b := range readmeBlocks(t) {
+		if b.lang != "go" {
+			continue
+		}
+		pkg := fmt.Sprintf("b%02d", i)
+		var src string
+		switch {
+		case strings.HasPrefix(b.code, "package main"):
+			src = b.code
+			programs = append(programs, pkg)
+		case strings.HasPrefix(b.code, "func "):
+			src = "package " + pkg + "\n\n" + snippetPrelude + "\n" + b.code
+		case statement.MatchString(b.code):
+			src = "package " + pkg + "\n\n" + snippetPrelude +
+				"\nfunc snippet(ctx context.Context, c *compute.Client, id, token, url string) error {\n" + b.code + "\treturn nil\n}\n"
+		default:
+			src = "package " + pkg + "\n\n" + snippetPrelude +
+				"\nfunc snippet(ctx context.Context, c *compute.Client, id, token, url string) {\n" + b.code + "}\n"
+		}
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, pkg), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, pkg, "main.go"), []byte(src), 0o644))
+		t.Logf("README line %d -> %s", b.line, pkg)
+	}
+	out, err = goCmd("build", "./...").CombinedOutput()
+	require.NoError(t, err, "the README's Go blocks do not build:\n%s", out)
+	require.Len(t, programs, 1, "the README has one whole program, the create-and-wait example")
+
+	srv := computetest.NewServer()
+	defer srv.Close()
+	bin := filepath.Join(dir, "program")
+	out, err = goCmd("build", "-o", bin, "./"+programs[0]).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := exec.CommandContext(ctx, bin)
+	run.Env = append(os.Environ(), "COMPUTE_API_URL="+srv.URL, "COMPUTE_API_TOKEN="+srv.Token)
+	out, err = run.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Regexp(t, `^ins-000001 active \d+\.\d+\.\d+\.\d+\n$`, string(out))
+}
