@@ -364,3 +364,18 @@ func TestRateLimitSDKClientStaysUnder(t *testing.T) {
 		assert.Equal(t, 19*200*time.Millisecond, elapsed)
 	})
 }
+
+func TestRequestLogLimitKeepsTheLastRequests(t *testing.T) {
+	srv := computetest.NewServer(computetest.WithRequestLogLimit(3))
+	defer srv.Close()
+	c := srv.Client()
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		_, err := c.Instances.Get(context.Background(), id)
+		require.Error(t, err)
+	}
+	var paths []string
+	for _, r := range srv.Requests() {
+		paths = append(paths, r.Path)
+	}
+	assert.Equal(t, []string{"/compute/v1/instances/c", "/compute/v1/instances/d", "/compute/v1/instances/e"}, paths)
+}

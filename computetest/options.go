@@ -24,6 +24,7 @@ type config struct {
 	clock     func() time.Time
 	inMemory  bool
 	listener  net.Listener
+	logLimit  int
 	seed      uint64
 }
 
@@ -107,3 +108,8 @@ func WithInMemoryNetwork() Option { return func(c *config) { c.inMemory = true }
 // WithSeed seeds the random choices of the server: which requests a probabilistic fault rule hits.
 // The default seed is 1, so a run is repeatable.
 func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+
+// WithRequestLogLimit keeps only the last n requests in the log that Requests returns, so that a
+// long-running server (compute-fake) does not grow without bound. The default, 0, keeps them all,
+// which is what a test wants.
+func WithRequestLogLimit(n int) Option { return func(c *config) { c.logLimit = n } }

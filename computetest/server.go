@@ -155,6 +155,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	entry := &Request{Time: now, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(),
 		Body: body, Header: header}
 	s.log = append(s.log, entry)
+	if lim := s.cfg.logLimit; lim > 0 && len(s.log) > lim {
+		s.log = s.log[len(s.log)-lim:]
+	}
 	token, refusal := s.authenticate(r, entry)
 	if refusal == nil {
 		refusal = s.limit(token, now)

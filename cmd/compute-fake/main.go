@@ -76,9 +76,9 @@ type settings struct {
 	printCatalog bool
 }
 
-// requestLogReset is how often the fake's request log is emptied: nothing reads it in this program,
-// and a long-running server would otherwise keep every request it ever received.
-const requestLogReset = time.Minute
+// requestLogLimit bounds the fake's request log: nothing reads it in this program, and a
+// long-running server would otherwise keep every request it ever received.
+const requestLogLimit = 1000
 
 // run is the whole program: it parses args, serves until ctx is done and returns the exit status: 0
 // after a clean stop (or -print-catalog, or -h), 1 when it cannot listen, 2 for invalid flags.
@@ -111,6 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		computetest.WithToken(s.token),
 		computetest.WithRateLimit(s.rate, 0),
 		computetest.WithDurations(computetest.UniformDurations(s.speed)),
+		computetest.WithRequestLogLimit(requestLogLimit),
 	}
 	if s.readOnly != "" {
 		opts = append(opts, computetest.WithReadOnlyToken(s.readOnly))
@@ -125,18 +126,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "compute-fake: printing the start-up banner: %v\n", err)
 	}
 
-	t := time.NewTicker(requestLogReset)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			fmt.Fprintln(stderr, "compute-fake: shutting down")
-			srv.Close() // waits for the requests in flight
-			return 0
-		case <-t.C:
-			srv.ResetRequests()
-		}
-	}
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "compute-fake: shutting down")
+	srv.Close() // waits for the requests in flight
+	return 0
 }
 
 // parseFlags reads the command line. Errors are reported on stderr: the flag package's own (with
