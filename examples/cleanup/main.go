@@ -184,13 +184,8 @@ func seed(ctx context.Context, env *setup.Env, prefix string) error {
 		if i == 0 {
 			req.SecurityGroups, req.FloatingIP = []string{sg.ID}, ip.ID
 		}
-		inst, err := c.Instances.Create(ctx, req)
-		if err != nil {
-			return err
-		}
 		// The fake's instances start "creating", which cannot be deleted yet.
-		if _, err := c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive,
-			compute.WithPollInterval(100*time.Millisecond, time.Second)); err != nil {
+		if _, err := setup.CreateActive(ctx, c, req); err != nil {
 			return err
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"text/tabwriter"
-	"time"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/examples/internal/setup"
@@ -95,12 +94,8 @@ func seed(ctx context.Context, env *setup.Env) error {
 		if i == 0 {
 			req.FloatingIP = ip.ID
 		}
-		inst, err := c.Instances.Create(ctx, req)
-		if err != nil {
-			return err
-		}
-		if _, err := c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive,
-			compute.WithPollInterval(100*time.Millisecond, time.Second)); err != nil {
+		// The fake's instances start "creating"; wait so the table shows them running.
+		if _, err := setup.CreateActive(ctx, c, req); err != nil {
 			return err
 		}
 	}

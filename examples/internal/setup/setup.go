@@ -4,6 +4,7 @@
 package setup
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -65,4 +66,15 @@ func Describe(err error) string {
 		return fmt.Sprintf("%v [code %s: %s]", err, code, code.Description())
 	}
 	return err.Error()
+}
+
+// CreateActive creates an instance and waits until it is active, polling often: the examples seed
+// the embedded fake with it, whose instances start "creating".
+func CreateActive(ctx context.Context, c *compute.Client, req *compute.InstanceCreateRequest) (*compute.Instance, error) {
+	inst, err := c.Instances.Create(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive,
+		compute.WithPollInterval(100*time.Millisecond, time.Second))
 }
