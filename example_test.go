@@ -132,15 +132,15 @@ func ExampleAPIError() {
 }
 
 // Retries and the rate limit are options: here 503s are retried with short waits, and the client
-// stays under 5 requests per second, shared by every goroutine that uses it.
+// stays under 50 requests per second, shared by every goroutine that uses it.
 func ExampleWithRetry() {
 	srv := computetest.NewServer()
 	defer srv.Close()
 	srv.FailNext(2, computetest.Match{Method: "GET"}, computetest.Fault{Status: 503, Code: compute.CodeOutOfStock})
 
 	c := srv.Client(
-		compute.WithRetry(compute.RetryPolicy{MaxRetries: 3, MinWait: 10 * time.Millisecond, MaxWait: 100 * time.Millisecond}),
-		compute.WithRateLimit(5, 1),
+		compute.WithRetry(compute.RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond}),
+		compute.WithRateLimit(50, 1),
 	)
 	page, err := c.Images.List(context.Background(), nil)
 	if err != nil {

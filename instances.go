@@ -2,8 +2,10 @@ package compute
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -355,21 +357,27 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 }
 
 // WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
-// answers 404, and returns nil then: the instance is gone and its billing and floating IP are
-// released. It polls like [InstancesService.WaitForStatus] and ends the same ways: a *WaitError
-// that wraps ctx.Err() and names the last status seen, or any non-temporary error at once. A
-// "deleting" instance is what it waits through, so no status counts as a failure.
+// answers 404 with code 02008 (instance not found), or a 404 with no code, and returns nil then: the
+// instance is gone. Any other 404, such as 02001 (invalid route, a wrong base URL), ends the wait
+// with that error. It polls like [InstancesService.WaitForStatus] and ends the same ways: a
+// *WaitError that wraps ctx.Err() and names the last status seen, or a non-temporary error at once.
+// No status counts as a failure, so an instance whose delete was refused or lost, which stays
+// active, is polled until ctx ends: bound the wait with a deadline.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	if strings.TrimSpace(id) == "" {
 		return invalid("instance_id", "must not be empty")
 	}
 	_, err := waiter[Instance, InstanceStatus]{
-		resource:  "instance",
-		id:        id,
-		get:       func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
-		status:    func(i *Instance) InstanceStatus { return i.Status },
-		failed:    func(InstanceStatus, InstanceStatus) bool { return false },
-		untilGone: true,
+		resource: "instance",
+		id:       id,
+		get:      func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
+		status:   func(i *Instance) InstanceStatus { return i.Status },
+		failed:   func(InstanceStatus, InstanceStatus) bool { return false },
+		gone: func(err error) bool {
+			var apiErr *APIError
+			return errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
+				(apiErr.Code == CodeInstanceNotFound || apiErr.Code == "")
+		},
 	}.wait(ctx, "deleted", opts)
 	return err
 }

@@ -303,6 +303,22 @@ func TestInstanceWaitForDeletion(t *testing.T) {
 			assert.Equal(t, []InstanceStatus{"deleting", "deleting"}, seen, "the 404 is not a poll result")
 		})
 	})
+	t.Run("a 404 that is not 02008 ends it with that error", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				replyJSON(w, http.StatusNotFound, map[string]string{"code": "02001", "message": "Invalid route"})
+			})
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
+			require.ErrorIs(t, err, CodeInvalidRoute)
+			assert.Equal(t, 1, rec.count())
+		})
+	})
+	t.Run("a 404 without a code is success", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusNotFound, "") })
+			require.NoError(t, c.Instances.WaitForDeletion(boundedCtx(t), "i-1"))
+		})
+	})
 	t.Run("a 403 ends it at once", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, rec := newTestClient(t, newStatusServer("deleting", "403").handle)

@@ -61,13 +61,17 @@ func TestLifecycleAgainstTheFake(t *testing.T) {
 			Name: "web", Description: "ssh in", Region: "eu-west-1", Rules: []compute.SecurityGroupRule{ssh}})
 		require.NoError(t, err)
 		assert.Equal(t, compute.SecurityGroupStatusCreating, sg.Status)
+		// The contract's get answers carry no status, so the waiter reads the group as created at
+		// once (see SecurityGroupsService.WaitForStatus); only create and update answers show it.
 		_, err = c.SecurityGroups.WaitForStatus(ctx, sg.ID, compute.SecurityGroupStatusCreated)
 		require.NoError(t, err)
+		time.Sleep(20 * time.Second) // fake time: the group's transition
 		sg, err = c.SecurityGroups.Update(ctx, sg.ID, &compute.SecurityGroupUpdateRequest{
 			Name: "web", Description: "ssh and http", Rules: []compute.SecurityGroupRule{ssh,
 				{Protocol: compute.ProtocolTCP, Direction: compute.DirectionIngress, PortRangeMin: compute.Ptr(80), PortRangeMax: compute.Ptr(80)}}})
 		require.NoError(t, err)
 		assert.Len(t, sg.Rules, 2)
+		assert.Equal(t, compute.SecurityGroupStatusCreated, sg.Status)
 
 		fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "web-ip", Region: "eu-west-1"})
 		require.NoError(t, err)

@@ -45,6 +45,7 @@ func readmeBlocks(t *testing.T) []block {
 		}
 	}
 	require.Nil(t, cur, "an unclosed code block")
+	require.NotRegexp(t, `(?m)^[A-Z][A-Z_]{5,}$`, string(raw), "a placeholder left in the README")
 	return out
 }
 

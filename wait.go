@@ -104,8 +104,9 @@ type waiter[T any, S ~string] struct {
 	status   func(*T) S
 	// failed reports whether status s can no longer lead to target.
 	failed func(s, target S) bool
-	// untilGone makes a 404 (ErrNotFound) the success of the wait, for WaitForDeletion.
-	untilGone bool
+	// gone, when set, reports the error that means the resource no longer exists: the success of a
+	// WaitForDeletion.
+	gone func(error) bool
 }
 
 // wait is the poller behind every WaitForStatus: it polls at once, then after jittered exponential
@@ -141,7 +142,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	for n := 0; ; n++ {
 		res, err := w.get(ctx)
 		werr.LastErr = err
-		if err != nil && w.untilGone && errors.Is(err, ErrNotFound) {
+		if err != nil && w.gone != nil && w.gone(err) {
 			return nil, nil
 		}
 		if err != nil {

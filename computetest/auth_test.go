@@ -3,6 +3,7 @@ package computetest_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -216,4 +217,25 @@ func TestAuthTokenNeverRecorded(t *testing.T) {
 			}
 			return out
 		}())
+}
+
+// encoding/json would match "SSH_KEYS" to ssh_keys; the fake refuses any spelling but the exact one,
+// so a client with a misspelt field fails in tests.
+func TestBodyKeysMustBeSpelledExactly(t *testing.T) {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	for _, body := range []string{
+		`{"name":"a","hostname":"a","type":"std.small","region":"eu-west-1","image":"debian-12","SSH_KEYS":["key-ci"],"password":"0123456789abcdef"}`,
+		`{"Name":"a","hostname":"a","type":"std.small","region":"eu-west-1","image":"debian-12","ssh_keys":["key-ci"]}`,
+	} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/compute/v1/instances", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+srv.Token)
+		resp, err := srv.HTTPClient().Do(req)
+		require.NoError(t, err)
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", raw)
+		assert.Contains(t, string(raw), `"code":"02002"`)
+	}
 }

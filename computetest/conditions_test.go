@@ -97,7 +97,6 @@ func TestConditionDestroyInstanceLimitedByStatus(t *testing.T) {
 		{compute.InstanceStatusStopping, compute.CodeDeleteRequiresRunningOrStopped},
 		{compute.InstanceStatusStarting, compute.CodeDeleteRequiresRunningOrStopped},
 		{compute.InstanceStatusResetting, compute.CodeDeleteRequiresRunningOrStopped},
-		{compute.InstanceStatusDeleting, compute.CodeDeleteRequiresRunningOrStopped},
 		{compute.InstanceStatusActive, ""},
 		{compute.InstanceStatusStopped, ""},
 		{compute.InstanceStatusError, ""},
@@ -122,6 +121,22 @@ func TestConditionDestroyInstanceLimitedByStatus(t *testing.T) {
 			requireAPIError(t, err, http.StatusNotFound, compute.CodeInstanceNotFound)
 		})
 	}
+
+	// A DELETE re-sent while the first one is still in progress (its answer was lost) gets 204 again.
+	t.Run("deleting again", func(t *testing.T) {
+		t.Parallel()
+		srv := computetest.NewServer(computetest.WithDurations(computetest.Durations{InstanceDelete: time.Hour}))
+		defer srv.Close()
+		c := srv.Client()
+		ctx := context.Background()
+		in := activeInstance(t, c)
+		require.NoError(t, c.Instances.Delete(ctx, in.ID))
+		requireStatus(t, c, in.ID, compute.InstanceStatusDeleting)
+		require.NoError(t, c.Instances.Delete(ctx, in.ID))
+		srv.Advance(time.Hour)
+		_, err := c.Instances.Get(ctx, in.ID)
+		requireAPIError(t, err, http.StatusNotFound, compute.CodeInstanceNotFound)
+	})
 
 	// The same codes reached by real transitions that take an hour, then completed with Advance.
 	t.Run("creating then active", func(t *testing.T) {

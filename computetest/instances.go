@@ -48,8 +48,8 @@ func (s *Server) settleInstance(in *instance, now time.Time) {
 	in.v.Status = compute.InstanceStatus(to)
 	in.v.UpdatedAt = at
 	if in.v.Status == compute.InstanceStatusActive && in.v.PrivateIP == "" {
-		in.v.PrivateIP = s.newAddress("10.0.0.", compute.IPVersionIPv4)
-		in.v.PublicIP = s.newAddress("198.51.100.", compute.IPVersionIPv4)
+		in.v.PrivateIP = s.newAddress("10.0.", compute.IPVersionIPv4)
+		in.v.PublicIP = s.newAddress("172.16.", compute.IPVersionIPv4)
 		if in.v.FloatingIP != nil {
 			if f, ok := s.fips.get(in.v.FloatingIP.ID); ok {
 				s.refreshPublicIP(f)
@@ -119,7 +119,7 @@ func (s *Server) createInstance(c *call) (int, any, *apiError) {
 	if req.PlacementOption == "" {
 		req.PlacementOption = "AUTO"
 	}
-	if !slices.Contains(s.catalog.PlacementOptions, req.PlacementOption) {
+	if req.PlacementOption != "AUTO" && !slices.Contains(s.catalog.PlacementOptions, req.PlacementOption) {
 		return 0, nil, badRequest(compute.CodeInvalidPlacementOption, "invalid placement option %q", req.PlacementOption)
 	}
 	typ, err := s.instanceType(req.Type, req.Region)
@@ -410,8 +410,10 @@ func (s *Server) volumeStatus(id string) string {
 // deleteInstance starts a destroy. The contract limits it by status with two codes and does not say
 // which status gets which; the fake answers 02013 ("only active instances can be deleted") for an
 // instance that never became active (creating, pending_payment) and 02069 ("only running or stopped
-// instances can be deleted") for one in the middle of a transition (stopping, starting, resetting,
-// deleting). Active, stopped and error instances can be deleted. Protection (02038) is checked first.
+// instances can be deleted") for one in the middle of a transition (stopping, starting, resetting).
+// Active, stopped and error instances can be deleted; a DELETE of an instance already deleting is
+// answered 204 again, so that a DELETE re-sent after a lost answer succeeds, as DELETE is
+// idempotent. Protection (02038) is checked first.
 func (s *Server) deleteInstance(c *call) (int, any, *apiError) {
 	in, err := s.instance(c.ids[0])
 	if err != nil {
@@ -421,6 +423,9 @@ func (s *Server) deleteInstance(c *call) (int, any, *apiError) {
 		return 0, nil, badRequest(compute.CodeTerminationProtected, "the instance %q is termination protected", in.v.ID)
 	}
 	switch in.v.Status {
+	case compute.InstanceStatusDeleting:
+		// Already being deleted: a DELETE re-sent after a lost answer gets what the first one got.
+		return http.StatusNoContent, nil, nil
 	case compute.InstanceStatusActive, compute.InstanceStatusStopped, compute.InstanceStatusError:
 	case compute.InstanceStatusCreating, compute.InstanceStatusPendingPayment:
 		return 0, nil, badRequest(compute.CodeDeleteRequiresActive, "only active instances can be deleted; %q is %s", in.v.ID, in.v.Status)

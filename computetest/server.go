@@ -21,8 +21,12 @@ import (
 // concurrent use. Create one with NewServer and Close it when done.
 type Server struct {
 	// URL is the base URL of the fake, such as "http://127.0.0.1:41234", for compute.WithBaseURL.
+	// With WithInMemoryNetwork it is "http://127.0.0.1:80" in name only: only the clients this
+	// Server returns can reach it.
 	URL string
-	// Token is the token the fake accepts (DefaultToken unless WithToken set another).
+	// Token is the token the fake accepts (DefaultToken unless WithToken set another). It is for
+	// reading: the server keeps its own copy, so changing this field changes nothing but what
+	// Client sends.
 	Token string
 
 	cfg  config
@@ -49,14 +53,15 @@ type Server struct {
 // default catalogue, no rate limit and instant transitions, unless options say otherwise.
 func NewServer(opts ...Option) *Server {
 	s := newServer(opts)
-	s.hs = httptest.NewUnstartedServer(s)
 	switch {
 	case s.cfg.listener != nil:
-		s.hs.Listener = s.cfg.listener
+		s.hs = &httptest.Server{Listener: s.cfg.listener, Config: &http.Server{Handler: s}}
 	case s.cfg.inMemory:
 		s.mem = memnet.NewListener()
-		s.hs.Listener = s.mem
+		s.hs = &httptest.Server{Listener: s.mem, Config: &http.Server{Handler: s}}
 		s.hc = &http.Client{Transport: &http.Transport{DialContext: s.mem.Dial}}
+	default:
+		s.hs = httptest.NewUnstartedServer(s)
 	}
 	s.hs.Start()
 	if s.hc == nil {

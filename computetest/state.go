@@ -102,7 +102,7 @@ func (s *Server) settle(now time.Time) {
 	for _, id := range s.fips.order {
 		if f := s.fips.byID[id]; f.next.due(now) {
 			f.v.Status = compute.FloatingIPStatus(f.next.to)
-			f.v.IPAddress = s.newAddress("203.0.113.", f.v.Version)
+			f.v.IPAddress = s.newAddress("100.64.", f.v.Version)
 			f.v.UpdatedAt = f.next.at
 			f.next = nil
 			s.refreshPublicIP(f)
@@ -110,14 +110,15 @@ func (s *Server) settle(now time.Time) {
 	}
 }
 
-// newAddress hands out addresses from a documentation range, one per call.
+// newAddress hands out addresses, one per call, from a prefix of two octets: 62,500 before one
+// repeats.
 func (s *Server) newAddress(prefix string, version compute.IPVersion) string {
 	s.seq["addr:"+prefix]++
 	n := s.seq["addr:"+prefix]
 	if version == compute.IPVersionIPv6 {
 		return fmt.Sprintf("2001:db8::%x", n)
 	}
-	return fmt.Sprintf("%s%d", prefix, 1+n%250)
+	return fmt.Sprintf("%s%d.%d", prefix, n/250%250, 1+n%250)
 }
 
 // listParams reads per_page and page as the contract defines them: per_page 1..100, default 50;

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"reflect"
+	"strings"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -105,7 +108,7 @@ func writeError(w http.ResponseWriter, e *apiError) {
 		w.Header().Set("Retry-After", e.retryAfter)
 	}
 	body, _ := json.Marshal(struct {
-		Code    compute.ErrorCode `json:"code"`
+		Code    compute.ErrorCode `json:"code,omitempty"` // none for a 429: the contract names no code
 		Message string            `json:"message"`
 	}{e.code, e.message})
 	w.Header().Set("Content-Type", "application/json")
@@ -140,9 +143,40 @@ func decode(r *http.Request, v any) (map[string]bool, *apiError) {
 		}
 		return nil, badRequest(compute.CodeMalformedRequest, "malformed body: %v", err)
 	}
+	allowed := jsonKeys(reflect.TypeOf(v))
 	present := make(map[string]bool, len(keys))
-	for k, v := range keys {
-		present[k] = string(v) != "null"
+	for k, raw := range keys {
+		// encoding/json matches names without regard to case, so "SSH_KEYS" would fill ssh_keys
+		// unseen by the checks that read present; only the exact spelling is accepted.
+		if !allowed[k] {
+			return nil, badRequest(compute.CodeMalformedRequest, "unknown field %q", k)
+		}
+		present[k] = string(raw) != "null"
 	}
 	return present, nil
+}
+
+// jsonKeys is the set of JSON names of a struct type's fields, those of embedded structs included.
+func jsonKeys(t reflect.Type) map[string]bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	keys := map[string]bool{}
+	if t.Kind() != reflect.Struct {
+		return keys
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+		case f.Anonymous && name == "":
+			maps.Copy(keys, jsonKeys(f.Type))
+		case name != "":
+			keys[name] = true
+		case f.IsExported():
+			keys[f.Name] = true
+		}
+	}
+	return keys
 }

@@ -23,7 +23,10 @@ import (
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	// A bound on the whole run, so that a service that never finishes a delete cannot hold it forever.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -113,6 +116,7 @@ func (cl *cleaner) run(ctx context.Context) error {
 	for _, id := range gone {
 		if err := c.Instances.WaitForDeletion(ctx, id, compute.WithPollInterval(200*time.Millisecond, 5*time.Second)); err != nil {
 			cl.fail("wait for instance "+id, err)
+			continue
 		}
 		cl.deleted++
 	}

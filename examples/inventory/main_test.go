@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"testing/synctest"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
@@ -14,12 +15,15 @@ import (
 func TestInventoryOnTheEmbeddedFake(t *testing.T) {
 	t.Setenv(compute.EnvBaseURL, "")
 	t.Setenv(compute.EnvToken, "")
-	var out, errOut bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), &out, &errOut), errOut.String())
-	for _, row := range []string{"instance        ins-000001  web-1", "instance        ins-000003  db-1",
-		"floating-ip     fip-000001  front", "on ins-000001", "security-group  sg-000002   db"} {
-		assert.Contains(t, out.String(), row)
-	}
+	// In a bubble, the embedded fake's transitions and the polls take no real time.
+	synctest.Test(t, func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		require.Equal(t, 0, run(context.Background(), &out, &errOut), errOut.String())
+		for _, row := range []string{"instance        ins-000001  web-1", "instance        ins-000003  db-1",
+			"floating-ip     fip-000001  front", "on ins-000001", "security-group  sg-000002   db"} {
+			assert.Contains(t, out.String(), row)
+		}
+	})
 }
 
 // Against a service, it only reads, and walks every page.

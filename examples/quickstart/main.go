@@ -54,12 +54,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	q := &quickstart{c: env.Client, env: env, out: stdout, name: *name, sshKey: *sshKey}
 	err = q.run(ctx)
-	q.cleanup()
+	if cleanupErr := q.cleanup(); cleanupErr != nil {
+		fmt.Fprintln(stderr, "quickstart: cleanup failed, check for leftovers named "+*name+"-*:", setup.Describe(cleanupErr))
+		if err == nil {
+			return 1
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart: failed:", setup.Describe(err))
 		return 1
 	}
-	fmt.Fprintln(stdout, "Done: every step succeeded and everything created was removed.")
+	fmt.Fprintln(stdout, "Done: every step succeeded; the instance, floating IP and security group were removed (the snapshot is kept).")
 	return 0
 }
 
@@ -180,19 +185,27 @@ func (q *quickstart) waitFor(ctx context.Context, id string, target compute.Inst
 }
 
 // cleanup removes what was created, in reverse order, on a context of its own so that an
-// interrupted run still cleans up. Each failure is reported and the others still run.
-func (q *quickstart) cleanup() {
+// interrupted run still cleans up. Each failure is reported and the others still run; the first is
+// returned.
+func (q *quickstart) cleanup() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c := q.c
+	var first error
 	report := func(what string, err error) {
 		if err != nil {
 			fmt.Fprintf(q.out, "    cleanup: %s: %s\n", what, setup.Describe(err))
+			if first == nil {
+				first = fmt.Errorf("%s: %w", what, err)
+			}
 		}
 	}
 	if q.instanceID != "" {
 		q.step("Deleting instance %s", q.instanceID)
-		err := c.Instances.Delete(ctx, q.instanceID)
+		err := q.settle(ctx)
+		if err == nil {
+			err = c.Instances.Delete(ctx, q.instanceID)
+		}
 		if err == nil {
 			err = c.Instances.WaitForDeletion(ctx, q.instanceID, compute.WithPollInterval(200*time.Millisecond, 2*time.Second))
 		}
@@ -206,4 +219,22 @@ func (q *quickstart) cleanup() {
 		q.step("Deleting security group %s", q.groupID)
 		report("deleting the security group", c.SecurityGroups.Delete(ctx, q.groupID))
 	}
+	return first
+}
+
+// settle waits until the instance is in a status that can be deleted: a run interrupted while it was
+// still creating (or stopping, starting) would otherwise leave it running, and billed.
+func (q *quickstart) settle(ctx context.Context) error {
+	inst, err := q.c.Instances.Get(ctx, q.instanceID)
+	if err != nil {
+		return err
+	}
+	poll := compute.WithPollInterval(200*time.Millisecond, 2*time.Second)
+	switch inst.Status {
+	case compute.InstanceStatusStopping:
+		_, err = q.c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusStopped, poll)
+	case compute.InstanceStatusCreating, compute.InstanceStatusStarting, compute.InstanceStatusResetting:
+		_, err = q.c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive, poll)
+	}
+	return err
 }

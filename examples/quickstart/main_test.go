@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"testing/synctest"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
@@ -20,19 +21,22 @@ func useService(t *testing.T, srv *computetest.Server) {
 func TestQuickstartOnTheEmbeddedFake(t *testing.T) {
 	t.Setenv(compute.EnvBaseURL, "")
 	t.Setenv(compute.EnvToken, "")
-	var out, errOut bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), nil, &out, &errOut), errOut.String())
-	for _, line := range []string{
-		"using an embedded computetest server",
-		"==> Listing base OS images", "ubuntu-24.04",
-		"==> Creating security group quickstart-web", "==> Creating floating IP quickstart-ip",
-		"==> Creating instance quickstart-vm", "status: creating", "status: active",
-		"==> Snapshotting", "==> Stopping", "status: stopped", "==> Starting", "status: starting",
-		"==> Deleting instance", "==> Deleting floating IP", "==> Deleting security group", "Done:",
-	} {
-		assert.Contains(t, out.String(), line)
-	}
-	assert.Empty(t, errOut.String())
+	// In a bubble, the embedded fake's transitions and the polls take no real time.
+	synctest.Test(t, func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		require.Equal(t, 0, run(context.Background(), nil, &out, &errOut), errOut.String())
+		for _, line := range []string{
+			"using an embedded computetest server",
+			"==> Listing base OS images", "ubuntu-24.04",
+			"==> Creating security group quickstart-web", "==> Creating floating IP quickstart-ip",
+			"==> Creating instance quickstart-vm", "status: creating", "status: active",
+			"==> Snapshotting", "==> Stopping", "status: stopped", "==> Starting", "status: starting",
+			"==> Deleting instance", "==> Deleting floating IP", "==> Deleting security group", "Done:",
+		} {
+			assert.Contains(t, out.String(), line)
+		}
+		assert.Empty(t, errOut.String())
+	})
 }
 
 func TestQuickstartRefusesToCreateOnARealServiceWithoutYes(t *testing.T) {
@@ -82,4 +86,17 @@ func assertEmpty(t *testing.T, srv *computetest.Server) {
 	groups, err := c.SecurityGroups.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Zero(t, groups.TotalCount, "security groups left")
+}
+
+func TestQuickstartFailsWhenCleanupFails(t *testing.T) {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	useService(t, srv)
+	srv.FailNext(1, computetest.Match{Method: "DELETE", Path: "/compute/v1/instances/*"},
+		computetest.Fault{Status: 403, Code: compute.CodePermissionDenied, Message: "Permission denied"})
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 1, run(context.Background(), []string{"-yes"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "cleanup failed")
+	assert.Contains(t, errOut.String(), "code 02043")
+	assert.NotContains(t, out.String(), "Done:")
 }

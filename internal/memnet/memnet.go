@@ -61,8 +61,8 @@ func (l *Listener) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
 // Both are closed when the test ends through the returned cleanup function.
 func NewServer(h http.Handler) (*httptest.Server, *http.Client, func()) {
 	l := NewListener()
-	srv := httptest.NewUnstartedServer(h)
-	srv.Listener = l
+	// Built by hand: httptest.NewUnstartedServer would open a loopback socket first.
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
 	srv.Start()
 	tr := &http.Transport{DialContext: l.Dial}
 	return srv, &http.Client{Transport: tr}, func() {

@@ -1,6 +1,6 @@
 // Package setup gives the example programs their client: the service named by COMPUTE_API_URL and
-// COMPUTE_API_TOKEN when both are set, otherwise an embedded computetest server, so that every
-// example runs on a fresh machine with no account.
+// COMPUTE_API_TOKEN when either is set (both are then needed), otherwise an embedded computetest
+// server, so that every example runs on a fresh machine with no account.
 package setup
 
 import (
@@ -43,13 +43,16 @@ func New(out io.Writer) (*Env, func(), error) {
 		return &Env{Client: c, Remote: true, Region: envOr("COMPUTE_REGION", "eu-west-1"),
 			Type: envOr("COMPUTE_TYPE", "std.small"), Image: envOr("COMPUTE_IMAGE", "ubuntu-24.04")}, func() {}, nil
 	}
-	srv := computetest.NewServer(computetest.WithDurations(computetest.UniformDurations(Transition)))
+	// In memory: nothing else on the machine can reach the fake, and a test can run a whole example
+	// inside a testing/synctest bubble, where the transitions take no real time.
+	srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+		computetest.WithDurations(computetest.UniformDurations(Transition)))
 	c, err := srv.NewClient(compute.WithUserAgent("compute-go-examples"))
 	if err != nil {
 		srv.Close()
 		return nil, nil, err
 	}
-	fmt.Fprintf(out, "No %s/%s set: using an embedded computetest server at %s.\n", compute.EnvBaseURL, compute.EnvToken, srv.URL)
+	fmt.Fprintf(out, "No %s/%s set: using an embedded computetest server (in memory).\n", compute.EnvBaseURL, compute.EnvToken)
 	return &Env{Client: c, Server: srv, Region: "eu-west-1", Type: "std.small", Image: "ubuntu-24.04"}, srv.Close, nil
 }
 
@@ -63,7 +66,7 @@ func envOr(name, fallback string) string {
 // Describe renders an error with its service code when it has one, for progress lines.
 func Describe(err error) string {
 	if code := compute.CodeOf(err); code != "" {
-		return fmt.Sprintf("%v [code %s: %s]", err, code, code.Description())
+		return fmt.Sprintf("%v [code %s]", err, string(code))
 	}
 	return err.Error()
 }
