@@ -194,7 +194,12 @@ type envelope map[string]any
 // decode reads the JSON object from r into the targets of e, streaming.
 func (e envelope) decode(r io.Reader) error {
 	dec := json.NewDecoder(r)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	first, firstErr := dec.Token()
+	if firstErr != nil && firstErr != io.EOF {
+		// A broken read (a cut connection) keeps its cause, so errors.Is can see it.
+		return fmt.Errorf("the answer is not a JSON object: %w", firstErr)
+	}
+	if first != json.Delim('{') {
 		return fmt.Errorf("the answer is not a JSON object")
 	}
 	for dec.More() {

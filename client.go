@@ -324,10 +324,11 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validHeaderValue accepts printable ASCII and tab, the safe subset of a header value.
+// validHeaderValue accepts printable ASCII only: no control character (tab included, which
+// servers may strip or split on) and no byte above 0x7e.
 func validHeaderValue(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if b := s[i]; (b < 0x20 && b != '\t') || b >= 0x7f {
+		if b := s[i]; b < 0x20 || b >= 0x7f {
 			return false
 		}
 	}

@@ -1,11 +1,20 @@
 package compute
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -67,4 +76,286 @@ func FuzzAPIError(f *testing.F) {
 			t.Fatal("negative Retry-After")
 		}
 	})
+}
+
+// answering returns a client whose every request gets status and body from an in-process transport:
+// no network, but the SDK's whole call path (retry loop, attempt transport, call, envelope decoding).
+func answering(tb testing.TB, status int, body string) *Client {
+	tb.Helper()
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{
+			StatusCode: status,
+			Header:     http.Header{"Content-Type": {"application/json"}},
+			Body:       io.NopCloser(strings.NewReader(body)),
+			Request:    r,
+		}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}),
+		WithoutRateLimit(), WithoutRetries())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// fuzzResource feeds arbitrary answers to one call that decodes a single resource under key. The
+// call never panics and returns a resource or an error, never both nor neither; an error is never an
+// *APIError (the status was a success) and matches ErrOutcomeUnknown exactly when the call is a POST;
+// a decoded resource, encoded again under key, decodes through the same path to the same JSON.
+func fuzzResource[T any](f *testing.F, key string, post bool, call func(*Client) (*T, error)) {
+	status := http.StatusOK
+	if post {
+		status = http.StatusCreated
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		got, err := call(answering(t, status, body))
+		if (got == nil) == (err == nil) {
+			t.Fatalf("resource %v with error %v", got, err)
+		}
+		if err != nil {
+			var apiErr *APIError
+			if errors.As(err, &apiErr) {
+				t.Fatalf("a %d answer gave an *APIError: %v", status, err)
+			}
+			if errors.Is(err, ErrOutcomeUnknown) != post {
+				t.Fatalf("errors.Is(err, ErrOutcomeUnknown) = %v for a POST = %v: %v", !post, post, err)
+			}
+			return
+		}
+		first, err := json.Marshal(map[string]*T{key: got})
+		if err != nil {
+			t.Fatalf("the decoded %s does not encode: %v", key, err)
+		}
+		back, err := call(answering(t, status, string(first)))
+		if err != nil {
+			t.Fatalf("the re-encoded %s does not decode: %v\n%s", key, err, first)
+		}
+		second, _ := json.Marshal(map[string]*T{key: back})
+		if !bytes.Equal(first, second) {
+			t.Fatalf("the %s changed in a round trip:\n%s\n%s", key, first, second)
+		}
+	})
+}
+
+// FuzzDecodeInstance decodes arbitrary answers to Instances.Get.
+func FuzzDecodeInstance(f *testing.F) {
+	fuzzResource(f, "instance", false, func(c *Client) (*Instance, error) {
+		return c.Instances.Get(context.Background(), "i-1")
+	})
+}
+
+// FuzzDecodeSnapshot decodes arbitrary answers to Snapshots.Create, the one call that returns a
+// single snapshot.
+func FuzzDecodeSnapshot(f *testing.F) {
+	fuzzResource(f, "snapshot", true, func(c *Client) (*Snapshot, error) {
+		return c.Snapshots.Create(context.Background(), "i-1", &SnapshotCreateRequest{Name: "s"})
+	})
+}
+
+// FuzzDecodeSecurityGroup decodes arbitrary answers to SecurityGroups.Get.
+func FuzzDecodeSecurityGroup(f *testing.F) {
+	fuzzResource(f, "security_group", false, func(c *Client) (*SecurityGroup, error) {
+		return c.SecurityGroups.Get(context.Background(), "sg-1")
+	})
+}
+
+// FuzzDecodeFloatingIP decodes arbitrary answers to FloatingIPs.Get.
+func FuzzDecodeFloatingIP(f *testing.F) {
+	fuzzResource(f, "floating_ip", false, func(c *Client) (*FloatingIP, error) {
+		return c.FloatingIPs.Get(context.Background(), "fip-1")
+	})
+}
+
+// fuzzPage feeds arbitrary answers to one list call whose items sit under key. The call never panics
+// and returns a page or an error, never both nor neither, and never an *APIError. When the answer is
+// one JSON object (without a key that differs from the envelope's only in case, which encoding/json
+// would match and the envelope rightly does not), the page holds as many items as the answer's array
+// and the counts it carries. HasNext agrees with page*per_page < total_count, computed without
+// overflow, and every item survives a round trip through the same path.
+func fuzzPage[T any](f *testing.F, key string, list func(*Client) (*Page[T], error)) {
+	f.Fuzz(func(t *testing.T, body string) {
+		p, err := list(answering(t, http.StatusOK, body))
+		if (p == nil) == (err == nil) {
+			t.Fatalf("page %v with error %v", p, err)
+		}
+		if err != nil {
+			var apiErr *APIError
+			if errors.As(err, &apiErr) {
+				t.Fatalf("a 200 answer gave an *APIError: %v", err)
+			}
+			return
+		}
+		more := p.PerPage > 0 && p.Page > 0 && p.TotalCount > 0 && p.Page <= (p.TotalCount-1)/p.PerPage
+		if p.HasNext() != more {
+			t.Fatalf("HasNext() = %v for page %d, per_page %d, total_count %d", p.HasNext(), p.Page, p.PerPage, p.TotalCount)
+		}
+		var keys map[string]json.RawMessage
+		if json.Unmarshal([]byte(body), &keys) == nil && !foldsOnto(keys, key, "total_count", "page", "per_page") {
+			// The reference: encoding/json decoding the same object into a struct with the same keys,
+			// so that duplicate keys and nulls are handled alike.
+			ref := reflect.New(reflect.StructOf([]reflect.StructField{
+				{Name: "Items", Type: reflect.TypeFor[[]json.RawMessage](), Tag: reflect.StructTag(`json:"` + key + `"`)},
+				{Name: "TotalCount", Type: reflect.TypeFor[int](), Tag: `json:"total_count"`},
+				{Name: "Page", Type: reflect.TypeFor[int](), Tag: `json:"page"`},
+				{Name: "PerPage", Type: reflect.TypeFor[int](), Tag: `json:"per_page"`},
+			}))
+			if err := json.Unmarshal([]byte(body), ref.Interface()); err != nil {
+				t.Fatalf("the envelope decoded an answer encoding/json refuses: %v", err)
+			}
+			r := ref.Elem()
+			got := []int{len(p.Items), p.TotalCount, p.Page, p.PerPage}
+			want := []int{r.Field(0).Len(), int(r.Field(1).Int()), int(r.Field(2).Int()), int(r.Field(3).Int())}
+			if !slices.Equal(got, want) {
+				t.Fatalf("page {items, total_count, page, per_page} = %v, the answer says %v", got, want)
+			}
+		}
+		first, err := json.Marshal(map[string]any{key: p.Items, "total_count": p.TotalCount, "page": p.Page, "per_page": p.PerPage})
+		if err != nil {
+			t.Fatalf("the decoded page does not encode: %v", err)
+		}
+		back, err := list(answering(t, http.StatusOK, string(first)))
+		if err != nil {
+			t.Fatalf("the re-encoded page does not decode: %v\n%s", err, first)
+		}
+		second, _ := json.Marshal(map[string]any{key: back.Items, "total_count": back.TotalCount, "page": back.Page, "per_page": back.PerPage})
+		if !bytes.Equal(first, second) {
+			t.Fatalf("the page changed in a round trip:\n%s\n%s", first, second)
+		}
+	})
+}
+
+// foldsOnto reports whether a key of m equals one of names only case-insensitively.
+func foldsOnto(m map[string]json.RawMessage, names ...string) bool {
+	for k := range m {
+		for _, name := range names {
+			if k != name && strings.EqualFold(k, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FuzzDecodeImage decodes arbitrary answers to Images.List: images only come in pages.
+func FuzzDecodeImage(f *testing.F) {
+	fuzzPage(f, "images", func(c *Client) (*Page[Image], error) { return c.Images.List(context.Background(), nil) })
+}
+
+// FuzzDecodePage decodes arbitrary page envelopes through Instances.List.
+func FuzzDecodePage(f *testing.F) {
+	fuzzPage(f, "instances", func(c *Client) (*Page[Instance], error) { return c.Instances.List(context.Background(), nil) })
+}
+
+// FuzzParseRetryAfter checks that a Retry-After, in seconds or as an HTTP date, never gives a
+// negative wait nor one above the 24 h cap, and that a number of seconds is taken as it is.
+func FuzzParseRetryAfter(f *testing.F) {
+	f.Fuzz(func(t *testing.T, v string, nowUnix int64) {
+		now := time.Unix(nowUnix, 0)
+		d := parseRetryAfter(v, now)
+		if d < 0 || d > 24*time.Hour {
+			t.Fatalf("Retry-After %q at %v gave %v", v, now, d)
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			want := time.Duration(min(max(n, 0), 86400)) * time.Second
+			if d != want {
+				t.Fatalf("Retry-After %q gave %v, want %v", v, d, want)
+			}
+		}
+		if d != parseRetryAfter(v, now) {
+			t.Fatalf("Retry-After %q is not read the same twice", v)
+		}
+	})
+}
+
+// FuzzValidateRequests decodes arbitrary JSON into every request type and validates it, with
+// arbitrary page options besides. Validate never panics, never changes the request, gives the same
+// answer twice, and an error is always a *ValidationError matching ErrInvalidRequest whose Field
+// names, in JSON spelling, a field present in the request ("rules[2].port_range_min"), or is
+// "request" for the request as a whole.
+func FuzzValidateRequests(f *testing.F) {
+	f.Fuzz(func(t *testing.T, body []byte, page, perPage int) {
+		list := ListOptions{Page: page, PerPage: perPage}
+		reqs := []validator{&list, &ImageListOptions{ListOptions: list}}
+		for _, req := range []validator{
+			&InstanceCreateRequest{}, &InstanceUpdateRequest{},
+			&SecurityGroupCreateRequest{}, &SecurityGroupUpdateRequest{},
+			&FloatingIPCreateRequest{}, &FloatingIPUpdateRequest{},
+			&SnapshotCreateRequest{},
+		} {
+			_ = json.Unmarshal(body, req) // a partly decoded request is validated too
+			reqs = append(reqs, req)
+		}
+		for _, req := range reqs {
+			before, _ := json.Marshal(req)
+			err := req.Validate()
+			if again := req.Validate(); fmt.Sprint(again) != fmt.Sprint(err) {
+				t.Fatalf("%T: Validate gave %v, then %v", req, err, again)
+			}
+			if after, _ := json.Marshal(req); !bytes.Equal(before, after) {
+				t.Fatalf("%T: Validate changed the request:\n%s\n%s", req, before, after)
+			}
+			if err == nil {
+				continue
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalidRequest) {
+				t.Fatalf("%T: %v is not a *ValidationError", req, err)
+			}
+			if ve.Field == "" || ve.Reason == "" || (ve.Field != "request" && !namesField(reflect.ValueOf(req), ve.Field)) {
+				t.Fatalf("%T: field %q is not a JSON spelling of one of its fields (%v)", req, ve.Field, err)
+			}
+		}
+	})
+}
+
+// namesField reports whether path names a field present in v: dot-separated names from the fields'
+// json tags (url tags for query options), each optionally indexed within the slice's length.
+func namesField(v reflect.Value, path string) bool {
+	for _, seg := range strings.Split(path, ".") {
+		name, index, indexed := strings.Cut(seg, "[")
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return false
+			}
+			v = v.Elem()
+		}
+		if v = fieldByTag(v, name); !v.IsValid() {
+			return false
+		}
+		if indexed {
+			i, err := strconv.Atoi(strings.TrimSuffix(index, "]"))
+			if !strings.HasSuffix(index, "]") || err != nil || v.Kind() != reflect.Slice || i < 0 || i >= v.Len() {
+				return false
+			}
+			v = v.Index(i)
+		}
+	}
+	return true
+}
+
+// fieldByTag returns the field of struct v whose json (or url) tag names name, looking into embedded
+// structs; the zero Value when there is none.
+func fieldByTag(v reflect.Value, name string) reflect.Value {
+	if v.Kind() != reflect.Struct || name == "" {
+		return reflect.Value{}
+	}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.Anonymous {
+			if found := fieldByTag(v.Field(i), name); found.IsValid() {
+				return found
+			}
+			continue
+		}
+		for _, tag := range []string{"json", "url"} {
+			if n, _, _ := strings.Cut(f.Tag.Get(tag), ","); n == name {
+				return v.Field(i)
+			}
+		}
+	}
+	return reflect.Value{}
 }

@@ -47,7 +47,8 @@ type Page[T any] struct {
 
 // HasNext reports whether pages follow this one, from the counts the service reported.
 func (p *Page[T]) HasNext() bool {
-	return p.PerPage > 0 && p.Page > 0 && p.Page*p.PerPage < p.TotalCount
+	// Divided rather than multiplied, so that huge values from the service cannot overflow.
+	return p.PerPage > 0 && p.Page > 0 && p.TotalCount > 0 && p.Page <= (p.TotalCount-1)/p.PerPage
 }
 
 // listPage sends a list operation with the query q (validated first) and decodes the envelope:

@@ -352,7 +352,8 @@ func jitter(minWait, maxWait time.Duration, n int) time.Duration {
 	return minWait + rand.N(upper-minWait+1)
 }
 
-// parseRetryAfter reads a Retry-After header in seconds or as an HTTP date; 0 when absent or past.
+// parseRetryAfter reads a Retry-After header in seconds or as an HTTP date; 0 when absent or past,
+// and at most 24 hours either way.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
@@ -367,7 +368,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return time.Duration(secs) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), 24*time.Hour)
 	}
 	return 0
 }

@@ -216,6 +216,7 @@ func TestParseRetryAfter(t *testing.T) {
 	assert.Zero(t, parseRetryAfter("soon", now))
 	assert.Zero(t, parseRetryAfter(now.Add(-time.Hour).Format(http.TimeFormat), now))
 	assert.Equal(t, 24*time.Hour, parseRetryAfter("99999999999", now))
+	assert.Equal(t, 24*time.Hour, parseRetryAfter(now.Add(48*time.Hour).Format(http.TimeFormat), now), "a date is capped like seconds")
 }
 
 // hangUp closes the connection after reading the request: the request may have been processed.
@@ -245,10 +246,11 @@ func TestGETNetworkErrorIsRetried(t *testing.T) {
 	})
 }
 
-// clientWithDialer serves 201 answers on an in-memory listener reached through a dialer whose n-th
-// dial (from 1) first asks failDial: a non-nil error fails that dial. It returns the client, how
-// many requests reached the server, and how many dials were made.
-func clientWithDialer(t *testing.T, failDial func(ctx context.Context, n int32) error, opts ...Option) (*Client, *atomic.Int32, *atomic.Int32) {
+// clientWithDialer serves 201 answers on an in-memory listener reached through connect, which makes
+// the n-th connection (from 1): it may fail without dialling, or call dial and return the connection,
+// wrapped or not. It returns the client, how many requests reached the server, and how many dials
+// were made.
+func clientWithDialer(t *testing.T, connect func(ctx context.Context, n int32, dial func() (net.Conn, error)) (net.Conn, error), opts ...Option) (*Client, *atomic.Int32, *atomic.Int32) {
 	l := memnet.NewListener()
 	hits, dials := &atomic.Int32{}, &atomic.Int32{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -258,10 +260,7 @@ func clientWithDialer(t *testing.T, failDial func(ctx context.Context, n int32) 
 	srv.Listener = l
 	srv.Start()
 	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if err := failDial(ctx, dials.Add(1)); err != nil {
-			return nil, err
-		}
-		return l.Dial(ctx, network, addr)
+		return connect(ctx, dials.Add(1), func() (net.Conn, error) { return l.Dial(ctx, network, addr) })
 	}}
 	t.Cleanup(func() {
 		tr.CloseIdleConnections()
@@ -274,11 +273,11 @@ func clientWithDialer(t *testing.T, failDial func(ctx context.Context, n int32) 
 
 func TestPOSTRefusedBeforeAnyByteIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c, hits, dials := clientWithDialer(t, func(_ context.Context, n int32) error {
+		c, hits, dials := clientWithDialer(t, func(_ context.Context, n int32, dial func() (net.Conn, error)) (net.Conn, error) {
 			if n <= 2 {
-				return &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
 			}
-			return nil
+			return dial()
 		})
 		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
 		assert.Equal(t, int32(1), hits.Load(), "the POST reached the server exactly once")
@@ -289,12 +288,12 @@ func TestPOSTRefusedBeforeAnyByteIsRetried(t *testing.T) {
 // TestPOSTTimedOutWhileConnectingIsRetried: nothing was written, so the POST is safe to send again.
 func TestPOSTTimedOutWhileConnectingIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c, hits, dials := clientWithDialer(t, func(ctx context.Context, n int32) error {
+		c, hits, dials := clientWithDialer(t, func(ctx context.Context, n int32, dial func() (net.Conn, error)) (net.Conn, error) {
 			if n == 1 {
 				<-ctx.Done() // the attempt's timeout ends the dial
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
-			return nil
+			return dial()
 		}, WithTimeout(2*time.Second))
 		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
 		assert.Equal(t, int32(1), hits.Load())

@@ -1,0 +1,336 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/compute-sdk/compute-go/internal/memnet"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Token safety beyond client_test.go: every printable value around a client, a debug log of a whole
+// failing and retrying sequence, redirects to other hosts for every redirect status and method,
+// plain-http base URLs, and control characters in the token.
+
+// TestServicesOptionsAndConfigPrintWithoutToken formats every service, every Option and the config
+// each Option produces, and the credential, with %v, %+v and %#v, for both auth headers.
+// TestClientPrintsWithoutToken covers the client itself and its transport.
+func TestServicesOptionsAndConfigPrintWithoutToken(t *testing.T) {
+	t.Parallel()
+	options := map[string]Option{
+		"WithBaseURL":          WithBaseURL("https://api.example.com"),
+		"WithInsecureHTTP":     WithInsecureHTTP(),
+		"WithHTTPClient":       WithHTTPClient(&http.Client{Timeout: time.Second}),
+		"WithTimeout":          WithTimeout(time.Second),
+		"WithUserAgent":        WithUserAgent("tool/1.0"),
+		"WithRateLimit":        WithRateLimit(5, 2),
+		"WithoutRateLimit":     WithoutRateLimit(),
+		"WithRetry":            WithRetry(RetryPolicy{MaxRetries: 2}),
+		"WithoutRetries":       WithoutRetries(),
+		"WithLogger":           WithLogger(slog.New(slog.DiscardHandler)),
+		"WithLegacyAuthHeader": WithLegacyAuthHeader(),
+	}
+	require.ElementsMatch(t, optionConstructors(t), slices.Collect(maps.Keys(options)), "every func returning an Option is formatted here")
+
+	for name, opt := range options {
+		var cfg config
+		require.NoError(t, opt(&cfg), name)
+		requireNoToken(t, fmt.Sprintf("%v %+v %#v %v %+v %#v", opt, opt, opt, cfg, cfg, cfg))
+	}
+	for _, legacy := range []bool{false, true} {
+		opts := []Option{WithBaseURL("https://api.example.com")}
+		if legacy {
+			opts = append(opts, WithLegacyAuthHeader())
+		}
+		for _, set := range [][]Option{opts, append(slices.Collect(maps.Values(options)), opts...)} {
+			c, err := NewClient(testToken, set...)
+			require.NoError(t, err)
+			for _, v := range []any{
+				c.Instances, *c.Instances, c.Snapshots, *c.Snapshots, c.SecurityGroups, *c.SecurityGroups,
+				c.FloatingIPs, *c.FloatingIPs, c.Images, *c.Images,
+				c.transport.cred, *c.transport, c.transport.gate, c.logger,
+			} {
+				requireNoToken(t, fmt.Sprintf("%v %+v %#v", v, v, v))
+			}
+		}
+	}
+}
+
+// optionConstructors lists the exported funcs of the package's non-test files that return an Option.
+func optionConstructors(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	var names []string
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		require.NoError(t, err)
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() || fn.Type.Results == nil || len(fn.Type.Results.List) != 1 {
+				continue
+			}
+			if id, ok := fn.Type.Results.List[0].Type.(*ast.Ident); ok && id.Name == "Option" {
+				names = append(names, fn.Name.Name)
+			}
+		}
+	}
+	return names
+}
+
+// captureHandler is a slog.Handler that writes every record at every level, its message and all its
+// attributes (those added by WithAttrs and groups included, LogValuers resolved) to a buffer.
+type captureHandler struct {
+	buf    *lockedBuffer
+	attrs  []slog.Attr
+	prefix string
+}
+
+func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *captureHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %q", r.Level, r.Message)
+	write := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s%s=%+v", h.prefix, a.Key, a.Value.Resolve().Any())
+		return true
+	}
+	for _, a := range h.attrs {
+		write(a)
+	}
+	r.Attrs(write)
+	b.WriteByte('\n')
+	_, err := io.WriteString(h.buf, b.String())
+	return err
+}
+
+func (h *captureHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append(slices.Clip(h.attrs), attrs...)
+	return &c
+}
+
+func (h *captureHandler) WithGroup(name string) slog.Handler {
+	c := *h
+	c.prefix += name + "."
+	return &c
+}
+
+// TestDebugLogOfAFailingAndRetryingSequenceHasNoToken drives 429s, 5xx, a lost answer, attempt
+// timeouts and successes through one client, against a server that echoes the credential in every
+// X-Request-Id and in its error bodies, and greps everything a debug-level handler received.
+func TestDebugLogOfAFailingAndRetryingSequenceHasNoToken(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				credential := func(r *http.Request) string { return r.Header.Get("Authorization") + r.Header.Get("X-Auth-Token") }
+				echo := func(status int) http.HandlerFunc {
+					return func(w http.ResponseWriter, r *http.Request) {
+						replyJSON(w, status, map[string]string{"message": "you sent " + credential(r)})
+					}
+				}
+				routes := map[string]http.HandlerFunc{
+					"GET /compute/v1/instances/i-1": sequence(serveJSON([]byte(`{"instance": {"id": "i-1"}}`)),
+						rateLimited("1"), echo(503), func(w http.ResponseWriter, r *http.Request) { hangUp(w) }),
+					"POST /compute/v1/instances":       sequence(echo(500), rateLimited("2")),
+					"DELETE /compute/v1/instances/i-1": sequence(echo(404), echo(502)),
+					"GET /compute/v1/instances/slow":   hangUntilGone,
+				}
+				logs := &lockedBuffer{}
+				opts := []Option{defaultRetry(), WithTimeout(3 * time.Second), WithLogger(slog.New(&captureHandler{buf: logs}))}
+				if legacy {
+					opts = append(opts, WithLegacyAuthHeader())
+				}
+				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("X-Request-Id", "req-"+credential(r))
+					routes[r.Method+" "+r.URL.Path](w, r)
+				}, opts...)
+
+				ctx := context.Background()
+				_, err := c.Instances.Get(ctx, "i-1")
+				require.NoError(t, err)
+				_, err = c.Instances.Create(ctx, &InstanceCreateRequest{Name: "w", Hostname: "w", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"k"}})
+				require.ErrorIs(t, err, ErrOutcomeUnknown)
+				requireNoToken(t, err.Error())
+				require.NoError(t, c.Instances.Delete(ctx, "i-1"))
+				_, err = c.Instances.Get(ctx, "slow")
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				requireNoToken(t, err.Error())
+
+				require.Equal(t, 4+2+2+5, rec.count())
+				out := logs.String()
+				for _, want := range []string{
+					`DEBUG "compute: attempt"`, `DEBUG "compute: attempt failed"`, `DEBUG "compute: retrying"`,
+					"status=429", "status=503", "status=500", "status=404", "attempt=5", "attempt timed out",
+					"request_id=req-",
+				} {
+					assert.Contains(t, out, want, "the log did not see the whole sequence")
+				}
+				assert.Contains(t, out, "[REDACTED]", "the echoed credential was redacted, not absent")
+				requireNoToken(t, out)
+			})
+		})
+	}
+}
+
+// TestRedirectToAnotherHostNeverCarriesTheToken follows every redirect status, for a GET and a POST
+// (307 and 308 re-send its body), from the base host to another host name, to a subdomain of the base
+// host (where net/http itself would forward an Authorization header) and to the base host on another
+// port, with both auth headers. Host names are routed to in-memory servers, so nothing resolves.
+func TestRedirectToAnotherHostNeverCarriesTheToken(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		for _, status := range []int{301, 302, 303, 307, 308} {
+			for _, op := range []operation{opGetInstance, opCreateFloatingIP} {
+				for _, target := range []string{"http://evil.example.net/steal", "http://sub.api.example.test/steal", "http://api.example.test:8080/steal"} {
+					name := fmt.Sprintf("legacy=%v/%d/%s/%s", legacy, status, op.method, target)
+					t.Run(name, func(t *testing.T) {
+						t.Parallel()
+						synctest.Test(t, func(t *testing.T) { checkRedirect(t, legacy, status, op, target) })
+					})
+				}
+			}
+		}
+	}
+}
+
+func checkRedirect(t *testing.T, legacy bool, status int, op operation, target string) {
+	var mu sync.Mutex
+	var atBase, atOther []http.Header
+	serve := func(h http.HandlerFunc) *memnet.Listener {
+		l := memnet.NewListener()
+		srv := httptest.NewUnstartedServer(h)
+		srv.Listener = l
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return l
+	}
+	base := serve(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		atBase = append(atBase, r.Header.Clone())
+		mu.Unlock()
+		http.Redirect(w, r, target, status)
+	})
+	other := serve(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		atOther = append(atOther, r.Header.Clone())
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr == "api.example.test:80" {
+			return base.Dial(ctx, network, addr)
+		}
+		return other.Dial(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(&http.Client{Transport: tr}), WithoutRateLimit()}
+	if legacy {
+		opts = append(opts, WithLegacyAuthHeader())
+	}
+	c, err := NewClient(testToken, opts...)
+	require.NoError(t, err)
+	var body any
+	if op.method == http.MethodPost {
+		body = map[string]string{"name": "n", "region": "r"}
+	}
+	require.NoError(t, c.call(context.Background(), op, []string{"i-1"}[:strings.Count(op.path, "{")], nil, body, nil))
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, atBase, 1)
+	assert.Equal(t, !legacy, atBase[0].Get("Authorization") == "Bearer "+testToken, "the base host gets the token")
+	assert.Equal(t, legacy, atBase[0].Get("X-Auth-Token") == testToken)
+	require.Len(t, atOther, 1, "the redirect was followed")
+	assert.Empty(t, atOther[0].Get("Authorization"))
+	assert.Empty(t, atOther[0].Get("X-Auth-Token"))
+	for name, values := range atOther[0] {
+		requireNoToken(t, name+": "+strings.Join(values, ", "))
+	}
+}
+
+// TestPlainHTTPOnlyToLoopbackUnlessOptedIn tries base URLs that look local but are not, and some that
+// are, in either order of the options.
+func TestPlainHTTPOnlyToLoopbackUnlessOptedIn(t *testing.T) {
+	t.Parallel()
+	for rawURL, loopback := range map[string]bool{
+		"http://api.example.com":          false,
+		"HTTP://api.example.com":          false,
+		"http://localhost.evil.example":   false,
+		"http://127.0.0.1.nip.io":         false,
+		"http://evil.example/localhost":   false,
+		"http://10.0.0.5:8080":            false,
+		"http://0.0.0.0":                  false,
+		"http://2130706433":               false, // 127.0.0.1 as one number, which some resolvers accept
+		"http://127.1":                    false,
+		"http://[fe80::1]":                false,
+		"http://127.0.0.1":                true,
+		"http://127.0.0.2:8080/base":      true,
+		"http://localhost:8080":           true,
+		"http://api.localhost":            true,
+		"http://[::1]:8080":               true,
+		"http://[::ffff:127.0.0.1]":       true,
+		"https://api.example.com":         true, // not plain http: always accepted
+		"https://localhost.evil.example/": true,
+	} {
+		_, err := NewClient(testToken, WithBaseURL(rawURL))
+		if loopback {
+			assert.NoError(t, err, rawURL)
+		} else {
+			assert.ErrorContains(t, err, "in clear", rawURL)
+		}
+		for _, opts := range [][]Option{{WithBaseURL(rawURL), WithInsecureHTTP()}, {WithInsecureHTTP(), WithBaseURL(rawURL)}} {
+			_, err := NewClient(testToken, opts...)
+			assert.NoError(t, err, "%s with WithInsecureHTTP", rawURL)
+		}
+	}
+}
+
+// TestPlainHTTPFromTheEnvironmentIsRefused: COMPUTE_API_URL goes through the same check.
+func TestPlainHTTPFromTheEnvironmentIsRefused(t *testing.T) {
+	t.Setenv(EnvToken, testToken)
+	t.Setenv(EnvBaseURL, "http://api.example.com")
+	_, err := NewClientFromEnv()
+	require.ErrorContains(t, err, "in clear")
+	requireNoToken(t, err.Error())
+	_, err = NewClientFromEnv(WithInsecureHTTP())
+	require.NoError(t, err)
+}
+
+// TestTokenWithControlCharactersIsRefused puts each control character (and non-ASCII) at the start,
+// in the middle and at the end of the token. NewClient must refuse it without echoing it.
+func TestTokenWithControlCharactersIsRefused(t *testing.T) {
+	t.Parallel()
+	for name, bad := range map[string]string{"CR": "\r", "LF": "\n", "NUL": "\x00", "TAB": "\t", "DEL": "\x7f", "ESC": "\x1b", "non-ASCII": "é"} {
+		for where, token := range map[string]string{"start": bad + testToken, "middle": testToken[:5] + bad + testToken[5:], "end": testToken + bad} {
+			c, err := NewClient(token, WithBaseURL(localURL))
+			assert.Nil(t, c, name)
+			if assert.Error(t, err, "%s at the %s", name, where) {
+				assert.Contains(t, err.Error(), "control characters", name)
+				requireNoToken(t, err.Error())
+			}
+		}
+	}
+}
