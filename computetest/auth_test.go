@@ -136,11 +136,11 @@ func TestAuthReadOnlyToken(t *testing.T) {
 			return err
 		}},
 		{http.MethodPatch, func() error {
-			_, err := c.FloatingIPs.Update(ctx, fip.ID, &compute.FloatingIPUpdateRequest{Name: ptr("renamed")})
+			_, err := c.FloatingIPs.Update(ctx, fip.ID, &compute.FloatingIPUpdateRequest{Name: compute.Ptr("renamed")})
 			return err
 		}},
 		{http.MethodPatch, func() error {
-			_, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: ptr("renamed")})
+			_, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: compute.Ptr("renamed")})
 			return err
 		}},
 		{http.MethodDelete, func() error { return c.Instances.Delete(ctx, in.ID) }},
@@ -186,7 +186,7 @@ func TestAuthTokenNeverRecorded(t *testing.T) {
 
 	c := srv.Client()
 	in := activeInstance(t, c)
-	_, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: ptr("renamed")})
+	_, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: compute.Ptr("renamed")})
 	require.NoError(t, err)
 	legacy := srv.Client(compute.WithLegacyAuthHeader())
 	_, err = legacy.Images.List(ctx, &compute.ImageListOptions{Type: compute.ImageTypeBaseOS})

@@ -183,9 +183,7 @@ func TestCatalogIsACopy(t *testing.T) {
 
 func TestCatalogImageListFilter(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	want := map[compute.ImageType][]string{}
@@ -222,9 +220,7 @@ func TestCatalogImageListFilter(t *testing.T) {
 
 func TestCatalogCloudImageVersions(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	_, c := newFake(t)
 	ctx := context.Background()
 
 	for _, ref := range []string{"ubuntu-cloud:22.04", "ubuntu-cloud:24.04", "ubuntu-cloud", "img-ubuntu-cloud"} {

@@ -22,20 +22,18 @@ import (
 // Row: Update instance, "Only an active instance can be updated", 02023.
 func TestConditionUpdateInstanceOnlyActive(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 	in := activeInstance(t, c)
 
-	got, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: ptr("web-renamed")})
+	got, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: compute.Ptr("web-renamed")})
 	require.NoError(t, err, "an active instance can be updated")
 	assert.Equal(t, "web-renamed", got.Name)
 	assert.Equal(t, "web-1", got.Hostname, "a rename leaves the hostname")
 
 	require.NoError(t, c.Instances.Stop(ctx, in.ID))
 	requireStatus(t, c, in.ID, compute.InstanceStatusStopped)
-	_, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: ptr("web-stopped")})
+	_, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: compute.Ptr("web-stopped")})
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeUpdateRequiresActive)
 
 	for _, st := range []compute.InstanceStatus{
@@ -44,12 +42,12 @@ func TestConditionUpdateInstanceOnlyActive(t *testing.T) {
 		compute.InstanceStatusDeleting,
 	} {
 		require.True(t, srv.SetInstanceStatus(in.ID, st))
-		_, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{IsProtected: ptr(true)})
+		_, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{IsProtected: compute.Ptr(true)})
 		requireAPIError(t, err, http.StatusBadRequest, compute.CodeUpdateRequiresActive)
 	}
 
 	require.True(t, srv.SetInstanceStatus(in.ID, compute.InstanceStatusActive))
-	got, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: ptr("web-back")})
+	got, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{Name: compute.Ptr("web-back")})
 	require.NoError(t, err)
 	assert.Equal(t, "web-back", got.Name)
 }
@@ -57,9 +55,7 @@ func TestConditionUpdateInstanceOnlyActive(t *testing.T) {
 // Row: Snapshot instance, "Only an active instance can be snapshotted", 02037.
 func TestConditionSnapshotInstanceOnlyActive(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 	in := activeInstance(t, c)
 
@@ -104,9 +100,7 @@ func TestConditionDestroyInstanceLimitedByStatus(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.status), func(t *testing.T) {
 			t.Parallel()
-			srv := computetest.NewServer()
-			defer srv.Close()
-			c := srv.Client()
+			srv, c := newFake(t)
 			ctx := context.Background()
 			in := activeInstance(t, c)
 			require.True(t, srv.SetInstanceStatus(in.ID, tc.status))
@@ -171,9 +165,7 @@ func TestConditionDestroyInstanceLimitedByStatus(t *testing.T) {
 // Row: Destroy instance, "Not allowed while is_protected is true", 02038.
 func TestConditionDestroyInstanceNotWhileProtected(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 	in := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.IsProtected = true })
 	require.True(t, in.IsProtected)
@@ -186,7 +178,7 @@ func TestConditionDestroyInstanceNotWhileProtected(t *testing.T) {
 	requireAPIError(t, c.Instances.Delete(ctx, in.ID), http.StatusBadRequest, compute.CodeTerminationProtected)
 	require.True(t, srv.SetInstanceStatus(in.ID, compute.InstanceStatusActive))
 
-	got, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{IsProtected: ptr(false)})
+	got, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{IsProtected: compute.Ptr(false)})
 	require.NoError(t, err)
 	require.False(t, got.IsProtected)
 	require.NoError(t, c.Instances.Delete(ctx, in.ID), "an unprotected instance can be destroyed")
@@ -197,9 +189,7 @@ func TestConditionDestroyInstanceNotWhileProtected(t *testing.T) {
 // Row: Perform action start, "Instance is already started", 02029.
 func TestConditionStartInstanceAlreadyStarted(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	_, c := newFake(t)
 	ctx := context.Background()
 	in := activeInstance(t, c)
 
@@ -215,9 +205,7 @@ func TestConditionStartInstanceAlreadyStarted(t *testing.T) {
 // Row: Perform action start, "Instance cannot be started", 02039.
 func TestConditionStartInstanceCannotBeStarted(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 	in := activeInstance(t, c)
 
@@ -240,9 +228,7 @@ func TestConditionStartInstanceCannotBeStarted(t *testing.T) {
 // Row: Attach volume, "Volume must have status available", 02032 and 02046.
 func TestConditionAttachVolumeMustBeAvailable(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	volumeStatus := func(id string) string {
@@ -307,9 +293,7 @@ func TestConditionAttachVolumeMustBeAvailable(t *testing.T) {
 // so the server's refusal is checked with raw requests.
 func TestSecurityGroupReservedNames(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	for _, name := range []string{"default", "standard", "Default", " STANDARD "} {
@@ -346,9 +330,7 @@ func TestSecurityGroupReservedNames(t *testing.T) {
 // A security group used by an instance cannot be deleted (02027).
 func TestSecurityGroupUsedByInstanceCannotBeDeleted(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	_, c := newFake(t)
 	ctx := context.Background()
 
 	sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "web", Region: "eu-west-1"})
@@ -371,9 +353,7 @@ func TestSecurityGroupUsedByInstanceCannotBeDeleted(t *testing.T) {
 // A floating IP attached to an instance cannot be deleted (02064).
 func TestFloatingIPAttachedCannotBeDeleted(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	_, c := newFake(t)
 	ctx := context.Background()
 
 	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "web-ip", Region: "eu-west-1"})
@@ -398,9 +378,7 @@ func TestFloatingIPAttachedCannotBeDeleted(t *testing.T) {
 // disk_size is at least 80 on create and can only grow on update (02063).
 func TestDiskSizeOnlyGrows(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	def := activeInstance(t, c)
@@ -408,12 +386,12 @@ func TestDiskSizeOnlyGrows(t *testing.T) {
 
 	in := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.DiskSize = 100 })
 	require.Equal(t, 100, in.DiskSize)
-	_, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{DiskSize: ptr(90)})
+	_, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{DiskSize: compute.Ptr(90)})
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeInsufficientDiskSize)
-	got, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{DiskSize: ptr(100)})
+	got, err := c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{DiskSize: compute.Ptr(100)})
 	require.NoError(t, err, "the same size is not a shrink")
 	require.Equal(t, 100, got.DiskSize)
-	got, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{DiskSize: ptr(120)})
+	got, err = c.Instances.Update(ctx, in.ID, &compute.InstanceUpdateRequest{DiskSize: compute.Ptr(120)})
 	require.NoError(t, err)
 	require.Equal(t, 120, got.DiskSize)
 
@@ -429,9 +407,7 @@ func TestDiskSizeOnlyGrows(t *testing.T) {
 // ssh_keys or a password of at least 16 characters, never both, never neither.
 func TestPasswordAndSSHKeyRules(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	base := func(extra map[string]any) map[string]any {
@@ -486,9 +462,7 @@ func TestPasswordAndSSHKeyRules(t *testing.T) {
 // raw requests are used.
 func TestListPerPageLimit(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	in := activeInstance(t, c)
 
 	for _, path := range []string{
@@ -515,9 +489,7 @@ func TestListPerPageLimit(t *testing.T) {
 // given as a create's image is 02015 (400: the fake's documented choice for references in a body).
 func TestNotFoundCodes(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	const ins, sg, fip = "ins-999999", "sg-999999", "fip-999999"
@@ -528,7 +500,7 @@ func TestNotFoundCodes(t *testing.T) {
 	}{
 		{"get instance", func() error { _, err := c.Instances.Get(ctx, ins); return err }, compute.CodeInstanceNotFound},
 		{"update instance", func() error {
-			_, err := c.Instances.Update(ctx, ins, &compute.InstanceUpdateRequest{Name: ptr("x")})
+			_, err := c.Instances.Update(ctx, ins, &compute.InstanceUpdateRequest{Name: compute.Ptr("x")})
 			return err
 		}, compute.CodeInstanceNotFound},
 		{"delete instance", func() error { return c.Instances.Delete(ctx, ins) }, compute.CodeInstanceNotFound},
@@ -547,7 +519,7 @@ func TestNotFoundCodes(t *testing.T) {
 		{"delete security group", func() error { return c.SecurityGroups.Delete(ctx, sg) }, compute.CodeSecurityGroupNotFound},
 		{"get floating IP", func() error { _, err := c.FloatingIPs.Get(ctx, fip); return err }, compute.CodeFloatingIPNotFound},
 		{"update floating IP", func() error {
-			_, err := c.FloatingIPs.Update(ctx, fip, &compute.FloatingIPUpdateRequest{Name: ptr("x")})
+			_, err := c.FloatingIPs.Update(ctx, fip, &compute.FloatingIPUpdateRequest{Name: compute.Ptr("x")})
 			return err
 		}, compute.CodeFloatingIPNotFound},
 		{"delete floating IP", func() error { return c.FloatingIPs.Delete(ctx, fip) }, compute.CodeFloatingIPNotFound},

@@ -18,9 +18,7 @@ var instancesPath = computetest.Match{Method: http.MethodPost, Path: "/compute/v
 
 func TestFaultFailNext(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	srv.FailNext(2, instancesPath, computetest.Fault{
@@ -173,9 +171,7 @@ func TestFaultDropIsRetriedForGET(t *testing.T) {
 
 func TestFaultDropAfterProcessing(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 
 	srv.FailNext(1, instancesPath, computetest.Fault{DropAfterProcessing: true})

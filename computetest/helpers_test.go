@@ -144,5 +144,10 @@ func rawAuthed(t *testing.T, srv *computetest.Server, method, path string, body 
 	return raw(t, srv, method, path, authBearer(srv), body)
 }
 
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }
+// newFake starts a fake with default options, closed when the test ends, and an SDK client for it.
+func newFake(t *testing.T) (*computetest.Server, *compute.Client) {
+	t.Helper()
+	srv := computetest.NewServer()
+	t.Cleanup(srv.Close)
+	return srv, srv.Client()
+}

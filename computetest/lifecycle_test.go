@@ -100,9 +100,7 @@ func TestLifecycleInstanceTransitions(t *testing.T) {
 // With zero durations (the default) a create answers creating and the next read is active.
 func TestLifecycleZeroDurations(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	_, c := newFake(t)
 	ctx := context.Background()
 
 	in := createInstance(t, c)
@@ -256,9 +254,7 @@ func TestLifecycleAdvanceWithRealClock(t *testing.T) {
 // GET actions answers exactly the actions the status allows.
 func TestLifecycleActionsPerStatus(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	in := activeInstance(t, c)
 
 	want := map[compute.InstanceStatus][]compute.InstanceAction{
@@ -295,9 +291,7 @@ func TestLifecycleActionsPerStatus(t *testing.T) {
 // A snapshot joins the image list as type snapshot and can be the image of a new instance.
 func TestLifecycleSnapshotAsImage(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	_, c := newFake(t)
 	ctx := context.Background()
 
 	src := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.DiskSize = 120 })

@@ -19,9 +19,7 @@ import (
 // another resource).
 func TestPathIDsAreOneEscapedSegment(t *testing.T) {
 	t.Parallel()
-	srv := computetest.NewServer()
-	defer srv.Close()
-	c := srv.Client()
+	srv, c := newFake(t)
 	ctx := context.Background()
 	target := activeInstance(t, c) // an instance that a traversal must not reach
 
