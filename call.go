@@ -1,15 +1,16 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
-	"github.com/google/go-querystring/query"
+	querystring "github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
 )
 
@@ -30,26 +31,17 @@ type operation struct {
 // maxSuccessBody bounds a successful answer (the largest is a page of 100 instances).
 const maxSuccessBody = 64 << 20
 
-// call sends op with the IDs filling its path, the query encoded from q (a struct with url tags, or
-// nil) and in as JSON body (nil for none), and decodes the JSON answer into out (nil to discard it;
-// a *[]byte receives the raw body). Every endpoint goes through call.
+// call sends op with the IDs filling its path, the query encoded from q (a *ListOptions, an
+// *ImageListOptions, another struct with url tags, or nil) and in as JSON body (nil for none), and
+// decodes the JSON answer into out (nil to discard it; an *envelope fills its targets; a *[]byte
+// receives the raw body). Every endpoint goes through call.
 func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, out any) error {
-	path, err := expandPath(op.path, ids)
+	u, path, err := c.requestURL(op, ids, q)
 	if err != nil {
 		return err
 	}
 	if ctx == nil {
 		return errNilContext
-	}
-	u := c.base.String() + path
-	if q != nil {
-		v, err := query.Values(q)
-		if err != nil {
-			return fmt.Errorf("compute: %s %s: encoding query: %w", op.method, path, err)
-		}
-		if enc := v.Encode(); enc != "" {
-			u += "?" + enc
-		}
 	}
 	var body any
 	if in != nil {
@@ -59,20 +51,23 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 		}
 		body = b
 	}
-	st := &callState{idempotent: op.idempotent}
-	req, err := retryablehttp.NewRequestWithContext(context.WithValue(ctx, stateKey{}, st), op.method, u, body)
+	st := &callState{Context: ctx, idempotent: op.idempotent}
+	req, err := retryablehttp.NewRequestWithContext(st, op.method, u, body)
 	if err != nil {
 		return fmt.Errorf("compute: %s %s: %w", op.method, path, err)
 	}
-	req.Header.Set("User-Agent", c.userAgent)
-	accept := op.accept
-	if accept == "" {
-		accept = "application/json"
+	// The header values are built once per client and shared, read-only, by every request.
+	h := req.Header
+	h["User-Agent"] = c.headers.userAgent
+	h["Accept"] = c.headers.acceptJSON
+	if op.accept != "" {
+		h["Accept"] = []string{op.accept}
 	}
-	req.Header.Set("Accept", accept)
 	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+		h["Content-Type"] = c.headers.contentJSON
 	}
+	name, value := c.transport.cred.header()
+	h[name] = value
 
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -82,9 +77,16 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 		}
 		return err
 	}
-	defer drainAndClose(resp.Body)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || out == nil {
+		// An error answer is read by newAPIError, up to its bound; an answer nobody reads is drained
+		// a little so that the connection can be reused.
+		defer drainAndClose(resp.Body)
+	} else {
+		// readAnswer reads the answer to its end.
+		defer resp.Body.Close()
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		apiErr := newAPIError(resp, op.method, path, int(st.attempts.Load()), c.transport.cred.redact)
+		apiErr := newAPIError(resp, op.method, path, int(st.attempts.Load()), &c.transport.cred)
 		if op.method == http.MethodDelete && resp.StatusCode == http.StatusNotFound && st.retriedUnknown.Load() {
 			// An earlier attempt of this DELETE may have been processed before its answer was lost
 			// (a 5xx or a broken connection): the resource is gone, which is what the caller asked.
@@ -98,26 +100,98 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	if out == nil {
 		return nil
 	}
-	if raw, ok := out.(*[]byte); ok {
-		if *raw, err = io.ReadAll(io.LimitReader(resp.Body, maxSuccessBody+1)); err != nil {
-			return fmt.Errorf("compute: %s %s: reading answer: %w", op.method, path, err)
-		}
-		if len(*raw) > maxSuccessBody {
-			*raw = nil
-			return fmt.Errorf("compute: %s %s: the answer is larger than %d MiB", op.method, path, maxSuccessBody>>20)
-		}
-		return nil
+	buf, err := readAnswer(resp.Body, maxSuccessBody)
+	if err != nil {
+		return unreadable(op, fmt.Errorf("compute: %s %s: reading answer (status %d): %w", op.method, path, resp.StatusCode, err))
 	}
-	answer := io.LimitReader(resp.Body, maxSuccessBody)
-	if env, ok := out.(envelope); ok {
-		err = env.decode(answer)
-	} else {
-		err = json.NewDecoder(answer).Decode(out)
+	defer releaseAnswer(buf)
+	switch out := out.(type) {
+	case *[]byte:
+		*out = bytes.Clone(buf.Bytes())
+	case *envelope:
+		err = out.decode(buf.Bytes())
+	default:
+		err = json.Unmarshal(buf.Bytes(), out)
 	}
 	if err != nil {
 		return unreadable(op, fmt.Errorf("compute: %s %s: decoding answer (status %d): %w", op.method, path, resp.StatusCode, err))
 	}
 	return nil
+}
+
+// requestURL returns the request's URL (base URL, expanded path, query) and its path alone, which
+// errors and logs name; the path is a part of the URL's string, not a copy.
+func (c *Client) requestURL(op operation, ids []string, q any) (u, path string, err error) {
+	var b strings.Builder
+	size := len(c.baseURL) + len(op.path)
+	for _, id := range ids {
+		size += len(id)
+	}
+	if q != nil {
+		size += 32
+	}
+	b.Grow(size)
+	b.WriteString(c.baseURL)
+	if err := appendPath(&b, op.path, ids); err != nil {
+		return "", "", err
+	}
+	end := b.Len()
+	// The query types of the hot paths (every page of every walk) write their own parameters, which
+	// costs no reflection; TestQueryWritersMatchQuerystring holds each to exactly what go-querystring
+	// encodes from the type's url tags. Any other query type goes through go-querystring.
+	qb := queryBuilder{b: &b}
+	switch q := q.(type) {
+	case nil:
+	case *ListOptions:
+		q.writeQuery(&qb)
+	case *ImageListOptions:
+		q.writeQuery(&qb)
+	default:
+		v, err := querystring.Values(q)
+		if err != nil {
+			return "", "", fmt.Errorf("compute: %s %s: encoding query: %w", op.method, b.String()[len(c.baseURL):end], err)
+		}
+		if enc := v.Encode(); enc != "" {
+			b.WriteByte('?')
+			b.WriteString(enc)
+		}
+	}
+	u = b.String()
+	return u, u[len(c.baseURL):end], nil
+}
+
+// queryBuilder appends "?k=v&k=v" to a URL under construction, in the order of the calls, which must be
+// the order of the keys (url.Values.Encode sorts them).
+type queryBuilder struct {
+	b *strings.Builder
+	n int
+}
+
+// add appends key=value, with value query-escaped.
+func (q *queryBuilder) add(key, value string) {
+	if q.n == 0 {
+		q.b.WriteByte('?')
+	} else {
+		q.b.WriteByte('&')
+	}
+	q.n++
+	q.b.WriteString(key)
+	q.b.WriteByte('=')
+	q.b.WriteString(url.QueryEscape(value))
+}
+
+// addInt appends key=n.
+func (q *queryBuilder) addInt(key string, n int) {
+	var digits [20]byte
+	if q.n == 0 {
+		q.b.WriteByte('?')
+	} else {
+		q.b.WriteByte('&')
+	}
+	q.n++
+	q.b.WriteString(key)
+	q.b.WriteByte('=')
+	q.b.Write(strconv.AppendInt(digits[:0], int64(n), 10))
 }
 
 // unreadable reports a success answer that could not be read. For a POST the request was processed
@@ -129,28 +203,37 @@ func unreadable(op operation, err error) error {
 	return err
 }
 
-// expandPath fills the {name} segments of tmpl with ids, path-escaped so that no ID can change the
-// route: "/" and "?" are escaped by url.PathEscape, and the dot segments "." and ".." are escaped too.
+// expandPath fills the {name} segments of tmpl with ids (see appendPath).
 func expandPath(tmpl string, ids []string) (string, error) {
 	var b strings.Builder
+	if err := appendPath(&b, tmpl, ids); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// appendPath writes tmpl to b with its {name} segments filled with ids, path-escaped so that no ID
+// can change the route: "/" and "?" are escaped by url.PathEscape, and the dot segments "." and ".."
+// are escaped too. An empty ID is refused with a ValidationError naming the segment.
+func appendPath(b *strings.Builder, tmpl string, ids []string) error {
 	rest := tmpl
 	for i := 0; ; i++ {
 		open := strings.IndexByte(rest, '{')
 		if open < 0 {
 			if i != len(ids) {
-				return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
+				return fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
 			}
 			b.WriteString(rest)
-			return b.String(), nil
+			return nil
 		}
 		end := strings.IndexByte(rest, '}')
 		name := rest[open+1 : end]
 		if i >= len(ids) {
-			return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
+			return fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
 		}
 		id := ids[i]
 		if strings.TrimSpace(id) == "" {
-			return "", invalid(name, "must not be empty")
+			return invalid(name, "must not be empty")
 		}
 		b.WriteString(rest[:open])
 		if id == "." || id == ".." {
@@ -178,44 +261,11 @@ func fetch[T any](ctx context.Context, c *Client, op operation, ids []string, ke
 		body = in
 	}
 	var out *T
-	if err := c.call(ctx, op, ids, nil, body, envelope{key: &out}); err != nil {
+	if err := c.call(ctx, op, ids, nil, body, envelopeOf(key, &out)); err != nil {
 		return nil, err
 	}
 	if out == nil {
 		return nil, unreadable(op, fmt.Errorf("compute: %s %s: the answer has no %q object", op.method, op.path, key))
 	}
 	return out, nil
-}
-
-// envelope names the keys of a JSON answer to decode, each into its target; call decodes it in one
-// pass and skips every other key, so that a field the service adds later costs nothing.
-type envelope map[string]any
-
-// decode reads the JSON object from r into the targets of e, streaming.
-func (e envelope) decode(r io.Reader) error {
-	dec := json.NewDecoder(r)
-	first, firstErr := dec.Token()
-	if firstErr != nil && firstErr != io.EOF {
-		// A broken read (a cut connection) keeps its cause, so errors.Is can see it.
-		return fmt.Errorf("the answer is not a JSON object: %w", firstErr)
-	}
-	if first != json.Delim('{') {
-		return fmt.Errorf("the answer is not a JSON object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := tok.(string)
-		dst, ok := e[key]
-		if !ok {
-			dst = &json.RawMessage{}
-		}
-		if err := dec.Decode(dst); err != nil {
-			return fmt.Errorf("decoding %q: %w", key, err)
-		}
-	}
-	_, err := dec.Token()
-	return err
 }

@@ -39,8 +39,10 @@ const (
 // Client talks to the Compute API. It is immutable once built and safe for concurrent use by many
 // goroutines, which then share one rate limiter. Build it with [NewClient] or [NewClientFromEnv].
 type Client struct {
-	base      *url.URL
-	userAgent string
+	base *url.URL
+	// baseURL is base as a string, the prefix of every request URL.
+	baseURL   string
+	headers   clientHeaders
 	http      *retryablehttp.Client
 	transport *attemptTransport
 	logger    *slog.Logger
@@ -55,6 +57,12 @@ type Client struct {
 	FloatingIPs *FloatingIPsService
 	// Images lists images.
 	Images *ImagesService
+}
+
+// clientHeaders are the values of the headers every request carries, built once and shared by all
+// requests, which only read them.
+type clientHeaders struct {
+	userAgent, acceptJSON, contentJSON []string
 }
 
 // Option configures a [Client]. An Option that gets bad input makes NewClient return its error.
@@ -137,8 +145,13 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		ua += " " + cfg.userAgent
 	}
 	c := &Client{
-		base:      base,
-		userAgent: ua,
+		base:    base,
+		baseURL: base.String(),
+		headers: clientHeaders{
+			userAgent:   []string{ua},
+			acceptJSON:  []string{"application/json"},
+			contentJSON: []string{"application/json"},
+		},
 		transport: at,
 		logger:    cfg.logger,
 		http: &retryablehttp.Client{
@@ -173,7 +186,7 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 }
 
 // String describes the client without its credential.
-func (c *Client) String() string { return "compute.Client{" + c.base.String() + "}" }
+func (c *Client) String() string { return "compute.Client{" + c.baseURL + "}" }
 
 // WithBaseURL sets the service's base URL, such as "https://api.example.com"; request paths
 // (/compute/v1/...) are appended to it. A plain-http URL is refused unless its host is loopback or

@@ -1,10 +1,10 @@
 package compute
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -139,22 +139,26 @@ func (e *APIError) Temporary() bool {
 
 // newAPIError reads at most maxErrorBody bytes of resp's body and builds the error. It never fails:
 // a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an excerpt.
-// redact (nil for none) scrubs everything taken from the answer before it is cut, so that a proxy
-// echoing the request's headers cannot put the token, or a part of it, into the error.
-func newAPIError(resp *http.Response, method, path string, attempts int, redact func(string) string) *APIError {
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
+// cred (nil for none) scrubs the token from everything taken from the answer before it is cut, so
+// that a proxy echoing the request's headers cannot put the token, or a part of it, into the error.
+func newAPIError(resp *http.Response, method, path string, attempts int, cred *credential) *APIError {
 	e := &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     method,
 		Path:       path,
-		RequestID:  redact(resp.Header.Get("X-Request-Id")),
+		RequestID:  resp.Header.Get("X-Request-Id"),
 		Attempts:   attempts,
 		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	body := []byte(redact(string(raw)))
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer releaseAnswer(buf)
+	_ = readAtMost(buf, resp.Body, maxErrorBody) // a broken read keeps what arrived
+	body := buf.Bytes()
+	if cred != nil {
+		e.RequestID = cred.redact(e.RequestID)
+		body = cred.redactBytes(body)
+	}
 	var shape struct {
 		Code    *string `json:"code"`
 		Message *string `json:"message"`

@@ -66,6 +66,17 @@ func (o *ImageListOptions) Validate() error {
 	return o.ListOptions.Validate()
 }
 
+// writeQuery writes page, per_page and type, each only when set, in go-querystring's sorted order.
+func (o *ImageListOptions) writeQuery(q *queryBuilder) {
+	if o == nil {
+		return
+	}
+	o.ListOptions.writeQuery(q)
+	if o.Type != "" {
+		q.add("type", string(o.Type))
+	}
+}
+
 // List reads one page of images: GET /compute/v1/images. A nil opts lists all types with the
 // service's default page.
 func (s *ImagesService) List(ctx context.Context, opts *ImageListOptions) (*Page[Image], error) {

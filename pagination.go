@@ -33,6 +33,19 @@ func (o *ListOptions) Validate() error {
 	return nil
 }
 
+// writeQuery writes page and per_page, each only when set, as go-querystring would from the tags.
+func (o *ListOptions) writeQuery(q *queryBuilder) {
+	if o == nil {
+		return
+	}
+	if o.Page != 0 {
+		q.addInt("page", o.Page)
+	}
+	if o.PerPage != 0 {
+		q.addInt("per_page", o.PerPage)
+	}
+}
+
 // Page is one page of a list, with the counts the service reported.
 type Page[T any] struct {
 	// Items are the page's resources.
@@ -58,8 +71,7 @@ func listPage[T any](ctx context.Context, c *Client, op operation, ids []string,
 		return nil, err
 	}
 	p := &Page[T]{}
-	env := envelope{key: &p.Items, "total_count": &p.TotalCount, "page": &p.Page, "per_page": &p.PerPage}
-	if err := c.call(ctx, op, ids, q, nil, env); err != nil {
+	if err := c.call(ctx, op, ids, q, nil, pageEnvelope(key, &p.Items, &p.TotalCount, &p.Page, &p.PerPage)); err != nil {
 		return nil, err
 	}
 	return p, nil

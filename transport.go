@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,9 +47,11 @@ func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 30 * time.Second}
 }
 
-// callState travels in the request context from the call path to the transport and the retry hooks,
-// which go-retryablehttp gives no other shared place.
+// callState travels from the call path to the transport and the retry hooks, which go-retryablehttp
+// gives no other shared place. It is the request's context itself: the caller's context, plus the
+// state, found by [stateOf] (one allocation where context.WithValue would add a second).
 type callState struct {
+	context.Context
 	idempotent bool
 	attempts   atomic.Int32
 	// inFlight is true while the last attempt was written and has not been answered: the service may
@@ -63,6 +66,15 @@ type callState struct {
 
 type stateKey struct{}
 
+// Value returns the call's state for stateKey, and the caller's context's values otherwise.
+func (s *callState) Value(key any) any {
+	if key == (stateKey{}) {
+		return s
+	}
+	return s.Context.Value(key)
+}
+
+// stateOf returns the call's state from ctx or a context derived from it; nil when there is none.
 func stateOf(ctx context.Context) *callState {
 	st, _ := ctx.Value(stateKey{}).(*callState)
 	return st
@@ -143,31 +155,50 @@ type notSentError struct{ err error }
 func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
 
+// isNotSent reports whether err holds a *notSentError.
+func isNotSent(err error) bool {
+	var ns *notSentError
+	return errors.As(err, &ns)
+}
+
 // credential holds the token in closures: no field of any value holds it, so neither %v nor a
 // reflective dumper (go-spew, a debugger's pretty-printer) can print it.
 type credential struct {
-	// header returns the header name and value that carry the token.
-	header func() (string, string)
+	// header returns the header name and value that carry the token. The value is built once and
+	// shared by every request, which only reads it.
+	header func() (string, []string)
 	// redact replaces the token in s.
 	redact func(s string) string
+	// redactBytes replaces the token in b; it returns b itself when b does not hold the token.
+	redactBytes func(b []byte) []byte
 }
 
+// credentialHeaders are the headers that may carry the token; a request leaving for another origin
+// has both removed.
+var credentialHeaders = [...]string{"Authorization", "X-Auth-Token"}
+
 func newCredential(token string, legacy bool) credential {
+	name, value := "Authorization", []string{"Bearer " + token}
+	if legacy {
+		name, value = "X-Auth-Token", []string{token}
+	}
+	secret := []byte(token)
 	return credential{
-		header: func() (string, string) {
-			if legacy {
-				return "X-Auth-Token", token
-			}
-			return "Authorization", "Bearer " + token
-		},
+		header: func() (string, []string) { return name, value },
 		redact: func(s string) string { return strings.ReplaceAll(s, token, "[REDACTED]") },
+		redactBytes: func(b []byte) []byte {
+			if !bytes.Contains(b, secret) {
+				return b
+			}
+			return bytes.ReplaceAll(b, secret, []byte("[REDACTED]"))
+		},
 	}
 }
 
 // attemptTransport runs once per attempt, under the retry loop: it waits for the gate, counts the
-// attempt, adds the credential when the request goes to the base URL's origin (never to another host,
-// redirects included), bounds the attempt with the per-attempt timeout, notes whether the request was
-// written, and logs it.
+// attempt, removes the credential that call set when the request goes to another origin than the
+// base URL's (a redirect), bounds the attempt with the per-attempt timeout, notes whether the
+// request was written, and logs it.
 type attemptTransport struct {
 	next    http.RoundTripper
 	gate    *gate
@@ -181,6 +212,23 @@ type attemptTransport struct {
 // String keeps the transport's %v short.
 func (t *attemptTransport) String() string { return "compute.attemptTransport{" + t.host + "}" }
 
+// attempt is one attempt's state, in one allocation: the trace that tells whether the request was
+// written, and the answer's body, which releases the attempt's timeout when closed.
+type attempt struct {
+	trace httptrace.ClientTrace
+	// getConn and wroteHeaders are set by the trace's hooks.
+	getConn, wroteHeaders atomic.Bool
+	cancel                context.CancelFunc
+	io.ReadCloser
+}
+
+// Close closes the answer's body and releases the attempt's timeout.
+func (a *attempt) Close() error {
+	err := a.ReadCloser.Close()
+	a.cancel()
+	return err
+}
+
 // RoundTrip implements http.RoundTripper.
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
@@ -188,61 +236,63 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, &notSentError{err}
 	}
 	st := stateOf(parent)
-	attempt := 1
+	n := 1
 	if st != nil {
-		attempt = int(st.attempts.Add(1))
+		n = int(st.attempts.Add(1))
 		st.inFlight.Store(true)
 	}
 	// The trace tells a failure before the request's headers were complete on the connection (no
 	// connection, a failed TLS handshake, a timeout while connecting): then the service cannot have
 	// processed it. A transport that does not report GetConn leaves the attempt counted in flight.
-	var getConn, wroteHeaders atomic.Bool
-	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &httptrace.ClientTrace{
-		GetConn:      func(string) { getConn.Store(true) },
-		WroteHeaders: func() { wroteHeaders.Store(true) },
-	}), t.timeout)
-	out := req.Clone(ctx)
-	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
-		out.Header.Set(t.cred.header())
+	a := &attempt{}
+	a.trace.GetConn = func(string) { a.getConn.Store(true) }
+	a.trace.WroteHeaders = func() { a.wroteHeaders.Store(true) }
+	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &a.trace), t.timeout)
+	a.cancel = cancel
+	out := req.WithContext(ctx)
+	if req.URL.Scheme != t.scheme || req.URL.Host != t.host {
+		// A redirect to another origin: http.Client keeps some credential headers across hosts
+		// (X-Auth-Token, and Authorization to a subdomain), so both go here.
+		out.Header = req.Header.Clone()
+		for _, h := range credentialHeaders {
+			out.Header.Del(h)
+		}
 	}
-	start := time.Now()
+	debug := t.logger.Enabled(parent, slog.LevelDebug)
+	var start time.Time
+	if debug {
+		start = time.Now()
+	}
 	resp, err := t.next.RoundTrip(out)
 	if err != nil {
 		cancel()
-		if st != nil && getConn.Load() && !wroteHeaders.Load() {
+		if st != nil && a.getConn.Load() && !a.wroteHeaders.Load() {
 			st.inFlight.Store(false)
 		}
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
 		}
-		t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt failed",
-			slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
-			slog.Int("attempt", attempt), slog.Duration("duration", time.Since(start)),
-			slog.String("error", t.cred.redact(err.Error())))
+		if debug {
+			t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt failed",
+				slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
+				slog.Int("attempt", n), slog.Duration("duration", time.Since(start)),
+				slog.String("error", t.cred.redact(err.Error())))
+		}
 		return nil, err
 	}
 	if resp.Request == nil {
 		resp.Request = out // the retry hooks find the call's state through it
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
-	t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt",
-		slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
-		slog.Int("attempt", attempt), slog.Int("status", resp.StatusCode),
-		slog.Duration("duration", time.Since(start)),
-		slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
+	a.ReadCloser = resp.Body
+	resp.Body = a
+	if debug {
+		t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt",
+			slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
+			slog.Int("attempt", n), slog.Int("status", resp.StatusCode),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
+	}
 	return resp, nil
-}
-
-// cancelOnClose releases the attempt's timeout when the body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
 }
 
 // retrier holds the go-retryablehttp hooks.
@@ -258,11 +308,11 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	if st == nil {
 		return false, nil
 	}
-	var ns *notSentError
-	if resp != nil || (err != nil && (errors.As(err, &ns) || isDialError(err))) {
+	notSent := err != nil && isNotSent(err)
+	if resp != nil || notSent || (err != nil && isDialError(err)) {
 		st.inFlight.Store(false) // answered, or never written: the outcome is known
 	}
-	if ctx.Err() != nil || ns != nil {
+	if ctx.Err() != nil || notSent {
 		return false, nil
 	}
 	if err != nil {
