@@ -77,12 +77,12 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 		}
 		return err
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || out == nil {
-		// An error answer is read by newAPIError, up to its bound; an answer nobody reads is drained
-		// a little so that the connection can be reused.
+	if out == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		// An answer nobody reads is drained a little, so that the connection can be reused.
 		defer drainAndClose(resp.Body)
 	} else {
-		// readAnswer reads the answer to its end.
+		// newAPIError and readAnswer read the answer to its end (or to their bound, past which
+		// draining would not save the connection).
 		defer resp.Body.Close()
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

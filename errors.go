@@ -148,7 +148,9 @@ func newAPIError(resp *http.Response, method, path string, attempts int, cred *c
 		Path:       path,
 		RequestID:  resp.Header.Get("X-Request-Id"),
 		Attempts:   attempts,
-		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+	}
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		e.RetryAfter = parseRetryAfter(v, time.Now())
 	}
 	buf := answerBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -160,20 +162,26 @@ func newAPIError(resp *http.Response, method, path string, attempts int, cred *c
 		body = cred.redactBytes(body)
 	}
 	var shape struct {
-		Code    *string `json:"code"`
-		Message *string `json:"message"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
 	}
-	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != nil || shape.Message != nil) {
-		if shape.Code != nil {
-			e.Code = ErrorCode(*shape.Code)
-		}
-		if shape.Message != nil {
-			e.Message = *shape.Message
-		}
+	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != "" || shape.Message != "" || carriesErrorKeys(body)) {
+		e.Code = ErrorCode(shape.Code)
+		e.Message = shape.Message
 		return e
 	}
 	e.Message = excerpt(body)
 	return e
+}
+
+// carriesErrorKeys reports whether the JSON object body has a non-null "code" or "message", for
+// the rare answer whose code and message are both empty: {"code": ""} is the error shape, {} is not.
+func carriesErrorKeys(body []byte) bool {
+	var shape struct {
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
+	}
+	return json.Unmarshal(body, &shape) == nil && (shape.Code != nil || shape.Message != nil)
 }
 
 // excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8.
