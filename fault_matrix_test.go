@@ -110,9 +110,9 @@ func TestFaultMatrix(t *testing.T) {
 		{name: "server closes before the response/POST", method: "POST", serve: func(w http.ResponseWriter, r *http.Request) { hangUp(w) },
 			attempts: 1, is: []error{io.EOF}, unknown: true},
 		{name: "response truncated mid-JSON/GET", method: "GET", serve: truncatedAnswer,
-			attempts: 1, is: []error{io.ErrUnexpectedEOF}},
+			attempts: 1, is: []error{io.ErrUnexpectedEOF}, check: errorSays("reading answer (status 200)")},
 		{name: "response truncated mid-JSON/POST", method: "POST", serve: truncatedAnswer,
-			attempts: 1, is: []error{io.ErrUnexpectedEOF}, unknown: true},
+			attempts: 1, is: []error{io.ErrUnexpectedEOF}, unknown: true, check: errorSays("reading answer (status 201)")},
 
 		{name: "HTML error page/GET", method: "GET", serve: htmlErrorPage,
 			attempts: 3, waited: 10 * time.Second, is: []error{ErrServer}, status: 502, check: htmlExcerpt},
