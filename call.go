@@ -33,8 +33,8 @@ const maxSuccessBody = 64 << 20
 
 // call sends op with the IDs filling its path, the query encoded from q (a *ListOptions, an
 // *ImageListOptions, another struct with url tags, or nil) and in as JSON body (nil for none), and
-// decodes the JSON answer into out (nil to discard it; an *envelope fills its targets; a *[]byte
-// receives the raw body). Every endpoint goes through call.
+// decodes the JSON answer into out: nil discards it, an *envelope fills its targets, a *[]byte
+// receives the raw body. Every endpoint goes through call.
 func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, out any) error {
 	u, path, err := c.requestURL(op, ids, q)
 	if err != nil {
@@ -56,7 +56,8 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	if err != nil {
 		return fmt.Errorf("compute: %s %s: %w", op.method, path, err)
 	}
-	// The header values are built once per client and shared, read-only, by every request.
+	// The header values are built once per client and shared, read-only, by every request. The
+	// credential is not among them: attemptTransport adds it to each attempt for the base origin.
 	h := req.Header
 	h["User-Agent"] = c.headers.userAgent
 	h["Accept"] = c.headers.acceptJSON
@@ -66,8 +67,6 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	if in != nil {
 		h["Content-Type"] = c.headers.contentJSON
 	}
-	name, value := c.transport.cred.header()
-	h[name] = value
 
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -77,14 +76,9 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 		}
 		return err
 	}
-	if out == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-		// An answer nobody reads is drained a little, so that the connection can be reused.
-		defer drainAndClose(resp.Body)
-	} else {
-		// newAPIError and readAnswer read the answer to its end (or to their bound, past which
-		// draining would not save the connection).
-		defer resp.Body.Close()
-	}
+	// Whatever is left of the answer (all of it when nobody reads it, a little past newAPIError's
+	// bound) is drained a little so that the connection can be reused.
+	defer drainAndClose(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		apiErr := newAPIError(resp, op.method, path, int(st.attempts.Load()), &c.transport.cred)
 		if op.method == http.MethodDelete && resp.StatusCode == http.StatusNotFound && st.retriedUnknown.Load() {
@@ -111,7 +105,7 @@ func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, ou
 	case *envelope:
 		err = out.decode(buf.Bytes())
 	default:
-		err = json.Unmarshal(buf.Bytes(), out)
+		err = fmt.Errorf("compute: internal: cannot decode into %T", out)
 	}
 	if err != nil {
 		return unreadable(op, fmt.Errorf("compute: %s %s: decoding answer (status %d): %w", op.method, path, resp.StatusCode, err))

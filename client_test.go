@@ -262,9 +262,9 @@ func TestConcurrentUse(t *testing.T) {
 	for i := range 16 {
 		wg.Go(func() {
 			id := fmt.Sprintf("i-%d", i)
-			var out map[string]map[string]string
-			assert.NoError(t, c.call(context.Background(), opGetInstance, []string{id}, nil, nil, &out))
-			assert.Equal(t, id, out["instance"]["id"])
+			var out map[string]string
+			assert.NoError(t, c.call(context.Background(), opGetInstance, []string{id}, nil, nil, envelopeOf("instance", &out)))
+			assert.Equal(t, id, out["id"])
 		})
 	}
 	wg.Wait()

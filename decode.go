@@ -16,13 +16,17 @@ const maxEnvelopeKeys = 4
 // envelope names the keys of a JSON answer to decode, each into its target (a non-nil pointer).
 // Every other key is skipped, so that a field the service adds later costs nothing.
 //
-// The answer is decoded in one pass by encoding/json into a struct type built once per set of keys,
-// so it follows encoding/json's rules for a struct exactly, the rules that already apply inside
-// every resource: a key matches case-insensitively ("Instance" fills the "instance" target), a key
-// that appears twice, in any spelling, is decoded twice into the same target, and a null leaves its
-// target unchanged. Before this one-pass decode the envelope matched keys exactly; encoding/json's
-// rule was chosen with it, because no answer of the contract differs by case and every peer SDK
-// decodes its envelopes this way.
+// The answer is decoded in one pass by encoding/json into a struct type built once per set of keys
+// and target types, whose fields are the targets' types, so it follows encoding/json's rules for a
+// struct exactly, the rules that already apply inside every resource:
+//   - a key matches case-insensitively ("Instance" fills the "instance" target);
+//   - a key that appears twice, in any spelling, is decoded twice into the same target;
+//   - a null sets a pointer or slice target to nil and leaves a number unchanged;
+//   - anything but white space after the object is an error.
+//
+// Before this one-pass decode the envelope matched keys exactly. encoding/json's rule was chosen
+// with it, because no answer of the contract differs by case and every peer SDK decodes its
+// envelopes this way.
 type envelope struct {
 	keys    [maxEnvelopeKeys]string
 	targets [maxEnvelopeKeys]any
@@ -45,16 +49,27 @@ func pageEnvelope(key string, items any, total, page, perPage *int) *envelope {
 	}
 }
 
-// envelopeTypes caches the struct type of each set of keys; an SDK has a dozen of them.
-var envelopeTypes struct {
-	sync.RWMutex
-	m map[[maxEnvelopeKeys]string]reflect.Type
+// envelopeShape identifies an envelope's struct type: its keys and its targets' types.
+type envelopeShape struct {
+	keys  [maxEnvelopeKeys]string
+	types [maxEnvelopeKeys]reflect.Type
 }
 
-// structType returns the struct type with one field of type any per key, tagged with the key.
+// envelopeTypes caches the struct type of each shape; an SDK has a dozen of them.
+var envelopeTypes struct {
+	sync.RWMutex
+	m map[envelopeShape]reflect.Type
+}
+
+// structType returns the struct type with one field per key, of the type its target points to,
+// tagged with the key.
 func (e *envelope) structType() reflect.Type {
+	shape := envelopeShape{keys: e.keys}
+	for i := range e.n {
+		shape.types[i] = reflect.TypeOf(e.targets[i]).Elem()
+	}
 	envelopeTypes.RLock()
-	t, ok := envelopeTypes.m[e.keys]
+	t, ok := envelopeTypes.m[shape]
 	envelopeTypes.RUnlock()
 	if ok {
 		return t
@@ -63,7 +78,7 @@ func (e *envelope) structType() reflect.Type {
 	for i := range fields {
 		fields[i] = reflect.StructField{
 			Name: fmt.Sprintf("F%d", i),
-			Type: reflect.TypeFor[any](),
+			Type: shape.types[i],
 			Tag:  reflect.StructTag(`json:"` + e.keys[i] + `"`),
 		}
 	}
@@ -71,14 +86,15 @@ func (e *envelope) structType() reflect.Type {
 	envelopeTypes.Lock()
 	defer envelopeTypes.Unlock()
 	if envelopeTypes.m == nil {
-		envelopeTypes.m = make(map[[maxEnvelopeKeys]string]reflect.Type)
+		envelopeTypes.m = make(map[envelopeShape]reflect.Type)
 	}
-	envelopeTypes.m[e.keys] = t
+	envelopeTypes.m[shape] = t
 	return t
 }
 
-// decode reads the JSON object in data into the targets of e. A field of type any holding a non-nil
-// pointer is decoded into what the pointer points to, which is how each target is filled in place.
+// decode reads the JSON object in data into the targets of e: each target's value is copied into
+// its field, the struct is decoded, and each field is copied back, which is decoding into the
+// targets themselves (the values are slice headers, pointers and numbers, so the copies are cheap).
 func (e *envelope) decode(data []byte) error {
 	if !isObject(data) {
 		return errors.New("the answer is not a JSON object")
@@ -86,9 +102,13 @@ func (e *envelope) decode(data []byte) error {
 	v := reflect.New(e.structType())
 	s := v.Elem()
 	for i := range e.n {
-		s.Field(i).Set(reflect.ValueOf(e.targets[i]))
+		s.Field(i).Set(reflect.ValueOf(e.targets[i]).Elem())
 	}
-	return json.Unmarshal(data, v.Interface())
+	err := json.Unmarshal(data, v.Interface())
+	for i := range e.n {
+		reflect.ValueOf(e.targets[i]).Elem().Set(s.Field(i))
+	}
+	return err
 }
 
 // isObject reports whether data starts, after white space, with the opening brace of a JSON object.

@@ -138,6 +138,18 @@ func TestPageEnvelopeCounts(t *testing.T) {
 	assert.Equal(t, 2, p.PerPage)
 }
 
+// A null under a key followed by the same key again (in any spelling) still fills the target:
+// the envelope decodes exactly as encoding/json does into a struct of the targets' types.
+func TestEnvelopeNullThenRepeatedKey(t *testing.T) {
+	t.Parallel()
+	p, err := answering(t, http.StatusOK, `{"instances":null,"Instances":[{"id":"a"}],"total_count":null,"total_count":5}`).
+		Instances.List(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, p.Items, 1)
+	assert.Equal(t, "a", p.Items[0].ID)
+	assert.Equal(t, 5, p.TotalCount)
+}
+
 // Answers are read into pooled buffers: nothing decoded from one answer may change when the buffer
 // is reused for the next.
 func TestDecodedValuesOutliveTheirBuffer(t *testing.T) {

@@ -168,6 +168,12 @@ func newAPIError(resp *http.Response, method, path string, attempts int, cred *c
 	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != "" || shape.Message != "" || carriesErrorKeys(body)) {
 		e.Code = ErrorCode(shape.Code)
 		e.Message = shape.Message
+		if cred != nil {
+			// The body was scrubbed as bytes, but JSON escapes ("\/", "\u0041") can spell the
+			// token differently there and decode back to it.
+			e.Code = ErrorCode(cred.redact(string(e.Code)))
+			e.Message = cred.redact(e.Message)
+		}
 		return e
 	}
 	e.Message = excerpt(body)

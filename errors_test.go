@@ -217,6 +217,25 @@ func TestTokenAtTheExcerptCutIsRedacted(t *testing.T) {
 	assert.Equal(t, "echo Bearer [REDACTED]", apiErr.RequestID)
 }
 
+// TestJSONEscapedTokenIsRedacted: a service that echoes the token inside a JSON string may escape it
+// ("/" as "\/", any character as "\u00XX"); the decoded code and message are scrubbed too.
+func TestJSONEscapedTokenIsRedacted(t *testing.T) {
+	t.Parallel()
+	const token = "abc/def+ghi"
+	escaped := `abc\/def\u002bghi`
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyRaw(w, 400, `{"code":"`+escaped+`","message":"bad header Authorization: Bearer `+escaped+`"}`)
+	}, WithoutRetries())
+	c2, err := NewClient(token, WithBaseURL(c.baseURL), WithHTTPClient(&http.Client{Transport: c.transport.next}), WithoutRetries(), WithoutRateLimit())
+	require.NoError(t, err)
+	err = c2.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.NotContains(t, err.Error(), token)
+	assert.Equal(t, "bad header Authorization: Bearer [REDACTED]", apiErr.Message)
+	assert.Equal(t, ErrorCode("[REDACTED]"), apiErr.Code)
+}
+
 func TestCodeOf(t *testing.T) {
 	wrapped := fmt.Errorf("deleting: %w", &APIError{StatusCode: 400, Code: CodeTerminationProtected})
 	assert.Equal(t, CodeTerminationProtected, CodeOf(wrapped))

@@ -246,12 +246,27 @@ func checkRedirect(t *testing.T, legacy bool, status int, op operation, target s
 		return other.Dial(ctx, network, addr)
 	}}
 	t.Cleanup(tr.CloseIdleConnections)
-	opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(&http.Client{Transport: tr}), WithoutRateLimit()}
+	// A caller's CheckRedirect that logs what it sees, as a debugging caller would.
+	var hookSaw []string
+	hc := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", req.Header, req))
+		for _, v := range via {
+			hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", v.Header, v))
+		}
+		return nil
+	}}
+	opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(hc), WithoutRateLimit()}
 	if legacy {
 		opts = append(opts, WithLegacyAuthHeader())
 	}
 	c, err := NewClient(testToken, opts...)
 	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NotEmpty(t, hookSaw, "the caller's CheckRedirect ran")
+		for _, s := range hookSaw {
+			requireNoToken(t, s)
+		}
+	})
 	var body any
 	if op.method == http.MethodPost {
 		body = map[string]string{"name": "n", "region": "r"}
@@ -268,6 +283,72 @@ func checkRedirect(t *testing.T, legacy bool, status int, op operation, target s
 	assert.Empty(t, atOther[0].Get("X-Auth-Token"))
 	for name, values := range atOther[0] {
 		requireNoToken(t, name+": "+strings.Join(values, ", "))
+	}
+}
+
+// TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase follows base → another host → base: the hop
+// at the other host has no credential, the last hop at the base has it again, in both auth modes.
+func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				var mu sync.Mutex
+				seen := map[string]http.Header{}
+				record := func(name string, r *http.Request) {
+					mu.Lock()
+					defer mu.Unlock()
+					seen[name] = r.Header.Clone()
+				}
+				serve := func(h http.HandlerFunc) *memnet.Listener {
+					l := memnet.NewListener()
+					srv := httptest.NewUnstartedServer(h)
+					srv.Listener = l
+					srv.Start()
+					t.Cleanup(srv.Close)
+					return l
+				}
+				base := serve(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path == "/back" {
+						record("back", r)
+						w.WriteHeader(http.StatusNoContent)
+						return
+					}
+					record("first", r)
+					http.Redirect(w, r, "http://cdn.example.net/hop", http.StatusTemporaryRedirect)
+				})
+				other := serve(func(w http.ResponseWriter, r *http.Request) {
+					record("other", r)
+					http.Redirect(w, r, "http://api.example.test/back", http.StatusTemporaryRedirect)
+				})
+				tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					if addr == "api.example.test:80" {
+						return base.Dial(ctx, network, addr)
+					}
+					return other.Dial(ctx, network, addr)
+				}}
+				t.Cleanup(tr.CloseIdleConnections)
+				opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(&http.Client{Transport: tr}), WithoutRateLimit()}
+				name, want := "Authorization", "Bearer "+testToken
+				if legacy {
+					opts = append(opts, WithLegacyAuthHeader())
+					name, want = "X-Auth-Token", testToken
+				}
+				c, err := NewClient(testToken, opts...)
+				require.NoError(t, err)
+				require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, nil))
+
+				mu.Lock()
+				defer mu.Unlock()
+				require.Len(t, seen, 3)
+				assert.Equal(t, want, seen["first"].Get(name))
+				for k, v := range seen["other"] {
+					requireNoToken(t, k+": "+strings.Join(v, ", "))
+				}
+				assert.Equal(t, want, seen["back"].Get(name), "the base origin gets the credential again")
+			})
+		})
 	}
 }
 

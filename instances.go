@@ -312,16 +312,14 @@ func (s *InstancesService) Delete(ctx context.Context, id string) error {
 // Actions returns the actions currently possible on an instance:
 // GET /compute/v1/instances/{instance_id}/actions.
 func (s *InstancesService) Actions(ctx context.Context, id string) ([]InstanceAction, error) {
-	var out struct {
-		Actions *[]InstanceAction `json:"actions"`
-	}
-	if err := s.c.call(ctx, opListInstanceActions, []string{id}, nil, nil, &out); err != nil {
+	var actions *[]InstanceAction
+	if err := s.c.call(ctx, opListInstanceActions, []string{id}, nil, nil, envelopeOf("actions", &actions)); err != nil {
 		return nil, err
 	}
-	if out.Actions == nil {
+	if actions == nil {
 		return nil, fmt.Errorf("compute: %s %s: the answer has no \"actions\" list", opListInstanceActions.method, opListInstanceActions.path)
 	}
-	return *out.Actions, nil
+	return *actions, nil
 }
 
 // PerformAction starts, stops or resets an instance: POST /compute/v1/instances/{instance_id}/actions.

@@ -173,10 +173,6 @@ type credential struct {
 	redactBytes func(b []byte) []byte
 }
 
-// credentialHeaders are the headers that may carry the token; a request leaving for another origin
-// has both removed.
-var credentialHeaders = [...]string{"Authorization", "X-Auth-Token"}
-
 func newCredential(token string, legacy bool) credential {
 	name, value := "Authorization", []string{"Bearer " + token}
 	if legacy {
@@ -196,8 +192,8 @@ func newCredential(token string, legacy bool) credential {
 }
 
 // attemptTransport runs once per attempt, under the retry loop: it waits for the gate, counts the
-// attempt, removes the credential that call set when the request goes to another origin than the
-// base URL's (a redirect), bounds the attempt with the per-attempt timeout, notes whether the
+// attempt, adds the credential when the request goes to the base URL's origin (never to another
+// host, redirects included), bounds the attempt with the per-attempt timeout, notes whether the
 // request was written, and logs it.
 type attemptTransport struct {
 	next    http.RoundTripper
@@ -250,13 +246,17 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &a.trace), t.timeout)
 	a.cancel = cancel
 	out := req.WithContext(ctx)
-	if req.URL.Scheme != t.scheme || req.URL.Host != t.host {
-		// A redirect to another origin: http.Client keeps some credential headers across hosts
-		// (X-Auth-Token, and Authorization to a subdomain), so both go here.
-		out.Header = req.Header.Clone()
-		for _, h := range credentialHeaders {
-			out.Header.Del(h)
+	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
+		// The credential goes on this attempt's own copy of the header map, never on the request
+		// the caller's http.Client sees: its CheckRedirect hook and the headers it copies onto a
+		// redirect never hold the token, and a request to any other origin leaves without it.
+		name, value := t.cred.header()
+		h := make(http.Header, len(req.Header)+1)
+		for k, v := range req.Header {
+			h[k] = v
 		}
+		h[name] = value
+		out.Header = h
 	}
 	debug := t.logger.Enabled(parent, slog.LevelDebug)
 	var start time.Time
@@ -429,8 +429,13 @@ func isDialError(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// drainAndClose reads a little of body so the connection can be reused, then closes it.
+// drainAndClose reads up to 4 KiB more of body, so that the connection can be reused when little
+// is left, then closes it. A body already read to its end costs one Read; the bytes go to a pooled
+// buffer, so draining allocates nothing.
 func drainAndClose(body io.ReadCloser) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(body, 4<<10))
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	_ = readAtMost(buf, body, 4<<10)
+	releaseAnswer(buf)
 	_ = body.Close()
 }

@@ -3,10 +3,12 @@ package compute
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -48,9 +50,9 @@ func TestGETRetriedThroughTwo503s(t *testing.T) {
 		c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
 			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1"}})
 		}, busy, busy), defaultRetry())
-		var out map[string]map[string]string
-		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, &out))
-		assert.Equal(t, "i-1", out["instance"]["id"])
+		var out map[string]string
+		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, envelopeOf("instance", &out)))
+		assert.Equal(t, "i-1", out["id"])
 		assert.Equal(t, 3, rec.count())
 	})
 }
@@ -495,5 +497,57 @@ func TestPOSTWithAnUnreadableSuccessAnswerIsOutcomeUnknown(t *testing.T) {
 		_, err = c.Instances.Get(context.Background(), "i-1")
 		assert.Error(t, err, name)
 		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a GET is simply retried by the caller: %s", name)
+	}
+}
+
+// Every kind of answer leaves the connection reusable: five calls of each kind use one connection.
+// An error body past newAPIError's 1 MiB bound by less than the drain's 4 KiB still does.
+func TestAnswersLeaveTheConnectionReusable(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", maxErrorBody+100)
+	cases := []struct {
+		name  string
+		serve http.HandlerFunc
+		call  func(*Client) error
+	}{
+		{"200 with a length", func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, http.StatusOK, `{"instance":{"id":"i"}}`)
+		}, nil},
+		{"200 chunked", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, `{"instance":`)
+			w.(http.Flusher).Flush()
+			_, _ = io.WriteString(w, `{"id":"i"}}`)
+		}, nil},
+		{"200 not JSON", func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusOK, `[1,2]`) }, nil},
+		{"404 with a code", func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, http.StatusNotFound, `{"code":"02008","message":"no"}`)
+		}, nil},
+		{"400 just past the error bound", func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusBadRequest, big) }, nil},
+		{"204", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) },
+			func(c *Client) error { return c.Instances.Delete(context.Background(), "i") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var conns atomic.Int32
+			srv := httptest.NewUnstartedServer(tc.serve)
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			c, err := NewClient(testToken, WithBaseURL(srv.URL), WithoutRateLimit(), WithoutRetries())
+			require.NoError(t, err)
+			for range 5 {
+				if tc.call != nil {
+					_ = tc.call(c)
+				} else {
+					_, _ = c.Instances.Get(context.Background(), "i")
+				}
+			}
+			assert.EqualValues(t, 1, conns.Load(), "connections opened for 5 calls")
+		})
 	}
 }
