@@ -154,8 +154,8 @@ func (c *Client) requestURL(op operation, ids []string, q any) (u, path string, 
 	return u, u[len(c.baseURL):end], nil
 }
 
-// queryBuilder appends "?k=v&k=v" to a URL under construction, in the order of the calls, which must be
-// the order of the keys (url.Values.Encode sorts them).
+// queryBuilder appends "?k=v&k=v" to a URL under construction, in the order of the calls, which
+// must be the order of the keys (url.Values.Encode sorts them).
 type queryBuilder struct {
 	b *strings.Builder
 	n int
@@ -195,15 +195,6 @@ func unreadable(op operation, err error) error {
 		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}
 	return err
-}
-
-// expandPath fills the {name} segments of tmpl with ids (see appendPath).
-func expandPath(tmpl string, ids []string) (string, error) {
-	var b strings.Builder
-	if err := appendPath(&b, tmpl, ids); err != nil {
-		return "", err
-	}
-	return b.String(), nil
 }
 
 // appendPath writes tmpl to b with its {name} segments filled with ids, path-escaped so that no ID

@@ -25,7 +25,9 @@ func FuzzExpandPath(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		p, err := expandPath("/compute/v1/instances/{instance_id}/actions", []string{id})
+		var b strings.Builder
+		err := appendPath(&b, "/compute/v1/instances/{instance_id}/actions", []string{id})
+		p := b.String()
 		if strings.TrimSpace(id) == "" {
 			if err == nil {
 				t.Fatalf("empty ID %q accepted", id)
