@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Sentinel errors. Every error returned by the SDK that stems from an HTTP answer is an [*APIError],
@@ -177,6 +178,10 @@ func newAPIError(resp *http.Response, method, path string, attempts int, cred *c
 		return e
 	}
 	e.Message = excerpt(body)
+	if cred != nil {
+		// The excerpt replaces bytes; scrub again what its replacements could have joined up.
+		e.Message = cred.redact(e.Message)
+	}
 	return e
 }
 
@@ -190,7 +195,9 @@ func carriesErrorKeys(body []byte) bool {
 	return json.Unmarshal(body, &shape) == nil && (shape.Code != nil || shape.Message != nil)
 }
 
-// excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8.
+// excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8: control characters
+// become spaces and each run of invalid bytes becomes U+FFFD. Nothing is deleted, so no two parts of
+// the body are joined that were not adjacent in it.
 func excerpt(body []byte) string {
 	truncated := len(body) > maxExcerpt
 	if truncated {
@@ -201,7 +208,15 @@ func excerpt(body []byte) string {
 			return ' '
 		}
 		return r
-	}, strings.ToValidUTF8(string(body), ""))
+	}, strings.ToValidUTF8(string(body), "\uFFFD"))
+	if len(s) > maxExcerpt {
+		// A lone invalid byte becomes three bytes; cut back to whole characters.
+		n := maxExcerpt
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s, truncated = s[:n], true
+	}
 	s = strings.TrimSpace(s)
 	if truncated {
 		s += "…"

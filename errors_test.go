@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -241,4 +242,42 @@ func TestCodeOf(t *testing.T) {
 	assert.Equal(t, CodeTerminationProtected, CodeOf(wrapped))
 	assert.Equal(t, ErrorCode(""), CodeOf(errors.New("plain")))
 	assert.Equal(t, ErrorCode(""), CodeOf(nil))
+}
+
+// TestInvalidBytesNeverJoinTheTokenBackTogether: a proxy page that echoes the token with an invalid
+// byte inside it does not hold the token as bytes, so the byte scrub leaves it; the excerpt must not
+// delete the byte and hand the token back whole.
+func TestInvalidBytesNeverJoinTheTokenBackTogether(t *testing.T) {
+	t.Parallel()
+	for _, split := range []string{
+		testToken[:5] + "\xff" + testToken[5:],
+		testToken[:1] + "\xc3" + testToken[1:],         // a cut two-byte sequence
+		testToken[:9] + "\xe2\x82" + testToken[9:],     // a cut three-byte sequence
+		testToken[:3] + "\xff\xfe\xfd" + testToken[3:], // a run of invalid bytes
+	} {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, 502, "<html>upstream echoed: Bearer "+split+"</html>")
+		}, WithoutRetries())
+		err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+		var apiErr *APIError
+		require.ErrorAs(t, err, &apiErr)
+		assert.NotContains(t, err.Error(), testToken)
+		assert.Contains(t, apiErr.Message, "\uFFFD", "the invalid bytes are marked, not dropped")
+		assert.True(t, utf8.ValidString(apiErr.Message))
+	}
+}
+
+func TestExcerptBounds(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"replacements grow the text":  strings.Repeat("a\xff", maxExcerpt/2), // 512 bytes, 1,024 once replaced
+		"a long run of invalid bytes": strings.Repeat("\xff", 4*maxExcerpt),
+		"cut multi-byte character":    strings.Repeat("a", maxExcerpt-1) + "é",
+	} {
+		got := excerpt([]byte(body))
+		assert.True(t, utf8.ValidString(got), name)
+		assert.LessOrEqual(t, len(got), maxExcerpt+len("…"), name)
+		assert.True(t, strings.HasSuffix(got, "…"), name)
+	}
+	assert.Equal(t, "a b\uFFFDc", excerpt([]byte("a\x00b\xffc\n")))
 }

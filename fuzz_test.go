@@ -58,19 +58,23 @@ func FuzzExpandPath(f *testing.F) {
 	})
 }
 
-// FuzzAPIError feeds arbitrary error bodies: the result is always an *APIError with the status and a
-// bounded, printable, valid UTF-8 message.
+// FuzzAPIError feeds arbitrary error bodies (and the same text as X-Request-Id): the result is always
+// an *APIError with the status and a bounded, printable, valid UTF-8 message, and never the token.
 func FuzzAPIError(f *testing.F) {
-	for _, seed := range []string{"", `{"code":"02008","message":"x"}`, `{"code":2008}`, "<html>", `{"code":null}`, "\xff\xfe", `{"message":"` + strings.Repeat("a", 600) + `"`} {
+	for _, seed := range []string{"", `{"code":"02008","message":"x"}`, `{"code":2008}`, "<html>", `{"code":null}`, "\xff\xfe", `{"message":"` + strings.Repeat("a", 600) + `"`,
+		"Bearer " + testToken[:5] + "\xff" + testToken[5:], `{"message":"` + testToken[:3] + `\u002d` + testToken[4:] + `"}`, testToken[:3] + "\x00" + testToken[3:]} {
 		f.Add(seed, 500)
 	}
+	cred := newCredential(testToken, false)
 	f.Fuzz(func(t *testing.T, body string, status int) {
-		resp := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {body}}, Body: io.NopCloser(strings.NewReader(body))}
-		e := newAPIError(resp, "GET", "/p", 1, nil)
+		resp := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {body}, "X-Request-Id": {body}}, Body: io.NopCloser(strings.NewReader(body))}
+		e := newAPIError(resp, "GET", "/p", 1, &cred)
 		if e.StatusCode != status {
 			t.Fatal("status lost")
 		}
-		_ = e.Error()
+		if msg := e.Error(); strings.Contains(msg, testToken) {
+			t.Fatalf("the token is in the error: %q", msg)
+		}
 		if e.Code == "" && (!utf8.ValidString(e.Message) || len(e.Message) > maxExcerpt+len("…")) {
 			t.Fatalf("excerpt not bounded or not valid UTF-8: %q", e.Message)
 		}

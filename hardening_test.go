@@ -246,12 +246,20 @@ func checkRedirect(t *testing.T, legacy bool, status int, op operation, target s
 		return other.Dial(ctx, network, addr)
 	}}
 	t.Cleanup(tr.CloseIdleConnections)
-	// A caller's CheckRedirect that logs what it sees, as a debugging caller would.
+	// A caller's CheckRedirect that logs what it sees, as a debugging caller would, including the
+	// request each redirect answered (%+v does not follow those pointers by itself).
 	var hookSaw []string
+	see := func(r *http.Request) {
+		hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Header, r))
+		if r.Response != nil && r.Response.Request != nil {
+			hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Response.Request.Header, r.Response.Request))
+		}
+	}
 	hc := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", req.Header, req))
+		require.NotNil(t, req.Response, "the hook sees the redirect's answer")
+		see(req)
 		for _, v := range via {
-			hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", v.Header, v))
+			see(v)
 		}
 		return nil
 	}}
@@ -286,8 +294,9 @@ func checkRedirect(t *testing.T, legacy bool, status int, op operation, target s
 	}
 }
 
-// TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase follows base → another host → base: the hop
-// at the other host has no credential, the last hop at the base has it again, in both auth modes.
+// TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase follows base → base → another host → base: the hop
+// at the other host has no credential, the hops at the base have it, in both auth modes, and the
+// caller's CheckRedirect never sees it, not even on the requests the redirects answered.
 func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 	t.Parallel()
 	for _, legacy := range []bool{false, true} {
@@ -310,13 +319,17 @@ func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 					return l
 				}
 				base := serve(func(w http.ResponseWriter, r *http.Request) {
-					if r.URL.Path == "/back" {
+					switch r.URL.Path {
+					case "/back":
 						record("back", r)
 						w.WriteHeader(http.StatusNoContent)
-						return
+					case "/same":
+						record("same", r)
+						http.Redirect(w, r, "http://cdn.example.net/hop", http.StatusTemporaryRedirect)
+					default:
+						record("first", r)
+						http.Redirect(w, r, "/same", http.StatusFound)
 					}
-					record("first", r)
-					http.Redirect(w, r, "http://cdn.example.net/hop", http.StatusTemporaryRedirect)
 				})
 				other := serve(func(w http.ResponseWriter, r *http.Request) {
 					record("other", r)
@@ -329,7 +342,18 @@ func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 					return other.Dial(ctx, network, addr)
 				}}
 				t.Cleanup(tr.CloseIdleConnections)
-				opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(&http.Client{Transport: tr}), WithoutRateLimit()}
+				// The caller's CheckRedirect prints every request it can reach, the answered ones too.
+				var hookSaw []string
+				hc := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+					for _, r := range append(via, req) {
+						hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Header, r))
+						if r.Response != nil {
+							hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Response.Request.Header, r.Response.Request))
+						}
+					}
+					return nil
+				}}
+				opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(hc), WithoutRateLimit()}
 				name, want := "Authorization", "Bearer "+testToken
 				if legacy {
 					opts = append(opts, WithLegacyAuthHeader())
@@ -341,12 +365,17 @@ func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 
 				mu.Lock()
 				defer mu.Unlock()
-				require.Len(t, seen, 3)
+				require.Len(t, seen, 4)
 				assert.Equal(t, want, seen["first"].Get(name))
+				assert.Equal(t, want, seen["same"].Get(name), "a redirect within the base origin keeps the credential")
 				for k, v := range seen["other"] {
 					requireNoToken(t, k+": "+strings.Join(v, ", "))
 				}
 				assert.Equal(t, want, seen["back"].Get(name), "the base origin gets the credential again")
+				require.Len(t, hookSaw, 2*(2+3+4)-3, "three redirects, each with its chain; the first request has no answer yet")
+				for _, s := range hookSaw {
+					requireNoToken(t, s)
+				}
 			})
 		})
 	}

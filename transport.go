@@ -165,7 +165,9 @@ func isNotSent(err error) bool {
 // reflective dumper (go-spew, a debugger's pretty-printer) can print it.
 type credential struct {
 	// header returns the header name and value that carry the token. The value is built once and
-	// shared by every request, which only reads it.
+	// shared by every request, which only reads it: like the client's other shared header values,
+	// a RoundTripper below the SDK must not modify it in place (net/http's contract already forbids
+	// a RoundTripper to modify the request).
 	header func() (string, []string)
 	// redact replaces the token in s.
 	redact func(s string) string
@@ -249,7 +251,10 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
 		// The credential goes on this attempt's own copy of the header map, never on the request
 		// the caller's http.Client sees: its CheckRedirect hook and the headers it copies onto a
-		// redirect never hold the token, and a request to any other origin leaves without it.
+		// redirect never hold the token, and a request to any other origin leaves without it. The
+		// origin is compared as spelled: the SDK's own requests use the base URL's spelling, and a
+		// redirect that spells the same origin otherwise ("HOST", ":443") goes without the token,
+		// which fails safe (the service answers 401).
 		name, value := t.cred.header()
 		h := make(http.Header, len(req.Header)+1)
 		for k, v := range req.Header {
@@ -280,9 +285,10 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 		return nil, err
 	}
-	if resp.Request == nil {
-		resp.Request = out // the retry hooks find the call's state through it
-	}
+	// The answer points at the request this transport was given, not at the attempt's copy: the
+	// caller's http.Client hands resp.Request to its CheckRedirect hook (as req.Response.Request),
+	// and the copy carries the credential. The retry hooks find the call's state through it too.
+	resp.Request = req
 	a.ReadCloser = resp.Body
 	resp.Body = a
 	if debug {
