@@ -163,20 +163,19 @@ type queryBuilder struct {
 
 // add appends key=value, with value query-escaped.
 func (q *queryBuilder) add(key, value string) {
-	if q.n == 0 {
-		q.b.WriteByte('?')
-	} else {
-		q.b.WriteByte('&')
-	}
-	q.n++
-	q.b.WriteString(key)
-	q.b.WriteByte('=')
+	q.key(key)
 	q.b.WriteString(url.QueryEscape(value))
 }
 
 // addInt appends key=n.
 func (q *queryBuilder) addInt(key string, n int) {
 	var digits [20]byte
+	q.key(key)
+	q.b.Write(strconv.AppendInt(digits[:0], int64(n), 10))
+}
+
+// key appends the separator and "key=".
+func (q *queryBuilder) key(key string) {
 	if q.n == 0 {
 		q.b.WriteByte('?')
 	} else {
@@ -185,7 +184,6 @@ func (q *queryBuilder) addInt(key string, n int) {
 	q.n++
 	q.b.WriteString(key)
 	q.b.WriteByte('=')
-	q.b.Write(strconv.AppendInt(digits[:0], int64(n), 10))
 }
 
 // unreadable reports a success answer that could not be read. For a POST the request was processed

@@ -215,9 +215,11 @@ func TestRedirectToAnotherHostNeverCarriesTheToken(t *testing.T) {
 	}
 }
 
-func checkRedirect(t *testing.T, legacy bool, status int, op operation, target string) {
-	var mu sync.Mutex
-	var atBase, atOther []http.Header
+// twoOrigins returns an http.Client that reaches base at api.example.test:80 and other at every other
+// address, both served in memory, so that nothing resolves. Its CheckRedirect prints into *hookSaw
+// every request it can reach, as a debugging caller would, including the requests the redirects
+// answered (%+v does not follow those pointers by itself).
+func twoOrigins(t *testing.T, base, other http.HandlerFunc, hookSaw *[]string) *http.Client {
 	serve := func(h http.HandlerFunc) *memnet.Listener {
 		l := memnet.NewListener()
 		srv := httptest.NewUnstartedServer(h)
@@ -226,43 +228,42 @@ func checkRedirect(t *testing.T, legacy bool, status int, op operation, target s
 		t.Cleanup(srv.Close)
 		return l
 	}
-	base := serve(func(w http.ResponseWriter, r *http.Request) {
+	atBase, atOther := serve(base), serve(other)
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr == "api.example.test:80" {
+			return atBase.Dial(ctx, network, addr)
+		}
+		return atOther.Dial(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		assert.NotNil(t, req.Response, "the hook sees the redirect's answer")
+		for _, r := range append(via, req) {
+			*hookSaw = append(*hookSaw, fmt.Sprintf("%v %+v", r.Header, r))
+			if r.Response != nil && r.Response.Request != nil {
+				*hookSaw = append(*hookSaw, fmt.Sprintf("%v %+v", r.Response.Request.Header, r.Response.Request))
+			}
+		}
+		return nil
+	}}
+}
+
+func checkRedirect(t *testing.T, legacy bool, status int, op operation, target string) {
+	var mu sync.Mutex
+	var atBase, atOther []http.Header
+	var hookSaw []string
+	hc := twoOrigins(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		atBase = append(atBase, r.Header.Clone())
 		mu.Unlock()
 		http.Redirect(w, r, target, status)
-	})
-	other := serve(func(w http.ResponseWriter, r *http.Request) {
+	}, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		mu.Lock()
 		atOther = append(atOther, r.Header.Clone())
 		mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
-	})
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if addr == "api.example.test:80" {
-			return base.Dial(ctx, network, addr)
-		}
-		return other.Dial(ctx, network, addr)
-	}}
-	t.Cleanup(tr.CloseIdleConnections)
-	// A caller's CheckRedirect that logs what it sees, as a debugging caller would, including the
-	// request each redirect answered (%+v does not follow those pointers by itself).
-	var hookSaw []string
-	see := func(r *http.Request) {
-		hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Header, r))
-		if r.Response != nil && r.Response.Request != nil {
-			hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Response.Request.Header, r.Response.Request))
-		}
-	}
-	hc := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		require.NotNil(t, req.Response, "the hook sees the redirect's answer")
-		see(req)
-		for _, v := range via {
-			see(v)
-		}
-		return nil
-	}}
+	}, &hookSaw)
 	opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(hc), WithoutRateLimit()}
 	if legacy {
 		opts = append(opts, WithLegacyAuthHeader())
@@ -310,15 +311,8 @@ func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 					defer mu.Unlock()
 					seen[name] = r.Header.Clone()
 				}
-				serve := func(h http.HandlerFunc) *memnet.Listener {
-					l := memnet.NewListener()
-					srv := httptest.NewUnstartedServer(h)
-					srv.Listener = l
-					srv.Start()
-					t.Cleanup(srv.Close)
-					return l
-				}
-				base := serve(func(w http.ResponseWriter, r *http.Request) {
+				var hookSaw []string
+				hc := twoOrigins(t, func(w http.ResponseWriter, r *http.Request) {
 					switch r.URL.Path {
 					case "/back":
 						record("back", r)
@@ -330,29 +324,10 @@ func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 						record("first", r)
 						http.Redirect(w, r, "/same", http.StatusFound)
 					}
-				})
-				other := serve(func(w http.ResponseWriter, r *http.Request) {
+				}, func(w http.ResponseWriter, r *http.Request) {
 					record("other", r)
 					http.Redirect(w, r, "http://api.example.test/back", http.StatusTemporaryRedirect)
-				})
-				tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-					if addr == "api.example.test:80" {
-						return base.Dial(ctx, network, addr)
-					}
-					return other.Dial(ctx, network, addr)
-				}}
-				t.Cleanup(tr.CloseIdleConnections)
-				// The caller's CheckRedirect prints every request it can reach, the answered ones too.
-				var hookSaw []string
-				hc := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-					for _, r := range append(via, req) {
-						hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Header, r))
-						if r.Response != nil {
-							hookSaw = append(hookSaw, fmt.Sprintf("%v %+v", r.Response.Request.Header, r.Response.Request))
-						}
-					}
-					return nil
-				}}
+				}, &hookSaw)
 				opts := []Option{WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(hc), WithoutRateLimit()}
 				name, want := "Authorization", "Bearer "+testToken
 				if legacy {
