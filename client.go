@@ -39,8 +39,7 @@ const (
 // Client talks to the Compute API. It is immutable once built and safe for concurrent use by many
 // goroutines, which then share one rate limiter. Build it with [NewClient] or [NewClientFromEnv].
 type Client struct {
-	base *url.URL
-	// baseURL is base as a string, the prefix of every request URL.
+	// baseURL is the parsed base URL as a string, the prefix of every request URL.
 	baseURL   string
 	headers   clientHeaders
 	http      *retryablehttp.Client
@@ -145,7 +144,6 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		ua += " " + cfg.userAgent
 	}
 	c := &Client{
-		base:    base,
 		baseURL: base.String(),
 		headers: clientHeaders{
 			userAgent:   []string{ua},

@@ -65,7 +65,7 @@ func TestNewClientAcceptsLoopbackAndOptIn(t *testing.T) {
 	assert.NoError(t, err)
 	c, err := NewClient(testToken, WithBaseURL("https://api.example.com/base/"), nil)
 	require.NoError(t, err)
-	assert.Equal(t, "https://api.example.com/base", c.base.String(), "a trailing slash is dropped")
+	assert.Equal(t, "https://api.example.com/base", c.baseURL, "a trailing slash is dropped")
 }
 
 func TestNewClientFromEnv(t *testing.T) {
@@ -81,11 +81,11 @@ func TestNewClientFromEnv(t *testing.T) {
 	t.Setenv(EnvBaseURL, "https://env.example.com")
 	c, err := NewClientFromEnv()
 	require.NoError(t, err)
-	assert.Equal(t, "env.example.com", c.base.Host)
+	assert.Equal(t, "https://env.example.com", c.baseURL)
 
 	c, err = NewClientFromEnv(WithBaseURL("https://option.example.com"))
 	require.NoError(t, err)
-	assert.Equal(t, "option.example.com", c.base.Host, "an explicit option wins over the variable")
+	assert.Equal(t, "https://option.example.com", c.baseURL, "an explicit option wins over the variable")
 }
 
 func TestRequestHeaders(t *testing.T) {

@@ -124,12 +124,18 @@ var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledAnswer = 1 << 20
 
+// borrowAnswer takes an empty buffer from the pool; releaseAnswer hands it back.
+func borrowAnswer() *bytes.Buffer {
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	return buf
+}
+
 // readAnswer reads body, at most limit bytes, into a pooled buffer. The caller hands the buffer back
 // with releaseAnswer once it has decoded it; decoding copies every string out of the buffer, so
 // nothing decoded keeps it alive. On an error the buffer is already released and nil is returned.
 func readAnswer(body io.Reader, limit int64) (*bytes.Buffer, error) {
-	buf := answerBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
+	buf := borrowAnswer()
 	err := readAtMost(buf, body, limit+1)
 	if err == nil && int64(buf.Len()) > limit {
 		err = fmt.Errorf("the answer is larger than %d MiB", limit>>20)
@@ -162,7 +168,7 @@ func readAtMost(buf *bytes.Buffer, r io.Reader, n int64) error {
 	return nil
 }
 
-// releaseAnswer returns a buffer of readAnswer to the pool.
+// releaseAnswer returns a buffer of borrowAnswer or readAnswer to the pool.
 func releaseAnswer(buf *bytes.Buffer) {
 	if buf.Cap() <= maxPooledAnswer {
 		answerBuffers.Put(buf)

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -153,8 +152,7 @@ func newAPIError(resp *http.Response, method, path string, attempts int, cred *c
 	if v := resp.Header.Get("Retry-After"); v != "" {
 		e.RetryAfter = parseRetryAfter(v, time.Now())
 	}
-	buf := answerBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
+	buf := borrowAnswer()
 	defer releaseAnswer(buf)
 	_ = readAtMost(buf, resp.Body, maxErrorBody) // a broken read keeps what arrived
 	body := buf.Bytes()

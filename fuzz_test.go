@@ -179,8 +179,9 @@ func FuzzDecodeFloatingIP(f *testing.F) {
 // fuzzPage feeds arbitrary answers to one list call whose items sit under key. The call never panics
 // and returns a page or an error, never both nor neither, and never an *APIError. When the answer is
 // one JSON object, the page holds what encoding/json decodes from it into a struct with the same keys
-// (the envelope's documented rules: case-insensitive keys, the last of repeated keys, nulls ignored). HasNext agrees with page*per_page < total_count, computed without
-// overflow, and every item survives a round trip through the same path.
+// (the envelope's documented rules: keys match case-insensitively, a repeated key is decoded again,
+// a null clears a slice and leaves a number). HasNext agrees with page*per_page < total_count,
+// computed without overflow, and every item survives a round trip through the same path.
 func fuzzPage[T any](f *testing.F, key string, list func(*Client) (*Page[T], error)) {
 	f.Fuzz(func(t *testing.T, body string) {
 		p, err := list(answering(t, http.StatusOK, body))

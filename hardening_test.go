@@ -238,7 +238,7 @@ func twoOrigins(t *testing.T, base, other http.HandlerFunc, hookSaw *[]string) *
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		assert.NotNil(t, req.Response, "the hook sees the redirect's answer")
-		for _, r := range append(via, req) {
+		for _, r := range slices.Concat(via, []*http.Request{req}) {
 			*hookSaw = append(*hookSaw, fmt.Sprintf("%v %+v", r.Header, r))
 			if r.Response != nil && r.Response.Request != nil {
 				*hookSaw = append(*hookSaw, fmt.Sprintf("%v %+v", r.Response.Request.Header, r.Response.Request))

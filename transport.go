@@ -314,7 +314,7 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	if st == nil {
 		return false, nil
 	}
-	notSent := err != nil && isNotSent(err)
+	notSent := isNotSent(err)
 	if resp != nil || notSent || (err != nil && isDialError(err)) {
 		st.inFlight.Store(false) // answered, or never written: the outcome is known
 	}
@@ -439,8 +439,7 @@ func isDialError(err error) bool {
 // is left, then closes it. A body already read to its end costs one Read; the bytes go to a pooled
 // buffer, so draining allocates nothing.
 func drainAndClose(body io.ReadCloser) {
-	buf := answerBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
+	buf := borrowAnswer()
 	_ = readAtMost(buf, body, 4<<10)
 	releaseAnswer(buf)
 	_ = body.Close()
