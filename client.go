@@ -80,6 +80,7 @@ type config struct {
 	logger       *slog.Logger
 	legacyAuth   bool
 	insecureHTTP bool
+	limiter      Limiter
 }
 
 // NewClient returns a client that authenticates with token. A base URL is required
@@ -115,9 +116,13 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 
-	var limiter *rate.Limiter
-	if !cfg.noRateLimit {
-		limiter = rate.NewLimiter(rate.Limit(cfg.rps), cfg.burst)
+	limiter := cfg.limiter
+	if limiter == nil {
+		g := &gate{}
+		if !cfg.noRateLimit {
+			g.limiter = rate.NewLimiter(rate.Limit(cfg.rps), cfg.burst)
+		}
+		limiter = g
 	}
 	hc := &http.Client{}
 	if cfg.httpClient != nil {
@@ -130,7 +135,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	}
 	at := &attemptTransport{
 		next:    next,
-		gate:    &gate{limiter: limiter},
+		limiter: limiter,
 		cred:    newCredential(token, cfg.legacyAuth),
 		scheme:  base.Scheme,
 		host:    base.Host,
@@ -138,7 +143,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		logger:  cfg.logger,
 	}
 	hc.Transport = at
-	r := &retrier{policy: cfg.retry, gate: at.gate, logger: cfg.logger}
+	r := &retrier{policy: cfg.retry, limiter: at.limiter, logger: cfg.logger}
 	ua := "compute-go/" + Version
 	if cfg.userAgent != "" {
 		ua += " " + cfg.userAgent
@@ -344,4 +349,17 @@ func validHeaderValue(s string) bool {
 		}
 	}
 	return true
+}
+
+// WithLimiter paces the client's requests with l instead of its own token bucket (see [Limiter]):
+// a limiter shared by several clients, or by several processes, holds them all to one rate.
+// [WithRateLimit] and [WithoutRateLimit] have no effect on a client built with WithLimiter.
+func WithLimiter(l Limiter) Option {
+	return func(c *config) error {
+		if l == nil {
+			return errors.New("compute: WithLimiter: nil Limiter")
+		}
+		c.limiter = l
+		return nil
+	}
 }

@@ -46,6 +46,7 @@ func TestServicesOptionsAndConfigPrintWithoutToken(t *testing.T) {
 		"WithoutRetries":       WithoutRetries(),
 		"WithLogger":           WithLogger(slog.New(slog.DiscardHandler)),
 		"WithLegacyAuthHeader": WithLegacyAuthHeader(),
+		"WithLimiter":          WithLimiter(&gate{}),
 	}
 	require.ElementsMatch(t, optionConstructors(t), slices.Collect(maps.Keys(options)), "every func returning an Option is formatted here")
 
@@ -65,7 +66,7 @@ func TestServicesOptionsAndConfigPrintWithoutToken(t *testing.T) {
 			for _, v := range []any{
 				c.Instances, *c.Instances, c.Snapshots, *c.Snapshots, c.SecurityGroups, *c.SecurityGroups,
 				c.FloatingIPs, *c.FloatingIPs, c.Images, *c.Images,
-				c.transport.cred, *c.transport, c.transport.gate, c.logger,
+				c.transport.cred, *c.transport, c.transport.limiter, c.logger,
 			} {
 				requireNoToken(t, fmt.Sprintf("%v %+v %#v", v, v, v))
 			}

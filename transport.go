@@ -13,12 +13,10 @@ import (
 	"net/http/httptrace"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
-	"golang.org/x/time/rate"
 )
 
 // RetryPolicy bounds how the client retries. What is retried never depends on the policy:
@@ -80,74 +78,6 @@ func stateOf(ctx context.Context) *callState {
 	return st
 }
 
-// gate is the client's shared admission control: the token-bucket limiter, plus a pause that a 429
-// sets so that every goroutine using the client backs off together.
-type gate struct {
-	limiter *rate.Limiter // nil when the limit is off
-	mu      sync.Mutex
-	until   time.Time
-}
-
-// pause holds every attempt until d from now (an earlier pause that ends later is kept).
-func (g *gate) pause(d time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if t := time.Now().Add(d); t.After(g.until) {
-		g.until = t
-	}
-}
-
-// wait blocks until an attempt may be sent, or ctx ends. A pause that begins while a caller waits
-// for the limiter holds that caller too, and a pause that would outlast the caller's deadline fails
-// at once with a rate-limit error instead of sleeping into the timeout.
-func (g *gate) wait(ctx context.Context) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d := g.paused(); d > 0 {
-			if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
-				return fmt.Errorf("compute: the service asked for a pause of %s, past the context deadline: %w (%w)",
-					d.Round(time.Millisecond), ErrRateLimited, context.DeadlineExceeded)
-			}
-			if err := sleep(ctx, d); err != nil {
-				return err
-			}
-		}
-		if g.limiter != nil {
-			if err := g.limiter.Wait(ctx); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				// The limiter refuses a wait that would outlast the deadline; say it the standard way.
-				return fmt.Errorf("compute: rate limiter: %w", context.DeadlineExceeded)
-			}
-		}
-		if g.paused() <= 0 {
-			return nil
-		}
-	}
-}
-
-// paused is how long the current pause still lasts.
-func (g *gate) paused() time.Duration {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return time.Until(g.until)
-}
-
-// sleep waits d or until ctx ends, whichever comes first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // notSentError marks a failure before anything was written (the limiter wait ended): never retried,
 // never an unknown outcome.
 type notSentError struct{ err error }
@@ -199,7 +129,7 @@ func newCredential(token string, legacy bool) credential {
 // request was written, and logs it.
 type attemptTransport struct {
 	next    http.RoundTripper
-	gate    *gate
+	limiter Limiter
 	cred    credential
 	scheme  string
 	host    string
@@ -230,7 +160,7 @@ func (a *attempt) Close() error {
 // RoundTrip implements http.RoundTripper.
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
-	if err := t.gate.wait(parent); err != nil {
+	if err := t.limiter.Wait(parent); err != nil {
 		return nil, &notSentError{err}
 	}
 	st := stateOf(parent)
@@ -303,9 +233,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 
 // retrier holds the go-retryablehttp hooks.
 type retrier struct {
-	policy RetryPolicy
-	gate   *gate
-	logger *slog.Logger
+	policy  RetryPolicy
+	limiter Limiter
+	logger  *slog.Logger
 }
 
 // checkRetry decides whether an attempt is retried (see [RetryPolicy]).
@@ -344,7 +274,7 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	}
 	wait := r.waitFor(resp, int(st.attempts.Load())-1)
 	if resp.StatusCode == http.StatusTooManyRequests {
-		r.gate.pause(wait)
+		r.limiter.Throttled(ctx, wait)
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 		return false, nil // fail now with this answer rather than sleep into the deadline
