@@ -1,13 +1,13 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
-	"strconv"
+	"reflect"
 	"strings"
 
 	querystring "github.com/google/go-querystring/query"
@@ -21,173 +21,141 @@ type operation struct {
 	// path is a template whose {name} segments are filled, in order, with path-escaped IDs; an empty
 	// ID is refused with a ValidationError naming the segment ("instance_id").
 	path string
-	// idempotent operations are retried on 502/503/504 and network errors; the others never are,
-	// once they may have reached the service.
+	// idempotent operations are retried after a 5xx response or a network error; the others never
+	// are, once they may have reached the service.
 	idempotent bool
 	// accept overrides the Accept header (application/json by default).
 	accept string
+	// maxBody overrides the bound of a success response's body (maxResponseBody by default).
+	maxBody int64
 }
 
-// maxSuccessBody bounds a successful answer (the largest is a page of 100 instances).
-const maxSuccessBody = 64 << 20
+// maxResponseBody bounds the body of a success response, decompressed bytes included. The largest
+// response of the contract, a page of 100 instances, is well under it; a larger body is an error,
+// so that a broken or hostile server cannot make one call cost more memory than that.
+const maxResponseBody = 1 << 20
 
-// call sends op with the IDs filling its path, the query encoded from q (a *ListOptions, an
-// *ImageListOptions, another struct with url tags, or nil) and in as JSON body (nil for none), and
-// decodes the JSON answer into out: nil discards it, an *envelope fills its targets, a *[]byte
-// receives the raw body. Every endpoint goes through call.
-func (c *Client) call(ctx context.Context, op operation, ids []string, q, in, out any) error {
-	u, path, err := c.requestURL(op, ids, q)
-	if err != nil {
-		return err
+// bodyLimit is how many bytes of op's success response are read at most.
+func (op operation) bodyLimit() int64 {
+	if op.maxBody > 0 {
+		return op.maxBody
 	}
+	return maxResponseBody
+}
+
+// validator is a request body or a query that can check itself before it is sent.
+type validator interface{ Validate() error }
+
+// request is one call of an operation: the IDs that fill its path, the options encoded as its query
+// (by go-querystring, from their url tags) and its JSON body. The query and the body are validated
+// before anything is sent; nil means none.
+type request struct {
+	op    operation
+	ids   []string
+	query validator
+	body  validator
+}
+
+// do validates r, sends it through the retrying transport and returns the success response's body.
+// A non-2xx response is an *APIError; a failure that leaves a POST's outcome unknown matches
+// [ErrOutcomeUnknown]. Every endpoint goes through do.
+func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	if ctx == nil {
-		return errNilContext
+		return nil, errNilContext
 	}
-	var body any
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("compute: %s %s: encoding body: %w", op.method, path, err)
-		}
-		body = b
-	}
-	st := &callState{Context: ctx, idempotent: op.idempotent}
-	req, err := retryablehttp.NewRequestWithContext(st, op.method, u, body)
+	path, err := expandPath(r.op.path, r.ids)
 	if err != nil {
-		return fmt.Errorf("compute: %s %s: %w", op.method, path, err)
+		return nil, err
 	}
-	// The header values are built once per client and shared, read-only, by every request. The
-	// credential is not among them: attemptTransport adds it to each attempt for the base origin.
-	h := req.Header
-	h["User-Agent"] = c.headers.userAgent
-	h["Accept"] = c.headers.acceptJSON
-	if op.accept != "" {
-		h["Accept"] = []string{op.accept}
+	u := c.baseURL + path
+	if r.query != nil {
+		if err := r.query.Validate(); err != nil {
+			return nil, err
+		}
+		v, err := querystring.Values(r.query)
+		if err != nil {
+			return nil, fmt.Errorf("compute: %s %s: encoding query: %w", r.op.method, path, err)
+		}
+		if q := v.Encode(); q != "" {
+			u += "?" + q
+		}
 	}
-	if in != nil {
-		h["Content-Type"] = c.headers.contentJSON
+	var body []byte
+	if r.body != nil {
+		if err := r.body.Validate(); err != nil {
+			return nil, err
+		}
+		if body, err = json.Marshal(r.body); err != nil {
+			return nil, fmt.Errorf("compute: %s %s: encoding body: %w", r.op.method, path, err)
+		}
 	}
 
-	resp, err := c.http.Do(req)
+	st := &callState{op: r.op}
+	req, err := retryablehttp.NewRequestWithContext(withCallState(ctx, st), r.op.method, u, body)
 	if err != nil {
-		err = fmt.Errorf("compute: %s %s: %w", op.method, path, err)
-		if !op.idempotent && st.inFlight.Load() {
-			return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
-		}
-		return err
+		return nil, fmt.Errorf("compute: %s %s: %w", r.op.method, path, err)
 	}
-	// Whatever is left of the answer (all of it when nobody reads it, a little past newAPIError's
-	// bound) is drained a little so that the connection can be reused.
-	defer drainAndClose(resp.Body)
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Accept", "application/json")
+	if r.op.accept != "" {
+		req.Header.Set("Accept", r.op.accept)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	resp, err := c.retrying.Do(req)
+	if err != nil {
+		return nil, c.failed(st, path, err)
+	}
+	defer resp.Body.Close()
+	// The transport has read the body already (see attemptTransport.RoundTrip); this copies it.
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, c.failed(st, path, err)
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		apiErr := newAPIError(resp, op.method, path, int(st.attempts.Load()), &c.transport.cred)
-		if op.method == http.MethodDelete && resp.StatusCode == http.StatusNotFound && st.retriedUnknown.Load() {
-			// An earlier attempt of this DELETE may have been processed before its answer was lost
-			// (a 5xx or a broken connection): the resource is gone, which is what the caller asked.
-			return nil
+		apiErr := newAPIError(resp, data, r.op.method, path, st.attempts(), &c.transport.cred)
+		if r.op.method == http.MethodDelete && resp.StatusCode == http.StatusNotFound && st.mayHaveBeenProcessed() {
+			// An earlier attempt of this DELETE may have been processed before its response was
+			// lost (a 5xx or a broken connection): the resource is gone, which is what the caller asked.
+			return nil, nil
 		}
-		if !op.idempotent && resp.StatusCode >= 500 {
-			return fmt.Errorf("%w: %w", ErrOutcomeUnknown, apiErr)
+		if !r.op.idempotent && resp.StatusCode >= 500 {
+			return nil, fmt.Errorf("%w: %w", ErrOutcomeUnknown, apiErr)
 		}
-		return apiErr
+		return nil, apiErr
 	}
-	if out == nil {
-		return nil
+	return data, nil
+}
+
+// failed wraps a call that ended without a response: the transport's error, scrubbed of the token,
+// matches [ErrOutcomeUnknown] when the request was a POST that may have been processed, and still
+// carries the last *APIError when the context ended while the client waited to retry after it.
+func (c *Client) failed(st *callState, path string, err error) error {
+	err = redactedError(fmt.Errorf("compute: %s %s: %w", st.op.method, path, err), &c.transport.cred)
+	if last := st.lastResponse(); last != nil {
+		apiErr := newAPIError(last.resp, last.body, st.op.method, path, st.attempts(), &c.transport.cred)
+		err = fmt.Errorf("%w (after %w)", err, apiErr)
 	}
-	buf, err := readAnswer(resp.Body, maxSuccessBody)
+	if !st.op.idempotent && st.mayHaveBeenProcessed() {
+		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+	}
+	return err
+}
+
+// decodeResponse decodes a success response's JSON object into out. A POST's response that cannot
+// be read matches [ErrOutcomeUnknown]: the request was processed (a create was billed), so look the
+// resource up rather than send it again.
+func decodeResponse(op operation, data []byte, out any) error {
+	err := decodeObject(data, out)
 	if err != nil {
-		return unreadable(op, fmt.Errorf("compute: %s %s: reading answer (status %d): %w", op.method, path, resp.StatusCode, err))
-	}
-	defer releaseAnswer(buf)
-	switch out := out.(type) {
-	case *[]byte:
-		*out = bytes.Clone(buf.Bytes())
-	case *envelope:
-		err = out.decode(buf.Bytes())
-	default:
-		err = fmt.Errorf("compute: internal: cannot decode into %T", out)
-	}
-	if err != nil {
-		return unreadable(op, fmt.Errorf("compute: %s %s: decoding answer (status %d): %w", op.method, path, resp.StatusCode, err))
+		return unreadable(op, fmt.Errorf("compute: %s %s: decoding the response: %w", op.method, op.path, err))
 	}
 	return nil
 }
 
-// requestURL returns the request's URL (base URL, expanded path, query) and its path alone, which
-// errors and logs name; the path is a part of the URL's string, not a copy.
-func (c *Client) requestURL(op operation, ids []string, q any) (u, path string, err error) {
-	var b strings.Builder
-	size := len(c.baseURL) + len(op.path)
-	for _, id := range ids {
-		size += len(id)
-	}
-	if q != nil {
-		size += 32
-	}
-	b.Grow(size)
-	b.WriteString(c.baseURL)
-	if err := appendPath(&b, op.path, ids); err != nil {
-		return "", "", err
-	}
-	end := b.Len()
-	// The query types of the hot paths (every page of every walk) write their own parameters, which
-	// costs no reflection; TestQueryWritersMatchQuerystring holds each to exactly what go-querystring
-	// encodes from the type's url tags. Any other query type goes through go-querystring.
-	qb := queryBuilder{b: &b}
-	switch q := q.(type) {
-	case nil:
-	case *ListOptions:
-		q.writeQuery(&qb)
-	case *ImageListOptions:
-		q.writeQuery(&qb)
-	default:
-		v, err := querystring.Values(q)
-		if err != nil {
-			return "", "", fmt.Errorf("compute: %s %s: encoding query: %w", op.method, b.String()[len(c.baseURL):end], err)
-		}
-		if enc := v.Encode(); enc != "" {
-			b.WriteByte('?')
-			b.WriteString(enc)
-		}
-	}
-	u = b.String()
-	return u, u[len(c.baseURL):end], nil
-}
-
-// queryBuilder appends "?k=v&k=v" to a URL under construction, in the order of the calls, which
-// must be the order of the keys (url.Values.Encode sorts them).
-type queryBuilder struct {
-	b *strings.Builder
-	n int
-}
-
-// add appends key=value, with value query-escaped.
-func (q *queryBuilder) add(key, value string) {
-	q.key(key)
-	q.b.WriteString(url.QueryEscape(value))
-}
-
-// addInt appends key=n.
-func (q *queryBuilder) addInt(key string, n int) {
-	var digits [20]byte
-	q.key(key)
-	q.b.Write(strconv.AppendInt(digits[:0], int64(n), 10))
-}
-
-// key appends the separator and "key=".
-func (q *queryBuilder) key(key string) {
-	if q.n == 0 {
-		q.b.WriteByte('?')
-	} else {
-		q.b.WriteByte('&')
-	}
-	q.n++
-	q.b.WriteString(key)
-	q.b.WriteByte('=')
-}
-
-// unreadable reports a success answer that could not be read. For a POST the request was processed
-// (a create was billed), so the error matches ErrOutcomeUnknown: look the resource up, do not resend.
+// unreadable marks err, a success response that cannot be used, as an unknown outcome for a POST.
 func unreadable(op operation, err error) error {
 	if !op.idempotent {
 		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
@@ -195,28 +163,63 @@ func unreadable(op operation, err error) error {
 	return err
 }
 
-// appendPath writes tmpl to b with its {name} segments filled with ids, path-escaped so that no ID
-// can change the route: "/" and "?" are escaped by url.PathEscape, and the dot segments "." and ".."
-// are escaped too. An empty ID is refused with a ValidationError naming the segment.
-func appendPath(b *strings.Builder, tmpl string, ids []string) error {
+// fetch sends r and returns the resource of its response, read through the resource's envelope
+// (a one-line wrapper struct, or the resource itself for an SSH key).
+func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*T, error) {
+	data, err := c.do(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeResponse(r.op, data, env); err != nil {
+		return nil, err
+	}
+	v := env.resource()
+	if v == nil {
+		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response has no %s", r.op.method, r.op.path, missing(env)))
+	}
+	return v, nil
+}
+
+// missing names what env did not find, for an error: its key, from the wrapper struct's tag.
+func missing(env any) string {
+	t := reflect.TypeOf(env).Elem()
+	if t.Kind() == reflect.Struct && t.NumField() > 0 {
+		if key, _, _ := strings.Cut(t.Field(0).Tag.Get("json"), ","); key != "" {
+			return fmt.Sprintf("%q object", key)
+		}
+	}
+	return t.Name()
+}
+
+// send sends r and discards the response's body: a delete or an action.
+func send(ctx context.Context, c *Client, r request) error {
+	_, err := c.do(ctx, r)
+	return err
+}
+
+// expandPath fills tmpl's {name} segments with ids, path-escaped so that no ID can change the
+// route: "/" and "?" are escaped by url.PathEscape, and the dot segments "." and ".." are escaped
+// too. An empty ID is refused with a ValidationError naming the segment.
+func expandPath(tmpl string, ids []string) (string, error) {
+	var b strings.Builder
 	rest := tmpl
 	for i := 0; ; i++ {
 		open := strings.IndexByte(rest, '{')
 		if open < 0 {
 			if i != len(ids) {
-				return fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
+				return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
 			}
 			b.WriteString(rest)
-			return nil
+			return b.String(), nil
 		}
 		end := strings.IndexByte(rest, '}')
 		name := rest[open+1 : end]
 		if i >= len(ids) {
-			return fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
+			return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
 		}
 		id := ids[i]
 		if strings.TrimSpace(id) == "" {
-			return invalid(name, "must not be empty")
+			return "", invalid(name, "must not be empty")
 		}
 		b.WriteString(rest[:open])
 		if id == "." || id == ".." {
@@ -231,24 +234,32 @@ func appendPath(b *strings.Builder, tmpl string, ids []string) error {
 // errNilContext refuses a nil context before any request.
 var errNilContext = invalid("ctx", "must not be nil (use context.Background())")
 
-// validator is a request that can check itself before being sent.
-type validator interface{ Validate() error }
+// redactedError returns err with the token scrubbed from its text, keeping its chain for errors.Is
+// and errors.As. Transport errors can quote a URL or a header line the server sent back.
+func redactedError(err error, cred *credential) error {
+	msg := err.Error()
+	if clean := cred.redact(msg); clean != msg {
+		return &scrubbedError{msg: clean, err: err}
+	}
+	return err
+}
 
-// fetch sends op and returns the object under key in the answer's envelope ({"instance": {...}}).
-func fetch[T any](ctx context.Context, c *Client, op operation, ids []string, key string, in validator) (*T, error) {
-	var body any
-	if in != nil {
-		if err := in.Validate(); err != nil {
-			return nil, err
-		}
-		body = in
+// scrubbedError is an error whose text had the token removed; Unwrap keeps the original chain.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+
+// Unwrap returns the errors that the original error wrapped, so that errors.Is and errors.As still
+// see them.
+func (e *scrubbedError) Unwrap() []error {
+	switch u := e.err.(type) {
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	case interface{ Unwrap() error }:
+		return []error{u.Unwrap()}
 	}
-	var out *T
-	if err := c.call(ctx, op, ids, nil, body, envelopeOf(key, &out)); err != nil {
-		return nil, err
-	}
-	if out == nil {
-		return nil, unreadable(op, fmt.Errorf("compute: %s %s: the answer has no %q object", op.method, op.path, key))
-	}
-	return out, nil
+	return nil
 }

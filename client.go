@@ -41,8 +41,8 @@ const (
 type Client struct {
 	// baseURL is the parsed base URL as a string, the prefix of every request URL.
 	baseURL   string
-	headers   clientHeaders
-	http      *retryablehttp.Client
+	userAgent string
+	retrying  *retryablehttp.Client
 	transport *attemptTransport
 	logger    *slog.Logger
 
@@ -56,12 +56,6 @@ type Client struct {
 	FloatingIPs *FloatingIPsService
 	// Images lists images.
 	Images *ImagesService
-}
-
-// clientHeaders are the values of the headers every request carries, built once and shared by all
-// requests, which only read them.
-type clientHeaders struct {
-	userAgent, acceptJSON, contentJSON []string
 }
 
 // Option configures a [Client]. An Option that gets bad input makes NewClient return its error.
@@ -149,15 +143,11 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		ua += " " + cfg.userAgent
 	}
 	c := &Client{
-		baseURL: base.String(),
-		headers: clientHeaders{
-			userAgent:   []string{ua},
-			acceptJSON:  []string{"application/json"},
-			contentJSON: []string{"application/json"},
-		},
+		baseURL:   base.String(),
+		userAgent: ua,
 		transport: at,
 		logger:    cfg.logger,
-		http: &retryablehttp.Client{
+		retrying: &retryablehttp.Client{
 			HTTPClient:   hc,
 			RetryWaitMin: cfg.retry.MinWait,
 			RetryWaitMax: cfg.retry.MaxWait,

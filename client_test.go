@@ -93,10 +93,10 @@ func TestRequestHeaders(t *testing.T) {
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) },
 		WithUserAgent("my-tool/1.2"))
 	ctx := context.Background()
-	require.NoError(t, c.call(ctx, opGetInstance, []string{"i"}, nil, nil, nil))
-	require.NoError(t, c.call(ctx, opCreateFloatingIP, nil, nil, map[string]string{"name": "n"}, nil))
+	require.NoError(t, testCall(ctx, c, opGetInstance, []string{"i"}, nil))
+	require.NoError(t, testCall(ctx, c, opCreateFloatingIP, nil, map[string]string{"name": "n"}))
 	get, post := rec.all()[0], rec.all()[1]
-	for _, r := range []request{get, post} {
+	for _, r := range []seenRequest{get, post} {
 		assert.Equal(t, "application/json", r.Header.Get("Accept"))
 		assert.Equal(t, "compute-go/"+Version+" my-tool/1.2", r.Header.Get("User-Agent"))
 		assert.Equal(t, "Bearer "+testToken, r.Header.Get("Authorization"))
@@ -110,7 +110,7 @@ func TestRequestHeaders(t *testing.T) {
 func TestLegacyAuthHeader(t *testing.T) {
 	t.Parallel()
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }, WithLegacyAuthHeader())
-	require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+	require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 	h := rec.all()[0].Header
 	assert.Equal(t, testToken, h.Get("X-Auth-Token"))
 	assert.Empty(t, h.Get("Authorization"))
@@ -119,7 +119,7 @@ func TestLegacyAuthHeader(t *testing.T) {
 func TestDefaultUserAgent(t *testing.T) {
 	t.Parallel()
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
-	require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+	require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 	assert.Equal(t, "compute-go/"+Version, rec.all()[0].Header.Get("User-Agent"))
 }
 
@@ -148,7 +148,7 @@ func TestTokenNeverFollowsARedirectToAnotherHost(t *testing.T) {
 		}
 		c, err := NewClient(testToken, opts...)
 		require.NoError(t, err)
-		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 		mu.Lock()
 		require.NotNil(t, seen, "the redirect was followed")
 		assert.Empty(t, seen.Get("Authorization"))
@@ -179,7 +179,7 @@ func TestWithHTTPClientIsCopiedNeverMutated(t *testing.T) {
 	hc := &http.Client{Transport: rt, Timeout: 7 * time.Second}
 	c, err := NewClient(testToken, WithBaseURL(srv.URL), WithHTTPClient(hc), WithoutRateLimit())
 	require.NoError(t, err)
-	require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+	require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 	assert.Same(t, rt, hc.Transport, "the caller's client keeps its transport")
 	assert.Equal(t, 7*time.Second, hc.Timeout)
 	assert.Nil(t, hc.CheckRedirect)
@@ -194,7 +194,7 @@ func TestClientPrintsWithoutToken(t *testing.T) {
 		fmt.Sprintf("%v %+v %#v %s", c, c, c, c),
 		fmt.Sprintf("%v %+v %#v", *c, *c, *c),
 		fmt.Sprintf("%v %+v %#v", c.Instances, c.FloatingIPs, *c.SecurityGroups),
-		fmt.Sprintf("%v %+v %#v", c.transport, c.http, c.http.HTTPClient),
+		fmt.Sprintf("%v %+v %#v", c.transport, c.retrying, c.retrying.HTTPClient),
 	} {
 		requireNoToken(t, s)
 	}
@@ -224,12 +224,12 @@ func TestTokenNeverLeaks(t *testing.T) {
 	ctx := context.Background()
 	var errs []error
 	for _, id := range []string{"echo", "echo-json", "hangup", "forbidden", ""} {
-		errs = append(errs, c.call(ctx, opGetInstance, []string{id}, nil, nil, nil))
-		errs = append(errs, c.call(ctx, opCreateSnapshot, []string{id}, nil, createBody, nil))
+		errs = append(errs, testCall(ctx, c, opGetInstance, []string{id}, nil))
+		errs = append(errs, testCall(ctx, c, opCreateSnapshot, []string{id}, createBody))
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	errs = append(errs, c.call(cancelled, opGetInstance, []string{"x"}, nil, nil, nil))
+	errs = append(errs, testCall(cancelled, c, opGetInstance, []string{"x"}, nil))
 	for _, err := range errs {
 		require.Error(t, err)
 		requireNoToken(t, fmt.Sprintf("%v %+v %#v %s", err, err, err, err.Error()))
@@ -262,9 +262,9 @@ func TestConcurrentUse(t *testing.T) {
 	for i := range 16 {
 		wg.Go(func() {
 			id := fmt.Sprintf("i-%d", i)
-			var out map[string]string
-			assert.NoError(t, c.call(context.Background(), opGetInstance, []string{id}, nil, nil, envelopeOf("instance", &out)))
-			assert.Equal(t, id, out["id"])
+			out, err := c.Instances.Get(context.Background(), id)
+			assert.NoError(t, err)
+			assert.Equal(t, id, out.ID)
 		})
 	}
 	wg.Wait()
@@ -282,12 +282,12 @@ func TestPathEscaping(t *testing.T) {
 		"a#b":   "/compute/v1/instances/a%23b",
 		"a b/c": "/compute/v1/instances/a%20b%2Fc",
 	} {
-		require.NoError(t, c.call(context.Background(), opGetInstance, []string{id}, nil, nil, nil))
+		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{id}, nil))
 		reqs := rec.all()
 		assert.Equal(t, want, reqs[len(reqs)-1].Path, id)
 		assert.Empty(t, reqs[len(reqs)-1].Query, id)
 	}
-	err := c.call(context.Background(), opListInstanceActions, []string{" "}, nil, nil, nil)
+	err := testCall(context.Background(), c, opListInstanceActions, []string{" "}, nil)
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "instance_id", ve.Field)
@@ -318,7 +318,7 @@ func TestBaseURLPathPrefix(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c, err := NewClient(testToken, WithBaseURL(srv.URL+"/api/"), WithoutRateLimit())
 	require.NoError(t, err)
-	require.NoError(t, c.call(context.Background(), opListImages, nil, nil, nil, nil))
+	require.NoError(t, testCall(context.Background(), c, opListImages, nil, nil))
 }
 
 // TestNoFieldHoldsTheToken walks every value reachable from a client by reflection, unexported

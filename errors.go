@@ -39,12 +39,8 @@ var (
 	ErrInvalidRequest = errors.New("compute: invalid request")
 )
 
-// maxErrorBody bounds how much of an error answer is read; maxExcerpt bounds what of a body that is
-// not the JSON error shape is kept in [APIError.Message].
-const (
-	maxErrorBody = 1 << 20
-	maxExcerpt   = 512
-)
+// maxExcerpt bounds what of a body that is not the JSON error shape is kept in [APIError.Message].
+const maxExcerpt = 512
 
 // ErrorCode is the service's five-digit error code, a string that keeps its leading zero ("02008").
 // Codes are stable while messages change, so switch on codes, not messages. An ErrorCode is itself an
@@ -137,11 +133,12 @@ func (e *APIError) Temporary() bool {
 	return false
 }
 
-// newAPIError reads at most maxErrorBody bytes of resp's body and builds the error. It never fails:
-// a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an excerpt.
-// cred (nil for none) scrubs the token from everything taken from the answer before it is cut, so
-// that a proxy echoing the request's headers cannot put the token, or a part of it, into the error.
-func newAPIError(resp *http.Response, method, path string, attempts int, cred *credential) *APIError {
+// newAPIError builds the error of a non-2xx response whose body the transport read. It never
+// fails: a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an
+// excerpt. cred (nil for none) scrubs the token from everything taken from the response, before it
+// is cut, so that a proxy echoing the request's headers cannot put the token, or a part of it, into
+// the error.
+func newAPIError(resp *http.Response, body []byte, method, path string, attempts int, cred *credential) *APIError {
 	e := &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     method,
@@ -152,34 +149,25 @@ func newAPIError(resp *http.Response, method, path string, attempts int, cred *c
 	if v := resp.Header.Get("Retry-After"); v != "" {
 		e.RetryAfter = parseRetryAfter(v, time.Now())
 	}
-	buf := borrowAnswer()
-	defer releaseAnswer(buf)
-	_ = readAtMost(buf, resp.Body, maxErrorBody) // a broken read keeps what arrived
-	body := buf.Bytes()
+	redact := func(s string) string { return s }
 	if cred != nil {
-		e.RequestID = cred.redact(e.RequestID)
-		body = cred.redactBytes(body)
+		redact = cred.redact
 	}
+	e.RequestID = redact(e.RequestID)
+	body = []byte(redact(string(body)))
 	var shape struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	}
 	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != "" || shape.Message != "" || carriesErrorKeys(body)) {
-		e.Code = ErrorCode(shape.Code)
-		e.Message = shape.Message
-		if cred != nil {
-			// The body was scrubbed as bytes, but JSON escapes ("\/", "\u0041") can spell the
-			// token differently there and decode back to it.
-			e.Code = ErrorCode(cred.redact(string(e.Code)))
-			e.Message = cred.redact(e.Message)
-		}
+		// JSON escapes ("\/", "\u0041") can spell the token otherwise in the body and decode back
+		// to it, so the decoded strings are scrubbed too.
+		e.Code = ErrorCode(redact(shape.Code))
+		e.Message = redact(shape.Message)
 		return e
 	}
-	e.Message = excerpt(body)
-	if cred != nil {
-		// The excerpt replaces bytes; scrub again what its replacements could have joined up.
-		e.Message = cred.redact(e.Message)
-	}
+	// The excerpt replaces bytes; scrub again what its replacements could have joined up.
+	e.Message = redact(excerpt(body))
 	return e
 }
 

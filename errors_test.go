@@ -63,7 +63,7 @@ func TestEveryCodeThroughAFakeResponse(t *testing.T) {
 				w.Header().Set("X-Request-Id", "rid-"+string(code))
 				replyJSON(w, status, map[string]string{"code": string(code), "message": "msg " + string(code)})
 			}, WithoutRetries())
-			err := c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, nil)
+			err := testCall(context.Background(), c, opGetInstance, []string{"i-1"}, nil)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, code)
 			var apiErr *APIError
@@ -110,7 +110,7 @@ func TestAuthCodesReachTheirSentinels(t *testing.T) {
 		if tc.code != "" {
 			body = `{"code":"` + tc.code + `","message":"no"}`
 		}
-		err := error(newAPIError(&http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}, "GET", "/p", 1, nil))
+		err := error(newAPIError(&http.Response{StatusCode: tc.status, Header: http.Header{}}, []byte(body), "GET", "/p", 1, nil))
 		for _, target := range tc.is {
 			assert.ErrorIs(t, err, target, "%d %s", tc.status, tc.code)
 		}
@@ -136,7 +136,7 @@ func TestErrorBodiesThatAreNotTheJSONShape(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, tc.status, tc.body) }, WithoutRetries())
-			err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+			err := testCall(context.Background(), c, opGetInstance, []string{"i"}, nil)
 			var apiErr *APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tc.status, apiErr.StatusCode)
@@ -167,12 +167,13 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func TestErrorBodyReadIsBoundedTo1MiB(t *testing.T) {
+func TestErrorBodyReadIsBounded(t *testing.T) {
 	t.Parallel()
 	body := &countingReader{left: 50 << 20}
-	e := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}, Body: io.NopCloser(body)}, "GET", "/p", 1, nil)
-	assert.LessOrEqual(t, body.n, maxErrorBody)
-	assert.Equal(t, 500, e.StatusCode)
+	got, err := readBody(&http.Response{StatusCode: 500, Header: http.Header{}, Body: io.NopCloser(body)}, opGetInstance)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, body.n, maxErrorBody+1+4<<10)
+	assert.Len(t, got, maxErrorBody)
 }
 
 func TestAPIErrorString(t *testing.T) {
@@ -210,7 +211,7 @@ func TestTokenAtTheExcerptCutIsRedacted(t *testing.T) {
 		w.Header().Set("X-Request-Id", "echo "+r.Header.Get("Authorization"))
 		replyRaw(w, 502, prefix+"Authorization: "+r.Header.Get("Authorization")+"\n")
 	}, WithoutRetries())
-	err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+	err := testCall(context.Background(), c, opGetInstance, []string{"i"}, nil)
 	var apiErr *APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.NotContains(t, err.Error(), testToken[:4])
@@ -229,7 +230,7 @@ func TestJSONEscapedTokenIsRedacted(t *testing.T) {
 	}, WithoutRetries())
 	c2, err := NewClient(token, WithBaseURL(c.baseURL), WithHTTPClient(&http.Client{Transport: c.transport.next}), WithoutRetries(), WithoutRateLimit())
 	require.NoError(t, err)
-	err = c2.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+	err = testCall(context.Background(), c2, opGetInstance, []string{"i"}, nil)
 	var apiErr *APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.NotContains(t, err.Error(), token)
@@ -258,7 +259,7 @@ func TestInvalidBytesNeverJoinTheTokenBackTogether(t *testing.T) {
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 			replyRaw(w, 502, "<html>upstream echoed: Bearer "+split+"</html>")
 		}, WithoutRetries())
-		err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+		err := testCall(context.Background(), c, opGetInstance, []string{"i"}, nil)
 		var apiErr *APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.NotContains(t, err.Error(), testToken)

@@ -81,7 +81,7 @@ func TestFaultMatrix(t *testing.T) {
 			attempts: 3, waited: 10 * time.Second, is: []error{ErrRateLimited}, status: 429, check: retryAfter(0)},
 
 		{name: "500/GET", method: "GET", serve: jsonError(500),
-			attempts: 1, is: []error{ErrServer}, status: 500, check: jsonMessage},
+			attempts: 3, waited: 10 * time.Second, is: []error{ErrServer}, status: 500, check: jsonMessage},
 		{name: "500/POST", method: "POST", serve: jsonError(500),
 			attempts: 1, is: []error{ErrServer}, unknown: true, status: 500, check: jsonMessage},
 		{name: "502/GET", method: "GET", serve: jsonError(502),
@@ -110,9 +110,9 @@ func TestFaultMatrix(t *testing.T) {
 		{name: "server closes before the response/POST", method: "POST", serve: func(w http.ResponseWriter, r *http.Request) { hangUp(w) },
 			attempts: 1, is: []error{io.EOF}, unknown: true},
 		{name: "response truncated mid-JSON/GET", method: "GET", serve: truncatedAnswer,
-			attempts: 1, is: []error{io.ErrUnexpectedEOF}, check: errorSays("reading answer (status 200)")},
+			attempts: 3, waited: 10 * time.Second, is: []error{io.ErrUnexpectedEOF}, check: errorSays("reading the response (status 200)")},
 		{name: "response truncated mid-JSON/POST", method: "POST", serve: truncatedAnswer,
-			attempts: 1, is: []error{io.ErrUnexpectedEOF}, unknown: true, check: errorSays("reading answer (status 201)")},
+			attempts: 1, is: []error{io.ErrUnexpectedEOF}, unknown: true, check: errorSays("reading the response (status 201)")},
 
 		{name: "HTML error page/GET", method: "GET", serve: htmlErrorPage,
 			attempts: 3, waited: 10 * time.Second, is: []error{ErrServer}, status: 502, check: htmlExcerpt},
@@ -127,9 +127,9 @@ func TestFaultMatrix(t *testing.T) {
 		{name: "1 GiB error body/POST", method: "POST", serve: hugePOST.serve,
 			attempts: 1, is: []error{ErrServer}, unknown: true, status: 503, check: hugePOST.check},
 		{name: "success body not JSON/GET", method: "GET", serve: notJSONAnswer,
-			attempts: 1, check: errorSays("decoding answer (status 200): the answer is not a JSON object")},
+			attempts: 1, check: errorSays("decoding the response: the response is not a JSON object")},
 		{name: "success body not JSON/POST", method: "POST", serve: notJSONAnswer,
-			attempts: 1, unknown: true, check: errorSays("decoding answer (status 201): the answer is not a JSON object")},
+			attempts: 1, unknown: true, check: errorSays("decoding the response: the response is not a JSON object")},
 
 		{name: "slow server past the per-attempt timeout/GET", method: "GET", serve: hangUntilGone, opts: []Option{WithTimeout(2 * time.Second)},
 			attempts: 3, waited: 3*2*time.Second + 2*5*time.Second, is: []error{context.DeadlineExceeded}, check: errorSays("attempt timed out after 2s")},
@@ -140,9 +140,9 @@ func TestFaultMatrix(t *testing.T) {
 		{name: "context cancelled during the request/POST", method: "POST", serve: hangUntilGone, cancelAfter: time.Second,
 			attempts: 1, waited: time.Second, is: []error{context.Canceled}, unknown: true},
 		{name: "context cancelled during a backoff wait after 503/GET", method: "GET", serve: jsonError(503), cancelAfter: time.Second,
-			attempts: 1, waited: time.Second, is: []error{context.Canceled}},
+			attempts: 1, waited: time.Second, is: []error{context.Canceled, ErrServer}, status: 503},
 		{name: "context cancelled during a backoff wait after 429/POST", method: "POST", serve: withStatus(429), cancelAfter: time.Second,
-			attempts: 1, waited: time.Second, is: []error{context.Canceled}},
+			attempts: 1, waited: time.Second, is: []error{context.Canceled, ErrRateLimited}, status: 429},
 
 		{name: "503 then 404/DELETE", method: "DELETE", serve: sequence(instanceNotFound, withStatus(503)),
 			attempts: 2, waited: 5 * time.Second},
@@ -221,7 +221,7 @@ func runFaultCase(t *testing.T, tc faultCase) {
 	assert.Equal(t, tc.unknown, errors.Is(err, ErrOutcomeUnknown), "errors.Is(err, ErrOutcomeUnknown): %v", err)
 	var apiErr *APIError
 	if tc.status == 0 {
-		assert.False(t, errors.As(err, &apiErr), "no answer was an error answer, so no *APIError: %v", err)
+		assert.False(t, errors.As(err, &apiErr), "no response was an error response, so no *APIError: %v", err)
 	} else if assert.ErrorAs(t, err, &apiErr) {
 		assert.Equal(t, tc.status, apiErr.StatusCode)
 		assert.Equal(t, tc.attempts, apiErr.Attempts)

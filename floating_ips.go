@@ -65,6 +65,22 @@ type FloatingIP struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// The response shapes that carry a floating IP: {"floating_ip": {...}} and a page of {"floating_ips": [...]}.
+type (
+	floatingIPBody struct {
+		FloatingIP *FloatingIP `json:"floating_ip"`
+	}
+	floatingIPsPage struct {
+		FloatingIPs items[FloatingIP] `json:"floating_ips"`
+		pageCounts
+	}
+)
+
+func (b *floatingIPBody) resource() *FloatingIP { return b.FloatingIP }
+func (p *floatingIPsPage) parts() (*items[FloatingIP], *pageCounts) {
+	return &p.FloatingIPs, &p.pageCounts
+}
+
 // FloatingIPCreateRequest is the body of a floating IP creation.
 type FloatingIPCreateRequest struct {
 	// Name is required.
@@ -136,18 +152,18 @@ func (s *FloatingIPsService) Create(ctx context.Context, req *FloatingIPCreateRe
 	if body.Version == "" {
 		body.Version = IPVersionIPv4
 	}
-	return fetch[FloatingIP](ctx, s.c, opCreateFloatingIP, nil, "floating_ip", &body)
+	return fetch(ctx, s.c, request{op: opCreateFloatingIP, body: &body}, &floatingIPBody{})
 }
 
 // Get reads one floating IP: GET /compute/v1/floating-ips/{floating_ip_id}.
 func (s *FloatingIPsService) Get(ctx context.Context, id string) (*FloatingIP, error) {
-	return fetch[FloatingIP](ctx, s.c, opGetFloatingIP, []string{id}, "floating_ip", nil)
+	return fetch(ctx, s.c, request{op: opGetFloatingIP, ids: []string{id}}, &floatingIPBody{})
 }
 
 // List reads one page of floating IPs: GET /compute/v1/floating-ips. A nil opts asks for the
 // service's default page.
 func (s *FloatingIPsService) List(ctx context.Context, opts *ListOptions) (*Page[FloatingIP], error) {
-	return listPage[FloatingIP](ctx, s.c, opListFloatingIPs, nil, "floating_ips", opts)
+	return list(ctx, s.c, opListFloatingIPs, nil, opts, &floatingIPsPage{})
 }
 
 // All walks every floating IP, one GET /compute/v1/floating-ips per page, fetching a page only when
@@ -159,13 +175,13 @@ func (s *FloatingIPsService) All(ctx context.Context, opts *ListOptions) iter.Se
 // Update renames a floating IP or changes its description:
 // PATCH /compute/v1/floating-ips/{floating_ip_id}.
 func (s *FloatingIPsService) Update(ctx context.Context, id string, req *FloatingIPUpdateRequest) (*FloatingIP, error) {
-	return fetch[FloatingIP](ctx, s.c, opUpdateFloatingIP, []string{id}, "floating_ip", req)
+	return fetch(ctx, s.c, request{op: opUpdateFloatingIP, ids: []string{id}, body: req}, &floatingIPBody{})
 }
 
 // Delete releases a floating IP: DELETE /compute/v1/floating-ips/{floating_ip_id}. The service
 // refuses to delete an IP in use ([CodeFloatingIPInUse]).
 func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
-	return s.c.call(ctx, opDeleteFloatingIP, []string{id}, nil, nil, nil)
+	return send(ctx, s.c, request{op: opDeleteFloatingIP, ids: []string{id}})
 }
 
 // WaitForStatus polls GET /compute/v1/floating-ips/{floating_ip_id} until the IP reaches target,

@@ -25,9 +25,7 @@ func FuzzExpandPath(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		var b strings.Builder
-		err := appendPath(&b, "/compute/v1/instances/{instance_id}/actions", []string{id})
-		p := b.String()
+		p, err := expandPath("/compute/v1/instances/{instance_id}/actions", []string{id})
 		if strings.TrimSpace(id) == "" {
 			if err == nil {
 				t.Fatalf("empty ID %q accepted", id)
@@ -67,8 +65,8 @@ func FuzzAPIError(f *testing.F) {
 	}
 	cred := newCredential(testToken, false)
 	f.Fuzz(func(t *testing.T, body string, status int) {
-		resp := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {body}, "X-Request-Id": {body}}, Body: io.NopCloser(strings.NewReader(body))}
-		e := newAPIError(resp, "GET", "/p", 1, &cred)
+		resp := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {body}, "X-Request-Id": {body}}}
+		e := newAPIError(resp, []byte(body), "GET", "/p", 1, &cred)
 		if e.StatusCode != status {
 			t.Fatal("status lost")
 		}

@@ -281,7 +281,7 @@ func checkRedirect(t *testing.T, legacy bool, status int, op operation, target s
 	if op.method == http.MethodPost {
 		body = map[string]string{"name": "n", "region": "r"}
 	}
-	require.NoError(t, c.call(context.Background(), op, []string{"i-1"}[:strings.Count(op.path, "{")], nil, body, nil))
+	require.NoError(t, testCall(context.Background(), c, op, []string{"i-1"}[:strings.Count(op.path, "{")], body))
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -337,7 +337,7 @@ func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 				}
 				c, err := NewClient(testToken, opts...)
 				require.NoError(t, err)
-				require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, nil))
+				require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i-1"}, nil))
 
 				mu.Lock()
 				defer mu.Unlock()

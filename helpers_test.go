@@ -2,6 +2,7 @@ package compute
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -21,8 +22,8 @@ import (
 // testToken is the credential every test client uses; no error or log line may contain it.
 const testToken = "tok-SECRET-7f3a9c1e"
 
-// request is what the test server saw of one attempt.
-type request struct {
+// seenRequest is what the test server saw of one attempt.
+type seenRequest struct {
 	Method string
 	Path   string // escaped, as sent on the wire, without the query
 	Query  string
@@ -33,20 +34,20 @@ type request struct {
 // recorder keeps the requests a test server received.
 type recorder struct {
 	mu   sync.Mutex
-	reqs []request
+	reqs []seenRequest
 }
 
-func (r *recorder) add(req request) {
+func (r *recorder) add(req seenRequest) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reqs = append(r.reqs, req)
 }
 
 // all returns a copy of the requests seen so far.
-func (r *recorder) all() []request {
+func (r *recorder) all() []seenRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]request(nil), r.reqs...)
+	return append([]seenRequest(nil), r.reqs...)
 }
 
 // count is the number of requests seen so far.
@@ -79,7 +80,7 @@ func newTestClient(t *testing.T, h http.HandlerFunc, opts ...Option) (*Client, *
 	rec := &recorder{}
 	srv, hc, closeAll := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		rec.add(request{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+		rec.add(seenRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		h(w, r)
 	}))
@@ -152,3 +153,21 @@ func requireNoToken(t *testing.T, s string) {
 	t.Helper()
 	require.False(t, strings.Contains(s, testToken), "the token leaked: %s", s)
 }
+
+// testCall sends op through the client's call path with ids filling its path and body, when not
+// nil, as the JSON body, and discards the success response: for tests of the mechanics under every
+// endpoint.
+func testCall(ctx context.Context, c *Client, op operation, ids []string, body any) error {
+	r := request{op: op, ids: ids}
+	if body != nil {
+		r.body = anyBody{body}
+	}
+	_, err := c.do(ctx, r)
+	return err
+}
+
+// anyBody sends any value as a request body, without validation.
+type anyBody struct{ v any }
+
+func (b anyBody) Validate() error              { return nil }
+func (b anyBody) MarshalJSON() ([]byte, error) { return json.Marshal(b.v) }

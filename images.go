@@ -66,21 +66,26 @@ func (o *ImageListOptions) Validate() error {
 	return o.ListOptions.Validate()
 }
 
-// writeQuery writes page, per_page and type, each only when set, in go-querystring's sorted order.
-func (o *ImageListOptions) writeQuery(q *queryBuilder) {
+// pageSize bounds the page (see ListOptions).
+func (o *ImageListOptions) pageSize() int {
 	if o == nil {
-		return
+		return MaxPerPage
 	}
-	o.ListOptions.writeQuery(q)
-	if o.Type != "" {
-		q.add("type", string(o.Type))
-	}
+	return o.ListOptions.pageSize()
 }
+
+// imagesPage is the response of the image list.
+type imagesPage struct {
+	Images items[Image] `json:"images"`
+	pageCounts
+}
+
+func (p *imagesPage) parts() (*items[Image], *pageCounts) { return &p.Images, &p.pageCounts }
 
 // List reads one page of images: GET /compute/v1/images. A nil opts lists all types with the
 // service's default page.
 func (s *ImagesService) List(ctx context.Context, opts *ImageListOptions) (*Page[Image], error) {
-	return listPage[Image](ctx, s.c, opListImages, nil, "images", opts)
+	return list(ctx, s.c, opListImages, nil, opts, &imagesPage{})
 }
 
 // All walks every image (of opts.Type, when set), one GET /compute/v1/images per page, fetching a

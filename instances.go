@@ -94,6 +94,20 @@ type Instance struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// The response shapes that carry an instance: {"instance": {...}} and a page of {"instances": [...]}.
+type (
+	instanceBody struct {
+		Instance *Instance `json:"instance"`
+	}
+	instancesPage struct {
+		Instances items[Instance] `json:"instances"`
+		pageCounts
+	}
+)
+
+func (b *instanceBody) resource() *Instance                     { return b.Instance }
+func (p *instancesPage) parts() (*items[Instance], *pageCounts) { return &p.Instances, &p.pageCounts }
+
 // Limits of an instance create or update, from the contract.
 const (
 	// MinDiskSize is the smallest boot volume, in GiB, and the service's default.
@@ -275,19 +289,19 @@ func (r *InstanceUpdateRequest) Validate() error {
 // service. When errors.Is(err, [ErrOutcomeUnknown]) holds, the instance may exist: look it up (by
 // name, with List or All) before trying again.
 func (s *InstancesService) Create(ctx context.Context, req *InstanceCreateRequest) (*Instance, error) {
-	return fetch[Instance](ctx, s.c, opCreateInstance, nil, "instance", req)
+	return fetch(ctx, s.c, request{op: opCreateInstance, body: req}, &instanceBody{})
 }
 
 // Get returns one instance: GET /compute/v1/instances/{instance_id}. A missing instance is an error
 // matching [ErrNotFound], never a nil instance with a nil error.
 func (s *InstancesService) Get(ctx context.Context, id string) (*Instance, error) {
-	return fetch[Instance](ctx, s.c, opGetInstance, []string{id}, "instance", nil)
+	return fetch(ctx, s.c, request{op: opGetInstance, ids: []string{id}}, &instanceBody{})
 }
 
 // List returns one page of instances: GET /compute/v1/instances. A nil opts asks for the service's
 // first page with its default size.
 func (s *InstancesService) List(ctx context.Context, opts *ListOptions) (*Page[Instance], error) {
-	return listPage[Instance](ctx, s.c, opListInstances, nil, "instances", opts)
+	return list(ctx, s.c, opListInstances, nil, opts, &instancesPage{})
 }
 
 // All walks every instance from the page opts selects on, fetching pages lazily with
@@ -299,25 +313,22 @@ func (s *InstancesService) All(ctx context.Context, opts *ListOptions) iter.Seq2
 // Update changes an instance: PATCH /compute/v1/instances/{instance_id}, and returns it as changed.
 // Every field sets an absolute value, so the SDK may safely retry it.
 func (s *InstancesService) Update(ctx context.Context, id string, req *InstanceUpdateRequest) (*Instance, error) {
-	return fetch[Instance](ctx, s.c, opUpdateInstance, []string{id}, "instance", req)
+	return fetch(ctx, s.c, request{op: opUpdateInstance, ids: []string{id}, body: req}, &instanceBody{})
 }
 
 // Delete destroys an instance: DELETE /compute/v1/instances/{instance_id}. Billing stops as soon as
 // it is requested; the boot disk's data is lost and attached volumes are left untouched. A protected
 // instance is refused (code 02038), as is one in a status that cannot be deleted (02013, 02069).
 func (s *InstancesService) Delete(ctx context.Context, id string) error {
-	return s.c.call(ctx, opDeleteInstance, []string{id}, nil, nil, nil)
+	return send(ctx, s.c, request{op: opDeleteInstance, ids: []string{id}})
 }
 
 // Actions returns the actions currently possible on an instance:
 // GET /compute/v1/instances/{instance_id}/actions.
 func (s *InstancesService) Actions(ctx context.Context, id string) ([]InstanceAction, error) {
-	var actions *[]InstanceAction
-	if err := s.c.call(ctx, opListInstanceActions, []string{id}, nil, nil, envelopeOf("actions", &actions)); err != nil {
+	actions, err := fetch(ctx, s.c, request{op: opListInstanceActions, ids: []string{id}}, &actionsBody{})
+	if err != nil {
 		return nil, err
-	}
-	if actions == nil {
-		return nil, fmt.Errorf("compute: %s %s: the answer has no \"actions\" list", opListInstanceActions.method, opListInstanceActions.path)
 	}
 	return *actions, nil
 }
@@ -327,15 +338,28 @@ func (s *InstancesService) Actions(ctx context.Context, id string) ([]InstanceAc
 // [InstancesService.WaitForStatus]. Like every POST it is never re-sent after it may have reached the
 // service: errors.Is(err, [ErrOutcomeUnknown]) means the action may have been taken.
 func (s *InstancesService) PerformAction(ctx context.Context, id string, action InstanceAction) error {
-	switch action {
+	return send(ctx, s.c, request{op: opPerformInstanceAction, ids: []string{id}, body: &actionRequest{action}})
+}
+
+// actionsBody is the response of the actions list: {"actions": [...]}.
+type actionsBody struct {
+	Actions *[]InstanceAction `json:"actions"`
+}
+
+func (b *actionsBody) resource() *[]InstanceAction { return b.Actions }
+
+// actionRequest is the body of an action: {"action": "start"}.
+type actionRequest struct {
+	Action InstanceAction `json:"action"`
+}
+
+// Validate checks the action against the contract's enumeration.
+func (r *actionRequest) Validate() error {
+	switch r.Action {
 	case ActionStart, ActionStop, ActionReset:
-	default:
-		return invalid("action", "must be %q, %q or %q, got %q", ActionStart, ActionStop, ActionReset, action)
+		return nil
 	}
-	body := struct {
-		Action InstanceAction `json:"action"`
-	}{action}
-	return s.c.call(ctx, opPerformInstanceAction, []string{id}, nil, body, nil)
+	return invalid("action", "must be %q, %q or %q, got %q", ActionStart, ActionStop, ActionReset, r.Action)
 }
 
 // Start boots a stopped instance (PerformAction with [ActionStart]). An instance already started is

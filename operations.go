@@ -30,15 +30,11 @@ var (
 	opListImages = operation{method: "GET", path: "/compute/v1/images", idempotent: true}
 
 	opOpenAPI = operation{method: "GET", path: "/compute/v1/openapi.yaml", idempotent: true,
-		accept: "application/yaml, application/json;q=0.9, */*;q=0.8"}
+		accept: "application/yaml, application/json;q=0.9, */*;q=0.8", maxBody: 8 << 20}
 )
 
 // OpenAPI returns the service's machine-readable description, the bytes of
 // GET /compute/v1/openapi.yaml. It is the one request that asks for YAML rather than JSON.
 func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
-	var doc []byte
-	if err := c.call(ctx, opOpenAPI, nil, nil, nil, &doc); err != nil {
-		return nil, err
-	}
-	return doc, nil
+	return c.do(ctx, request{op: opOpenAPI})
 }

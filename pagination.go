@@ -33,17 +33,13 @@ func (o *ListOptions) Validate() error {
 	return nil
 }
 
-// writeQuery writes page and per_page, each only when set, as go-querystring would from the tags.
-func (o *ListOptions) writeQuery(q *queryBuilder) {
-	if o == nil {
-		return
+// pageSize is the most items a page of these options may hold: per_page when set, else the
+// contract's maximum (the service's default is 50).
+func (o *ListOptions) pageSize() int {
+	if o == nil || o.PerPage == 0 {
+		return MaxPerPage
 	}
-	if o.Page != 0 {
-		q.addInt("page", o.Page)
-	}
-	if o.PerPage != 0 {
-		q.addInt("per_page", o.PerPage)
-	}
+	return o.PerPage
 }
 
 // Page is one page of a list, with the counts the service reported.
@@ -64,17 +60,27 @@ func (p *Page[T]) HasNext() bool {
 	return p.PerPage > 0 && p.Page > 0 && p.TotalCount > 0 && p.Page <= (p.TotalCount-1)/p.PerPage
 }
 
-// listPage sends a list operation with the query q (validated first) and decodes the envelope:
-// the items under key, plus total_count, page and per_page.
-func listPage[T any](ctx context.Context, c *Client, op operation, ids []string, key string, q validator) (*Page[T], error) {
-	if err := q.Validate(); err != nil {
+// pageQuery is a list's options: validated, encoded by go-querystring from their url tags, and
+// bounding the size of the page.
+type pageQuery interface {
+	validator
+	pageSize() int
+}
+
+// list sends a list operation for the page opts selects and reads the response through body, the
+// resource's page shape: the items under the collection's key and the counts. A response without
+// the collection's key, or with more items than asked for, is an error.
+func list[T any](ctx context.Context, c *Client, op operation, ids []string, opts pageQuery, body pageBody[T]) (*Page[T], error) {
+	data, err := c.do(ctx, request{op: op, ids: ids, query: opts})
+	if err != nil {
 		return nil, err
 	}
-	p := &Page[T]{}
-	if err := c.call(ctx, op, ids, q, nil, pageEnvelope(key, &p.Items, &p.TotalCount, &p.Page, &p.PerPage)); err != nil {
+	it, counts := body.parts()
+	it.max = opts.pageSize()
+	if err := decodeResponse(op, data, body); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return &Page[T]{Items: it.list, TotalCount: counts.TotalCount, Page: counts.Page, PerPage: counts.PerPage}, nil
 }
 
 // walk is the lazy page walker behind every All method. It copies opts (the caller's value is never

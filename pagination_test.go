@@ -42,9 +42,17 @@ func pagedServer(total int, ignorePage bool, asked chan<- int) http.HandlerFunc 
 
 func listThings(c *Client) func(context.Context, *ListOptions) (*Page[thing], error) {
 	return func(ctx context.Context, o *ListOptions) (*Page[thing], error) {
-		return listPage[thing](ctx, c, opListInstances, nil, "instances", o)
+		return list(ctx, c, opListInstances, nil, o, &thingsPage{})
 	}
 }
+
+// thingsPage reads a page of things under the instances' key.
+type thingsPage struct {
+	Things items[thing] `json:"instances"`
+	pageCounts
+}
+
+func (p *thingsPage) parts() (*items[thing], *pageCounts) { return &p.Things, &p.pageCounts }
 
 func TestListOptionsValidation(t *testing.T) {
 	t.Parallel()

@@ -78,6 +78,22 @@ type SecurityGroup struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// The response shapes that carry a security group: {"security_group": {...}} and a page of {"security_groups": [...]}.
+type (
+	securityGroupBody struct {
+		SecurityGroup *SecurityGroup `json:"security_group"`
+	}
+	securityGroupsPage struct {
+		SecurityGroups items[SecurityGroup] `json:"security_groups"`
+		pageCounts
+	}
+)
+
+func (b *securityGroupBody) resource() *SecurityGroup { return b.SecurityGroup }
+func (p *securityGroupsPage) parts() (*items[SecurityGroup], *pageCounts) {
+	return &p.SecurityGroups, &p.pageCounts
+}
+
 // SecurityGroupRule is one firewall rule. The ports are pointers because the contract gives nil a
 // meaning: a nil bound is sent as JSON null, which means all ports (the usual choice for icmp and
 // all). The keys are required by the contract, so they are always sent, never omitted. Build a
@@ -216,18 +232,18 @@ func validateRules(rules []SecurityGroupRule) error {
 // it may have reached the service: when errors.Is(err, ErrOutcomeUnknown), the group may exist, so
 // look it up before trying again.
 func (s *SecurityGroupsService) Create(ctx context.Context, req *SecurityGroupCreateRequest) (*SecurityGroup, error) {
-	return fetch[SecurityGroup](ctx, s.c, opCreateSecurityGroup, nil, "security_group", req)
+	return fetch(ctx, s.c, request{op: opCreateSecurityGroup, body: req}, &securityGroupBody{})
 }
 
 // Get reads one security group: GET /compute/v1/security-groups/{security_group_id}.
 func (s *SecurityGroupsService) Get(ctx context.Context, id string) (*SecurityGroup, error) {
-	return fetch[SecurityGroup](ctx, s.c, opGetSecurityGroup, []string{id}, "security_group", nil)
+	return fetch(ctx, s.c, request{op: opGetSecurityGroup, ids: []string{id}}, &securityGroupBody{})
 }
 
 // List reads one page of security groups: GET /compute/v1/security-groups. A nil opts asks for the
 // service's default page.
 func (s *SecurityGroupsService) List(ctx context.Context, opts *ListOptions) (*Page[SecurityGroup], error) {
-	return listPage[SecurityGroup](ctx, s.c, opListSecurityGroups, nil, "security_groups", opts)
+	return list(ctx, s.c, opListSecurityGroups, nil, opts, &securityGroupsPage{})
 }
 
 // All walks every security group, one GET /compute/v1/security-groups per page, fetching a page
@@ -239,14 +255,14 @@ func (s *SecurityGroupsService) All(ctx context.Context, opts *ListOptions) iter
 // Update replaces a security group's name, description and rules:
 // PUT /compute/v1/security-groups/{security_group_id}. Rules not in req are removed.
 func (s *SecurityGroupsService) Update(ctx context.Context, id string, req *SecurityGroupUpdateRequest) (*SecurityGroup, error) {
-	return fetch[SecurityGroup](ctx, s.c, opUpdateSecurityGroup, []string{id}, "security_group", req)
+	return fetch(ctx, s.c, request{op: opUpdateSecurityGroup, ids: []string{id}, body: req}, &securityGroupBody{})
 }
 
 // Delete deletes a security group: DELETE /compute/v1/security-groups/{security_group_id}. The
 // service refuses to delete a group used by instances ([CodeSecurityGroupUsedByInstances]) or a default
 // group ([CodeDefaultSecurityGroupImmutable]).
 func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
-	return s.c.call(ctx, opDeleteSecurityGroup, []string{id}, nil, nil, nil)
+	return send(ctx, s.c, request{op: opDeleteSecurityGroup, ids: []string{id}})
 }
 
 // WaitForStatus polls GET /compute/v1/security-groups/{security_group_id} until the group reaches

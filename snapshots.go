@@ -39,6 +39,20 @@ type Snapshot struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// The response shapes that carry a snapshot: {"snapshot": {...}} and a page of {"snapshots": [...]}.
+type (
+	snapshotBody struct {
+		Snapshot *Snapshot `json:"snapshot"`
+	}
+	snapshotsPage struct {
+		Snapshots items[Snapshot] `json:"snapshots"`
+		pageCounts
+	}
+)
+
+func (b *snapshotBody) resource() *Snapshot                     { return b.Snapshot }
+func (p *snapshotsPage) parts() (*items[Snapshot], *pageCounts) { return &p.Snapshots, &p.pageCounts }
+
 // SnapshotCreateRequest is the body of a snapshot create.
 type SnapshotCreateRequest struct {
 	// Name is the snapshot's name (required).
@@ -66,14 +80,14 @@ func (r *SnapshotCreateRequest) Validate() error {
 // [ErrOutcomeUnknown]) holds, the snapshot may exist, so look it up with ListByInstance before
 // trying again.
 func (s *SnapshotsService) Create(ctx context.Context, instanceID string, req *SnapshotCreateRequest) (*Snapshot, error) {
-	return fetch[Snapshot](ctx, s.c, opCreateSnapshot, []string{instanceID}, "snapshot", req)
+	return fetch(ctx, s.c, request{op: opCreateSnapshot, ids: []string{instanceID}, body: req}, &snapshotBody{})
 }
 
 // ListByInstance returns one page of an instance's snapshots:
 // GET /compute/v1/instances/{instance_id}/snapshots. The contract does not show query parameters for
 // this list; page and per_page are sent when set, as on every other list.
 func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string, opts *ListOptions) (*Page[Snapshot], error) {
-	return listPage[Snapshot](ctx, s.c, opListSnapshots, []string{instanceID}, "snapshots", opts)
+	return list(ctx, s.c, opListSnapshots, []string{instanceID}, opts, &snapshotsPage{})
 }
 
 // AllByInstance walks every snapshot of an instance from the page opts selects on, fetching pages

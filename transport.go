@@ -1,5 +1,11 @@
 package compute
 
+// This file is the whole attempt path, in the order a request meets it:
+//
+//	do (call.go) -> go-retryablehttp's loop -> http.Client (redirects) -> attemptTransport.RoundTrip:
+//	    limiter -> credential -> per-attempt timeout -> the network -> read the body
+//	-> retrier.checkRetry: classify (the retry policy, a pure function) -> retrier.backoff -> again.
+
 import (
 	"bytes"
 	"context"
@@ -13,6 +19,7 @@ import (
 	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +28,9 @@ import (
 
 // RetryPolicy bounds how the client retries. What is retried never depends on the policy:
 //   - a 429 is retried for every method, since the contract says the request was not processed;
-//   - a 502, 503, 504 or a network error is retried only for idempotent operations (GET, PUT,
-//     DELETE and this API's PATCH, whose every variant sets absolute values);
+//   - a 500, 502, 503, 504, a network error or a response cut off while its body was read is
+//     retried only for idempotent operations (GET, PUT, DELETE and this API's PATCH, whose every
+//     variant sets absolute values);
 //   - a POST is retried only when its request was provably not written (no connection, a failed TLS
 //     handshake, a timeout while connecting), so nothing reached the service.
 //
@@ -45,88 +53,71 @@ func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 30 * time.Second}
 }
 
-// callState travels from the call path to the transport and the retry hooks, which go-retryablehttp
-// gives no other shared place. It is the request's context itself: the caller's context, plus the
-// state, found by [stateOf] (one allocation where context.WithValue would add a second).
+// callState is what the attempts of one call share. do puts it in the request's context, the one
+// place go-retryablehttp hands to both the transport and the retry hooks. The trace hooks write to
+// it from net/http's goroutines, hence the lock.
 type callState struct {
-	context.Context
-	idempotent bool
-	attempts   atomic.Int32
-	// inFlight is true while the last attempt was written and has not been answered: the service may
-	// have processed it.
-	inFlight atomic.Bool
-	// wait is the wait checkRetry chose for the next retry, in nanoseconds.
-	wait atomic.Int64
-	// retriedUnknown is set when an attempt that may have been processed was retried (an idempotent
-	// request after a 5xx or a lost answer).
-	retriedUnknown atomic.Bool
+	op operation
+
+	mu sync.Mutex
+	n  int // attempts so far
+	// written is whether the current attempt's request may have reached the service.
+	written bool
+	// processed is whether some attempt may have been processed by the service without the client
+	// seeing its result (a 5xx, a lost or unreadable response).
+	processed bool
+	// wait is the wait checkRetry chose for the next retry; -1 when it chose none.
+	wait time.Duration
+	// last is the last non-2xx response, kept so that an error after it still carries it.
+	last *lastResponse
 }
 
-type stateKey struct{}
-
-// Value returns the call's state for stateKey, and the caller's context's values otherwise.
-func (s *callState) Value(key any) any {
-	if key == (stateKey{}) {
-		return s
-	}
-	return s.Context.Value(key)
+// lastResponse is a response whose body the transport read.
+type lastResponse struct {
+	resp *http.Response
+	body []byte
 }
 
-// stateOf returns the call's state from ctx or a context derived from it; nil when there is none.
+type callStateKey struct{}
+
+func withCallState(ctx context.Context, st *callState) context.Context {
+	return context.WithValue(ctx, callStateKey{}, st)
+}
+
+// stateOf returns the call's state; a request that did not come from do gets a fresh one.
 func stateOf(ctx context.Context) *callState {
-	st, _ := ctx.Value(stateKey{}).(*callState)
-	return st
-}
-
-// notSentError marks a failure before anything was written (the limiter wait ended): never retried,
-// never an unknown outcome.
-type notSentError struct{ err error }
-
-func (e *notSentError) Error() string { return e.err.Error() }
-func (e *notSentError) Unwrap() error { return e.err }
-
-// isNotSent reports whether err holds a *notSentError.
-func isNotSent(err error) bool {
-	var ns *notSentError
-	return errors.As(err, &ns)
-}
-
-// credential holds the token in closures: no field of any value holds it, so neither %v nor a
-// reflective dumper (go-spew, a debugger's pretty-printer) can print it.
-type credential struct {
-	// header returns the header name and value that carry the token. The value is built once and
-	// shared by every request, which only reads it: like the client's other shared header values,
-	// a RoundTripper below the SDK must not modify it in place (net/http's contract already forbids
-	// a RoundTripper to modify the request).
-	header func() (string, []string)
-	// redact replaces the token in s.
-	redact func(s string) string
-	// redactBytes replaces the token in b; it returns b itself when b does not hold the token.
-	redactBytes func(b []byte) []byte
-}
-
-func newCredential(token string, legacy bool) credential {
-	name, value := "Authorization", []string{"Bearer " + token}
-	if legacy {
-		name, value = "X-Auth-Token", []string{token}
+	if st, ok := ctx.Value(callStateKey{}).(*callState); ok {
+		return st
 	}
-	secret := []byte(token)
-	return credential{
-		header: func() (string, []string) { return name, value },
-		redact: func(s string) string { return strings.ReplaceAll(s, token, "[REDACTED]") },
-		redactBytes: func(b []byte) []byte {
-			if !bytes.Contains(b, secret) {
-				return b
-			}
-			return bytes.ReplaceAll(b, secret, []byte("[REDACTED]"))
-		},
-	}
+	return &callState{}
 }
 
-// attemptTransport runs once per attempt, under the retry loop: it waits for the gate, counts the
-// attempt, adds the credential when the request goes to the base URL's origin (never to another
-// host, redirects included), bounds the attempt with the per-attempt timeout, notes whether the
-// request was written, and logs it.
+func (st *callState) attempts() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.n
+}
+
+func (st *callState) mayHaveBeenProcessed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.processed
+}
+
+func (st *callState) lastResponse() *lastResponse {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.last
+}
+
+// attemptTransport runs once per attempt, under the retry loop and under http.Client, so once per
+// redirect too. It waits for the limiter, adds the credential when the request goes to the base
+// URL's origin (never to another host), bounds the attempt with the per-attempt timeout, notes
+// whether the request was written, reads the response's body, and logs the attempt.
+//
+// It must not implement CloseIdleConnections: go-retryablehttp calls
+// HTTPClient.CloseIdleConnections when it gives up, which would drop the whole keep-alive pool
+// after every failed call. http.Client forwards that call only to a transport that has the method.
 type attemptTransport struct {
 	next    http.RoundTripper
 	limiter Limiter
@@ -140,23 +131,6 @@ type attemptTransport struct {
 // String keeps the transport's %v short.
 func (t *attemptTransport) String() string { return "compute.attemptTransport{" + t.host + "}" }
 
-// attempt is one attempt's state, in one allocation: the trace that tells whether the request was
-// written, and the answer's body, which releases the attempt's timeout when closed.
-type attempt struct {
-	trace httptrace.ClientTrace
-	// getConn and wroteHeaders are set by the trace's hooks.
-	getConn, wroteHeaders atomic.Bool
-	cancel                context.CancelFunc
-	io.ReadCloser
-}
-
-// Close closes the answer's body and releases the attempt's timeout.
-func (a *attempt) Close() error {
-	err := a.ReadCloser.Close()
-	a.cancel()
-	return err
-}
-
 // RoundTrip implements http.RoundTripper.
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
@@ -164,125 +138,181 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, &notSentError{err}
 	}
 	st := stateOf(parent)
-	n := 1
-	if st != nil {
-		n = int(st.attempts.Add(1))
-		st.inFlight.Store(true)
-	}
+	st.mu.Lock()
+	st.n++
+	n := st.n
+	st.written = true
+	st.mu.Unlock()
+
 	// The trace tells a failure before the request's headers were complete on the connection (no
 	// connection, a failed TLS handshake, a timeout while connecting): then the service cannot have
-	// processed it. A transport that does not report GetConn leaves the attempt counted in flight.
-	a := &attempt{}
-	a.trace.GetConn = func(string) { a.getConn.Store(true) }
-	a.trace.WroteHeaders = func() { a.wroteHeaders.Store(true) }
-	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &a.trace), t.timeout)
-	a.cancel = cancel
-	out := req.WithContext(ctx)
+	// processed it. A transport that does not report GetConn leaves the attempt counted as written.
+	var gotConn, wroteHeaders atomic.Bool
+	trace := &httptrace.ClientTrace{
+		GetConn:      func(string) { gotConn.Store(true) },
+		WroteHeaders: func() { wroteHeaders.Store(true) },
+	}
+	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, trace), t.timeout)
+	defer cancel()
+	out := req.Clone(ctx)
 	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
-		// The credential goes on this attempt's own copy of the header map, never on the request
-		// the caller's http.Client sees: its CheckRedirect hook and the headers it copies onto a
+		// The credential goes on this attempt's own copy of the request, never on the request the
+		// caller's http.Client sees: its CheckRedirect hook and the headers it copies onto a
 		// redirect never hold the token, and a request to any other origin leaves without it. The
-		// origin is compared as spelled: the SDK's own requests use the base URL's spelling, and a
-		// redirect that spells the same origin otherwise ("HOST", ":443") goes without the token,
-		// which fails safe (the service answers 401).
+		// origin is compared as spelled: a redirect that spells the same origin otherwise ("HOST",
+		// ":443") goes without the token, which fails safe (the service answers 401).
 		name, value := t.cred.header()
-		h := make(http.Header, len(req.Header)+1)
-		for k, v := range req.Header {
-			h[k] = v
-		}
-		h[name] = value
-		out.Header = h
+		out.Header.Set(name, value)
 	}
-	debug := t.logger.Enabled(parent, slog.LevelDebug)
-	var start time.Time
-	if debug {
-		start = time.Now()
-	}
+
+	start := time.Now()
 	resp, err := t.next.RoundTrip(out)
+	var body []byte
+	if err == nil {
+		// The body is read here, inside the attempt: the per-attempt timeout covers it, and a
+		// response cut off mid-body is this attempt's failure, which the retry policy sees.
+		body, err = readBody(resp, st.op)
+	}
 	if err != nil {
-		cancel()
-		if st != nil && a.getConn.Load() && !a.wroteHeaders.Load() {
-			st.inFlight.Store(false)
+		if (gotConn.Load() && !wroteHeaders.Load()) || isDialError(err) {
+			st.mu.Lock()
+			st.written = false
+			st.mu.Unlock()
 		}
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
 		}
-		if debug {
-			t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt failed",
-				slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
-				slog.Int("attempt", n), slog.Duration("duration", time.Since(start)),
-				slog.String("error", t.cred.redact(err.Error())))
-		}
+		t.log(parent, "compute: attempt failed", req, n, start, slog.String("error", t.cred.redact(err.Error())))
 		return nil, err
 	}
-	// The answer points at the request this transport was given, not at the attempt's copy: the
-	// caller's http.Client hands resp.Request to its CheckRedirect hook (as req.Response.Request),
-	// and the copy carries the credential. The retry hooks find the call's state through it too.
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	// The response points at the request this transport was given, not at the attempt's copy, which
+	// carries the credential: the caller's http.Client hands resp.Request to its CheckRedirect hook.
 	resp.Request = req
-	a.ReadCloser = resp.Body
-	resp.Body = a
-	if debug {
-		t.logger.LogAttrs(parent, slog.LevelDebug, "compute: attempt",
-			slog.String("method", req.Method), slog.String("path", req.URL.EscapedPath()),
-			slog.Int("attempt", n), slog.Int("status", resp.StatusCode),
-			slog.Duration("duration", time.Since(start)),
-			slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		st.mu.Lock()
+		st.last = &lastResponse{resp: resp, body: body}
+		st.mu.Unlock()
 	}
+	t.log(parent, "compute: attempt", req, n, start, slog.Int("status", resp.StatusCode),
+		slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
 	return resp, nil
 }
 
-// retrier holds the go-retryablehttp hooks.
+// log writes one debug line about an attempt, when the logger wants debug lines.
+func (t *attemptTransport) log(ctx context.Context, msg string, req *http.Request, n int, start time.Time, attrs ...slog.Attr) {
+	if !t.logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs = append(attrs, slog.String("method", req.Method), slog.String("path", t.cred.redact(req.URL.EscapedPath())),
+		slog.Int("attempt", n), slog.Duration("duration", time.Since(start)))
+	t.logger.LogAttrs(ctx, slog.LevelDebug, msg, attrs...)
+}
+
+// maxErrorBody bounds how much of a non-2xx response's body is read.
+const maxErrorBody = 64 << 10
+
+// errTooLarge ends a call whose success response is larger than the operation's bound.
+var errTooLarge = errors.New("the response body is larger than the client accepts")
+
+// readBody reads resp's body and closes it: a success response up to op's bound (larger is
+// errTooLarge, never retried), any other response up to maxErrorBody (the rest is dropped).
+func readBody(resp *http.Response, op operation) ([]byte, error) {
+	defer resp.Body.Close()
+	limit := int64(maxErrorBody)
+	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if success {
+		limit = op.bodyLimit()
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	switch {
+	case err != nil && success:
+		return nil, fmt.Errorf("reading the response (status %d): %w", resp.StatusCode, err)
+	case int64(len(body)) > limit && success:
+		return nil, fmt.Errorf("%w (%d bytes)", errTooLarge, limit)
+	case int64(len(body)) > limit:
+		body = body[:limit]
+		// A little more is read and dropped, so that a body just past the bound leaves the
+		// connection reusable.
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+	}
+	return body, nil // a broken error body keeps what arrived
+}
+
+// classify is the retry policy, a pure function of one attempt's result: the operation, the
+// response's status (0 when there was none), the transport error, and whether the request may have
+// been written. retry says whether to send it again; processed, whether the service may have
+// processed this attempt without the client learning its result.
+func classify(op operation, status int, err error, written bool) (retry, processed bool) {
+	if err != nil {
+		switch {
+		case isNotSent(err):
+			return false, false // the limiter's wait ended: nothing was sent
+		case errors.Is(err, errTooLarge):
+			return false, true // a success response: the request was processed
+		case !written:
+			return permanentTransportError(err) == nil, false
+		case !op.idempotent:
+			return false, true // it may have been processed: never re-sent
+		default:
+			return permanentTransportError(err) == nil, true
+		}
+	}
+	switch status {
+	case http.StatusTooManyRequests:
+		return true, false // the contract: the request was not processed
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return op.idempotent, true
+	}
+	return false, status >= 500
+}
+
+// permanentTransportError returns err when retrying cannot help: a bad certificate, too many
+// redirects, an unsupported scheme, an invalid header. go-retryablehttp's classification of these
+// is right; only its verdict is used.
+func permanentTransportError(err error) error {
+	if retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err); retry {
+		return nil
+	}
+	return err
+}
+
+// retrier holds the go-retryablehttp hooks, which only apply classify and the waits.
 type retrier struct {
 	policy  RetryPolicy
 	limiter Limiter
 	logger  *slog.Logger
 }
 
-// checkRetry decides whether an attempt is retried (see [RetryPolicy]).
+// checkRetry decides whether an attempt is retried (see [RetryPolicy] and classify).
 func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := stateOf(ctx)
-	if st == nil {
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	st.mu.Lock()
+	retry, processed := classify(st.op, status, err, st.written)
+	st.processed = st.processed || processed
+	n := st.n
+	st.wait = -1
+	st.mu.Unlock()
+	if !retry || ctx.Err() != nil {
 		return false, nil
 	}
-	notSent := isNotSent(err)
-	if resp != nil || notSent || (err != nil && isDialError(err)) {
-		st.inFlight.Store(false) // answered, or never written: the outcome is known
+	if resp == nil {
+		return true, nil // backoff computes the wait
 	}
-	if ctx.Err() != nil || notSent {
-		return false, nil
-	}
-	if err != nil {
-		if !st.idempotent && st.inFlight.Load() {
-			return false, nil // it may have been processed: never re-sent
-		}
-		// The library's classification of permanent transport errors (bad certificate, too many
-		// redirects, unsupported scheme) is right; only its bool is used.
-		retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, err)
-		if retry && st.inFlight.Load() {
-			st.retriedUnknown.Store(true)
-		}
-		return retry, nil
-	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		if !st.idempotent {
-			return false, nil
-		}
-	default:
-		return false, nil
-	}
-	wait := r.waitFor(resp, int(st.attempts.Load())-1)
-	if resp.StatusCode == http.StatusTooManyRequests {
+	wait := r.waitFor(resp, n-1)
+	if status == http.StatusTooManyRequests {
 		r.limiter.Throttled(ctx, wait)
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-		return false, nil // fail now with this answer rather than sleep into the deadline
+		return false, nil // fail now with this response rather than sleep into the deadline
 	}
-	if resp.StatusCode != http.StatusTooManyRequests {
-		st.retriedUnknown.Store(true) // a proxy's 5xx may hide a processed request
-	}
-	st.wait.Store(int64(wait))
+	st.mu.Lock()
+	st.wait = wait
+	st.mu.Unlock()
 	return true, nil
 }
 
@@ -299,9 +329,10 @@ func (r *retrier) waitFor(resp *http.Response, n int) time.Duration {
 func (r *retrier) backoff(minWait, maxWait time.Duration, n int, resp *http.Response) time.Duration {
 	wait := time.Duration(-1)
 	if resp != nil && resp.Request != nil {
-		if st := stateOf(resp.Request.Context()); st != nil {
-			wait = time.Duration(st.wait.Swap(0))
-		}
+		st := stateOf(resp.Request.Context())
+		st.mu.Lock()
+		wait = st.wait
+		st.mu.Unlock()
 	}
 	if wait < 0 {
 		wait = jitter(minWait, maxWait, n)
@@ -314,14 +345,14 @@ func (r *retrier) backoff(minWait, maxWait time.Duration, n int, resp *http.Resp
 	return wait
 }
 
-// errorHandler runs when retries end without success. It passes the last answer on, so the caller
+// errorHandler runs when retries end without success. It passes the last response on, so the caller
 // gets a typed *APIError with Attempts instead of go-retryablehttp's "giving up" string.
 func (r *retrier) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
 	if err == nil && resp != nil {
 		return resp, nil
 	}
 	if resp != nil {
-		drainAndClose(resp.Body)
+		_ = resp.Body.Close()
 	}
 	return nil, err
 }
@@ -359,18 +390,41 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
+// notSentError marks a failure before anything was written (the limiter's wait ended): never
+// retried, never an unknown outcome.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
+
+// isNotSent reports whether err holds a *notSentError.
+func isNotSent(err error) bool {
+	var ns *notSentError
+	return errors.As(err, &ns)
+}
+
 // isDialError reports an error from opening the connection: nothing of the request was written.
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// drainAndClose reads up to 4 KiB more of body, so that the connection can be reused when little
-// is left, then closes it. A body already read to its end costs one Read; the bytes go to a pooled
-// buffer, so draining allocates nothing.
-func drainAndClose(body io.ReadCloser) {
-	buf := borrowAnswer()
-	_ = readAtMost(buf, body, 4<<10)
-	releaseAnswer(buf)
-	_ = body.Close()
+// credential holds the token in closures: no field of any value holds it, so neither %v nor a
+// reflective dumper (go-spew, a debugger's pretty-printer) can print it.
+type credential struct {
+	// header returns the header name and value that carry the token.
+	header func() (name, value string)
+	// redact replaces the token in s.
+	redact func(s string) string
+}
+
+func newCredential(token string, legacy bool) credential {
+	name, value := "Authorization", "Bearer "+token
+	if legacy {
+		name, value = "X-Auth-Token", token
+	}
+	return credential{
+		header: func() (string, string) { return name, value },
+		redact: func(s string) string { return strings.ReplaceAll(s, token, "[REDACTED]") },
+	}
 }

@@ -30,7 +30,7 @@ func TestPOSTAnswered503IsSentOnceAndOutcomeUnknown(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 			replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
 		}, defaultRetry())
-		err := c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil)
+		err := testCall(context.Background(), c, opCreateInstance, nil, createBody)
 		require.Error(t, err)
 		assert.Equal(t, 1, rec.count(), "a POST that may have been processed must not be re-sent")
 		assert.ErrorIs(t, err, ErrOutcomeUnknown)
@@ -50,14 +50,14 @@ func TestGETRetriedThroughTwo503s(t *testing.T) {
 		c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
 			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1"}})
 		}, busy, busy), defaultRetry())
-		var out map[string]string
-		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i-1"}, nil, nil, envelopeOf("instance", &out)))
-		assert.Equal(t, "i-1", out["id"])
+		out, err := c.Instances.Get(context.Background(), "i-1")
+		require.NoError(t, err)
+		assert.Equal(t, "i-1", out.ID)
 		assert.Equal(t, 3, rec.count())
 	})
 }
 
-func TestIdempotentMethodsRetryOn502to504AndPOSTDoesNot(t *testing.T) {
+func TestIdempotentMethodsRetryOn5xxAndPOSTDoesNot(t *testing.T) {
 	for _, tc := range []struct {
 		op        operation
 		ids       []string
@@ -70,7 +70,7 @@ func TestIdempotentMethodsRetryOn502to504AndPOSTDoesNot(t *testing.T) {
 		{opUpdateSecurityGroup, []string{"sg"}, createBody, 503, 3, false},
 		{opUpdateInstance, []string{"i"}, createBody, 504, 3, false},
 		{opDeleteFloatingIP, []string{"f"}, nil, 503, 3, false},
-		{opGetInstance, []string{"i"}, nil, 500, 1, false}, // 500 is not transient
+		{opGetInstance, []string{"i"}, nil, 500, 3, false},
 		{opCreateInstance, nil, createBody, 502, 1, true},
 		{opCreateSnapshot, []string{"i"}, createBody, 504, 1, true},
 		{opPerformInstanceAction, []string{"i"}, map[string]string{"action": "start"}, 503, 1, true},
@@ -79,7 +79,7 @@ func TestIdempotentMethodsRetryOn502to504AndPOSTDoesNot(t *testing.T) {
 		t.Run(tc.op.method+" "+tc.op.path+" "+http.StatusText(tc.status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, rec := newTestClient(t, sequence(withStatus(http.StatusNoContent), withStatus(tc.status), withStatus(tc.status)), defaultRetry())
-				err := c.call(context.Background(), tc.op, tc.ids, nil, tc.body, nil)
+				err := testCall(context.Background(), c, tc.op, tc.ids, tc.body)
 				assert.Equal(t, tc.attempts, rec.count())
 				if tc.attempts == 3 {
 					require.NoError(t, err)
@@ -108,7 +108,7 @@ func Test429HonoursRetryAfterForPOST(t *testing.T) {
 			}
 			replyJSON(w, http.StatusCreated, map[string]any{"instance": map[string]string{"id": "i-1"}})
 		}, defaultRetry())
-		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
+		require.NoError(t, testCall(context.Background(), c, opCreateInstance, nil, createBody))
 		require.Equal(t, 2, rec.count(), "a 429 was not processed, so even a POST is retried")
 		assert.Equal(t, 2*time.Second, times[1].Sub(times[0]))
 		assert.JSONEq(t, `{"name":"web-1"}`, string(rec.all()[1].Body), "the retry re-sends the same body")
@@ -120,7 +120,7 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 		start := time.Now()
 		c, _ := newTestClient(t, sequence(withStatus(http.StatusNoContent),
 			rateLimited(start.Add(7*time.Second).UTC().Format(http.TimeFormat))), defaultRetry())
-		require.NoError(t, c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil))
+		require.NoError(t, testCall(context.Background(), c, opDeleteInstance, []string{"i"}, nil))
 		// HTTP dates have one-second resolution.
 		assert.InDelta(t, 7, time.Since(start).Seconds(), 1)
 	})
@@ -130,7 +130,7 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		c, _ := newTestClient(t, sequence(withStatus(http.StatusNoContent), rateLimited("3600")), defaultRetry())
-		require.NoError(t, c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil))
+		require.NoError(t, testCall(context.Background(), c, opDeleteInstance, []string{"i"}, nil))
 		assert.Equal(t, DefaultRetryPolicy().MaxWait, time.Since(start))
 	})
 }
@@ -144,7 +144,7 @@ func Test429FailsAtOnceWhenTheDeadlineIsShorterThanTheWait(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		start := time.Now()
-		err := c.call(ctx, opGetInstance, []string{"i"}, nil, nil, nil)
+		err := testCall(ctx, c, opGetInstance, []string{"i"}, nil)
 		assert.Zero(t, time.Since(start), "no sleeping into a certain timeout")
 		assert.Equal(t, 1, rec.count())
 		assert.ErrorIs(t, err, ErrRateLimited)
@@ -163,7 +163,7 @@ func TestCancelStopsBackoffWaitAtOnce(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		start := time.Now()
 		time.AfterFunc(time.Second, cancel)
-		err := c.call(ctx, opGetInstance, []string{"i"}, nil, nil, nil)
+		err := testCall(ctx, c, opGetInstance, []string{"i"}, nil)
 		assert.Equal(t, time.Second, time.Since(start), "the 20 s wait must end with the context")
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.Equal(t, 1, rec.count())
@@ -177,7 +177,7 @@ func TestExhaustedRetriesGiveTheTypedError(t *testing.T) {
 			w.Header().Set("X-Request-Id", "req-42")
 			replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "try later"})
 		}, defaultRetry())
-		err := c.call(context.Background(), opListInstances, nil, nil, nil, nil)
+		err := testCall(context.Background(), c, opListInstances, nil, nil)
 		var apiErr *APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 5, apiErr.Attempts)
@@ -232,7 +232,7 @@ func hangUp(w http.ResponseWriter) {
 func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { hangUp(w) }, defaultRetry())
-		err := c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil)
+		err := testCall(context.Background(), c, opCreateInstance, nil, createBody)
 		assert.Equal(t, 1, rec.count())
 		assert.ErrorIs(t, err, ErrOutcomeUnknown)
 		var apiErr *APIError
@@ -243,7 +243,7 @@ func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
 func TestGETNetworkErrorIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, sequence(serveJSON([]byte(`{}`)), func(w http.ResponseWriter, r *http.Request) { hangUp(w) }), defaultRetry())
-		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 		assert.Equal(t, 2, rec.count())
 	})
 }
@@ -281,7 +281,7 @@ func TestPOSTRefusedBeforeAnyByteIsRetried(t *testing.T) {
 			}
 			return dial()
 		})
-		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
+		require.NoError(t, testCall(context.Background(), c, opCreateInstance, nil, createBody))
 		assert.Equal(t, int32(1), hits.Load(), "the POST reached the server exactly once")
 		assert.Equal(t, int32(3), dials.Load())
 	})
@@ -297,7 +297,7 @@ func TestPOSTTimedOutWhileConnectingIsRetried(t *testing.T) {
 			}
 			return dial()
 		}, WithTimeout(2*time.Second))
-		require.NoError(t, c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil))
+		require.NoError(t, testCall(context.Background(), c, opCreateInstance, nil, createBody))
 		assert.Equal(t, int32(1), hits.Load())
 		assert.Equal(t, int32(2), dials.Load())
 	})
@@ -312,12 +312,12 @@ func TestPerAttemptTimeout(t *testing.T) {
 			}
 		}, WithTimeout(2*time.Second), WithoutRetries())
 		start := time.Now()
-		err := c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)
+		err := testCall(context.Background(), c, opGetInstance, []string{"i"}, nil)
 		assert.Equal(t, 2*time.Second, time.Since(start))
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Equal(t, 1, rec.count())
 
-		err = c.call(context.Background(), opCreateInstance, nil, nil, createBody, nil)
+		err = testCall(context.Background(), c, opCreateInstance, nil, createBody)
 		assert.ErrorIs(t, err, ErrOutcomeUnknown, "a POST that timed out may have been processed")
 	})
 }
@@ -345,7 +345,7 @@ func TestLimiterGatesEveryAttemptAcrossGoroutines(t *testing.T) {
 		for range workers {
 			wg.Go(func() {
 				for range perWorker {
-					assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+					assert.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 				}
 			})
 		}
@@ -384,10 +384,10 @@ func Test429PausesTheWholeClient(t *testing.T) {
 		}, defaultRetry())
 		start := time.Now()
 		var wg sync.WaitGroup
-		wg.Go(func() { assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"a"}, nil, nil, nil)) })
+		wg.Go(func() { assert.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"a"}, nil)) })
 		wg.Go(func() {
 			time.Sleep(time.Second) // after the 429 has been seen
-			assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"b"}, nil, nil, nil))
+			assert.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"b"}, nil))
 		})
 		wg.Wait()
 		require.Len(t, seen["/compute/v1/instances/b"], 1)
@@ -400,10 +400,10 @@ func TestLimiterWaitHonoursTheContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) },
 			WithRateLimit(0.1, 1))
-		require.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil))
+		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		err := c.call(ctx, opCreateInstance, nil, nil, createBody, nil)
+		err := testCall(ctx, c, opCreateInstance, nil, createBody)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "nothing was sent")
 		assert.Equal(t, 1, rec.count())
@@ -431,7 +431,7 @@ func TestA429PausesCallersAlreadyQueuedInTheLimiter(t *testing.T) {
 		}, WithRateLimit(10, 1), defaultRetry())
 		var wg sync.WaitGroup
 		for range 8 {
-			wg.Go(func() { assert.NoError(t, c.call(context.Background(), opGetInstance, []string{"i"}, nil, nil, nil)) })
+			wg.Go(func() { assert.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil)) })
 		}
 		wg.Wait()
 		require.Len(t, times, 9)
@@ -446,11 +446,11 @@ func TestA429PausesCallersAlreadyQueuedInTheLimiter(t *testing.T) {
 func TestAPauseLongerThanTheDeadlineFailsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, sequence(withStatus(http.StatusNoContent), rateLimited("20")), defaultRetry(), WithoutRetries())
-		require.ErrorIs(t, c.call(context.Background(), opGetInstance, []string{"a"}, nil, nil, nil), ErrRateLimited)
+		require.ErrorIs(t, testCall(context.Background(), c, opGetInstance, []string{"a"}, nil), ErrRateLimited)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		start := time.Now()
-		err := c.call(ctx, opCreateInstance, nil, nil, createBody, nil)
+		err := testCall(ctx, c, opCreateInstance, nil, createBody)
 		assert.Zero(t, time.Since(start), "no sleeping into a certain timeout")
 		assert.ErrorIs(t, err, ErrRateLimited)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -473,7 +473,7 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 				c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
 					replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
 				}, func(w http.ResponseWriter, r *http.Request) { tc.first(w) }), defaultRetry())
-				err := c.call(context.Background(), opDeleteInstance, []string{"i"}, nil, nil, nil)
+				err := testCall(context.Background(), c, opDeleteInstance, []string{"i"}, nil)
 				assert.Equal(t, 2, rec.count())
 				if tc.wantErr == nil {
 					assert.NoError(t, err, "the first attempt may have deleted it: the goal is reached")

@@ -1,0 +1,53 @@
+package compute
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every list method's options reach the server as the query the contract names, encoded by
+// go-querystring from the option types' url tags: the server's own parser reads them back.
+func TestListQueriesAsTheServerReadsThem(t *testing.T) {
+	t.Parallel()
+	opts := &ListOptions{Page: 3, PerPage: 25}
+	paged := url.Values{"page": {"3"}, "per_page": {"25"}}
+	for _, tc := range []struct {
+		name string
+		call func(*Client) error
+		want url.Values
+	}{
+		{"Instances.List", func(c *Client) error { _, err := c.Instances.List(context.Background(), opts); return err }, paged},
+		{"SecurityGroups.List", func(c *Client) error { _, err := c.SecurityGroups.List(context.Background(), opts); return err }, paged},
+		{"FloatingIPs.List", func(c *Client) error { _, err := c.FloatingIPs.List(context.Background(), opts); return err }, paged},
+		{"Snapshots.ListByInstance", func(c *Client) error {
+			_, err := c.Snapshots.ListByInstance(context.Background(), "i-1", opts)
+			return err
+		}, paged},
+		{"Images.List", func(c *Client) error {
+			_, err := c.Images.List(context.Background(), &ImageListOptions{Type: "a b&c", ListOptions: *opts})
+			return err
+		}, url.Values{"page": {"3"}, "per_page": {"25"}, "type": {"a b&c"}}},
+		{"Images.List by type only", func(c *Client) error {
+			_, err := c.Images.List(context.Background(), &ImageListOptions{Type: ImageTypeSnapshot})
+			return err
+		}, url.Values{"type": {"snapshot"}}},
+		{"Instances.List without options", func(c *Client) error { _, err := c.Instances.List(context.Background(), nil); return err }, url.Values{}},
+		{"Images.List without options", func(c *Client) error { _, err := c.Images.List(context.Background(), nil); return err }, url.Values{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got url.Values
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				got = r.URL.Query()
+				replyRaw(w, 200, universalAnswer)
+			})
+			require.NoError(t, tc.call(c))
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
