@@ -14,7 +14,7 @@ package compute_test
 // the same loop, so that both see the same machine load; on a busy machine its sdk/raw ratio is far
 // steadier than the ratio of two benchmarks run one after the other.
 //
-// The exchange benchmarks (Get, List, All, Create, APIError) use a server answering fixed,
+// The exchange benchmarks (Get, List, All, Create, APIError) use a server responding fixed,
 // pre-encoded bodies, so the server's cost is small and the same for both sides and the ratio shows
 // the client's overhead; computetest would add its own work (state, request log, JSON encoding under
 // a lock) to both sides and flatten the ratio. Server allocations count in B/op and allocs/op on both
@@ -53,7 +53,7 @@ const (
 	benchNotFound = "i-missing"
 )
 
-// benchFixture is a loopback server answering fixed bodies, and an *http.Client whose keep-alive
+// benchFixture is a loopback server responding fixed bodies, and an *http.Client whose keep-alive
 // transport both the SDK (through WithHTTPClient, which keeps the transport) and the raw baseline use.
 type benchFixture struct {
 	url string
@@ -67,7 +67,7 @@ type benchFixture struct {
 //	GET  /compute/v1/instances?page=N            200 page N of benchTotal distinct instances
 //	POST /compute/v1/instances                   201 testdata/instance_create_response.json
 //
-// Every answer has a Content-Length and an X-Request-Id, like the service's.
+// Every response has a Content-Length and an X-Request-Id, like the service's.
 func newBenchFixture(b *testing.B) *benchFixture {
 	b.Helper()
 	get := benchGolden(b, "instance_get_response.json")
@@ -179,7 +179,7 @@ type rawPage struct {
 	PerPage    int                `json:"per_page"`
 }
 
-// rawAPIError is the error a hand-written client would build from a 4xx answer.
+// rawAPIError is the error a hand-written client would build from a 4xx response.
 type rawAPIError struct {
 	Status  int
 	Code    string `json:"code"`
@@ -189,7 +189,7 @@ type rawAPIError struct {
 func (e *rawAPIError) Error() string { return strconv.Itoa(e.Status) + " " + e.Code + ": " + e.Message }
 
 // rawDo is the hand-written baseline of one call: build the request with the same headers the SDK
-// sends, send it, and decode a 2xx answer into out with encoding/json, or a non-2xx one into a
+// sends, send it, and decode a 2xx response into out with encoding/json, or a non-2xx one into a
 // *rawAPIError with json.Unmarshal.
 func rawDo(ctx context.Context, hc *http.Client, method, u string, body []byte, out any) error {
 	var rd io.Reader
@@ -228,7 +228,7 @@ func rawDo(ctx context.Context, hc *http.Client, method, u string, body []byte, 
 }
 
 // benchCase is one exchange done two ways: by the SDK and by hand. Each op returns how many items it
-// saw (1 for a single call) and fails on an unexpected answer.
+// saw (1 for a single call) and fails on an unexpected response.
 type benchCase struct {
 	sdk, raw func() (int, error)
 	// items is the number of items one op must see.
@@ -273,7 +273,7 @@ func benchOne(inst *compute.Instance, err error) (int, error) {
 		return 0, err
 	}
 	if inst == nil || inst.ID == "" {
-		return 0, errors.New("no instance in the answer")
+		return 0, errors.New("no instance in the response")
 	}
 	return 1, nil
 }
@@ -524,16 +524,16 @@ const (
 // starts full). One op is a fixed batch of paceRequests Instances.Get calls, whatever b.N asks, so
 // ns/op is the batch's wall time. It reports:
 //
-//	of-rate       throughput over the middle 90% of the answers (from the 5th to the 95th
+//	of-rate       throughput over the middle 90% of the responses (from the 5th to the 95th
 //	              percentile of their times), as a fraction of the rate: the steady state, leaving
 //	              out the start (the client's burst is 1, so at most one request goes early) and
 //	              the end, where a stall of the whole process (a busy machine) would show as lost
 //	              throughput although the limiter kept granting on time and catches up after it
 //	of-rate-wall  n / (wall time of the batch) as a fraction of the rate, start and end included
-//	429s          answers 429 the server sent during the batch, counted from srv.Requests()
+//	429s          responses 429 the server sent during the batch, counted from srv.Requests()
 //	failed        calls that still failed with a 429 once their retries ran out
 //	p99-ms        99th percentile of the call latency, the limiter wait included
-//	svc-ms        mean time from the limiter's grant to the answer's headers (the service time)
+//	svc-ms        mean time from the limiter's grant to the response's headers (the service time)
 //
 // With paceWorkers goroutines no client can exceed paceWorkers / (service time) requests per second
 // (Little's law), so of-rate can reach 1 only while svc-ms stays under paceWorkers/paceRate = 80 ms.
@@ -563,7 +563,7 @@ func benchPace(b *testing.B, rate float64, serverBurst, requests int) {
 	srv := computetest.NewServer(computetest.WithRateLimit(rate, serverBurst))
 	b.Cleanup(srv.Close)
 	// The SDK calls this transport after the limiter granted the attempt, so it times the service
-	// alone: from the grant to the answer's headers.
+	// alone: from the grant to the response's headers.
 	svc := &timedTransport{next: srv.HTTPClient().Transport}
 	c := srv.Client(compute.WithRateLimit(rate, 1), compute.WithHTTPClient(&http.Client{Transport: svc}))
 	ctx := context.Background()

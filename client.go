@@ -211,7 +211,7 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithTimeout bounds each attempt (connect, send, and read of the answer); retries get a fresh
+// WithTimeout bounds each attempt (connect, send, and read of the response); retries get a fresh
 // timeout. The default is 30 s. Bound the whole call, retries and waits included, with the context.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) error {

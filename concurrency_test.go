@@ -27,7 +27,7 @@ func typed(err error) bool {
 
 // TestSixtyFourGoroutinesUnderFaults shares one client between 64 goroutines making 10,000 mixed
 // calls against computetest while about 5% of requests hit a fault (a 503, a 429, a dropped
-// connection, a request processed whose answer is lost). No call may create twice, every error must
+// connection, a request processed whose response is lost). No call may create twice, every error must
 // be typed, and no goroutine may be left behind. -race checks the rest.
 func TestSixtyFourGoroutinesUnderFaults(t *testing.T) {
 	before := runtime.NumGoroutine()
@@ -141,7 +141,7 @@ func TestSixtyFourGoroutinesUnderFaults(t *testing.T) {
 	for body, statuses := range resent {
 		require.LessOrEqual(t, processed[body], 1, "a create was processed twice: %s", body)
 		for _, st := range statuses[:len(statuses)-1] {
-			require.Equal(t, 429, st, "a create was re-sent after an answer other than 429 (%v): %s", statuses, body)
+			require.Equal(t, 429, st, "a create was re-sent after a response other than 429 (%v): %s", statuses, body)
 		}
 	}
 	assert.Empty(t, untyped, "every error is an *APIError, an unknown outcome or a *url.Error")

@@ -41,7 +41,7 @@ func TestEnvelopeFollowsEncodingJSON(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			inst, err := answering(t, http.StatusOK, tc.body).Instances.Get(context.Background(), "i-1")
+			inst, err := responding(t, http.StatusOK, tc.body).Instances.Get(context.Background(), "i-1")
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Nil(t, inst)
@@ -58,7 +58,7 @@ func TestEnvelopeFollowsEncodingJSON(t *testing.T) {
 // A page's counts decode beside its items, and a null count leaves zero.
 func TestPageEnvelopeCounts(t *testing.T) {
 	t.Parallel()
-	p, err := answering(t, http.StatusOK, `{"instances":[{"id":"a"},{"id":"b"}],"total_count":7,"page":null,"PER_PAGE":2}`).
+	p, err := responding(t, http.StatusOK, `{"instances":[{"id":"a"},{"id":"b"}],"total_count":7,"page":null,"PER_PAGE":2}`).
 		Instances.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Len(t, p.Items, 2)
@@ -71,7 +71,7 @@ func TestPageEnvelopeCounts(t *testing.T) {
 // the envelope decodes exactly as encoding/json does into a struct of the targets' types.
 func TestEnvelopeNullThenRepeatedKey(t *testing.T) {
 	t.Parallel()
-	p, err := answering(t, http.StatusOK, `{"instances":null,"Instances":[{"id":"a"}],"total_count":null,"total_count":5}`).
+	p, err := responding(t, http.StatusOK, `{"instances":null,"Instances":[{"id":"a"}],"total_count":null,"total_count":5}`).
 		Instances.List(context.Background(), nil)
 	require.NoError(t, err)
 	require.Len(t, p.Items, 1)
@@ -129,7 +129,7 @@ func TestResponseBodyBounds(t *testing.T) {
 
 // A success response that cannot be read whole (the connection breaks in the middle) is an error
 // that keeps the cause, never a half-decoded resource.
-func TestBrokenAnswerKeepsItsCause(t *testing.T) {
+func TestBrokenResponseKeepsItsCause(t *testing.T) {
 	t.Parallel()
 	broken := errors.New("connection reset by peer")
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {

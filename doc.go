@@ -19,7 +19,7 @@
 //
 // # Errors
 //
-// Every non-2xx answer is an [*APIError] with the status, the service's five-digit [ErrorCode], the
+// Every non-2xx response is an [*APIError] with the status, the service's five-digit [ErrorCode], the
 // message, the request ID and the number of attempts. Match it with errors.Is, against a sentinel
 // of its status ([ErrNotFound], [ErrForbidden], [ErrRateLimited], ...) or against a code
 // ([CodeTerminationProtected], ...), or take it with errors.As. Input the SDK can tell is wrong is
@@ -32,10 +32,10 @@
 // service asks (Retry-After, capped by [RetryPolicy].MaxWait). A 502, 503, 504 or a network error is
 // retried only for idempotent operations: GET, PUT, DELETE and this API's PATCH. A POST (create an
 // instance, which is billed; start, stop or reset; snapshot; create a security group or floating
-// IP) may have been processed when its answer is lost, so it is never re-sent: the error matches
+// IP) may have been processed when its response is lost, so it is never re-sent: the error matches
 // [ErrOutcomeUnknown], and the caller should look the resource up before trying again. Only a POST
 // that provably was not written (no connection, a failed TLS handshake, a timeout while connecting)
-// is retried. A DELETE retried after a 5xx or a lost answer and then answered 404 succeeds: the
+// is retried. A DELETE retried after a 5xx or a lost response and then answered 404 succeeds: the
 // earlier attempt deleted the resource. Waits use exponential backoff with full jitter and end when
 // the context ends; see [RetryPolicy].
 //
@@ -68,7 +68,7 @@
 // Package computetest (github.com/compute-sdk/compute-go/computetest) is a stateful in-memory fake
 // of the whole API: every operation with the contract's status codes and error bodies,
 // authentication, lifecycles, the stated conditions, a seeded catalogue, the rate limit, fault
-// injection (an error status, latency, a dropped connection, a request processed whose answer is
+// injection (an error status, latency, a dropped connection, a request processed whose response is
 // lost) and a request log. Server.Client returns a Client wired to it:
 //
 //	srv := computetest.NewServer()

@@ -10,28 +10,28 @@ import (
 	"unicode/utf8"
 )
 
-// Sentinel errors. Every error returned by the SDK that stems from an HTTP answer is an [*APIError],
+// Sentinel errors. Every error returned by the SDK that stems from an HTTP response is an [*APIError],
 // which matches the sentinel of its status class through errors.Is:
 //
 //	if errors.Is(err, compute.ErrNotFound) { ... }
 var (
-	// ErrBadRequest matches a 400 or 422 answer: the service rejected the request as malformed or invalid.
+	// ErrBadRequest matches a 400 or 422 response: the service rejected the request as malformed or invalid.
 	ErrBadRequest = errors.New("compute: bad request")
-	// ErrUnauthorized matches a 401 answer, or code 02014 (no token): the credential is missing or invalid.
+	// ErrUnauthorized matches a 401 response, or code 02014 (no token): the credential is missing or invalid.
 	ErrUnauthorized = errors.New("compute: unauthorized")
-	// ErrForbidden matches a 403 answer, or codes 02043 and 01204 (permission denied).
+	// ErrForbidden matches a 403 response, or codes 02043 and 01204 (permission denied).
 	ErrForbidden = errors.New("compute: forbidden")
-	// ErrNotFound matches a 404 answer: the resource does not exist.
+	// ErrNotFound matches a 404 response: the resource does not exist.
 	ErrNotFound = errors.New("compute: not found")
-	// ErrConflict matches a 409 answer: the resource is in a state that does not allow the change.
+	// ErrConflict matches a 409 response: the resource is in a state that does not allow the change.
 	ErrConflict = errors.New("compute: conflict")
-	// ErrRateLimited matches a 429 answer: the service did not process the request.
+	// ErrRateLimited matches a 429 response: the service did not process the request.
 	ErrRateLimited = errors.New("compute: rate limited")
-	// ErrServer matches any 5xx answer.
+	// ErrServer matches any 5xx response.
 	ErrServer = errors.New("compute: server error")
 	// ErrOutcomeUnknown matches the failure of a non-idempotent request (a POST: create, action,
-	// snapshot) that may have reached the service: a 5xx answer, a timeout or a broken connection after
-	// the request was written, or a success answer that could not be read. The SDK never re-sends such a request, because the first one may have
+	// snapshot) that may have reached the service: a 5xx response, a timeout or a broken connection after
+	// the request was written, or a success response that could not be read. The SDK never re-sends such a request, because the first one may have
 	// been processed (and, for an instance, billed). Look the resource up before trying again.
 	// The error wraps the cause, so errors.As with an [*APIError] still works.
 	ErrOutcomeUnknown = errors.New("compute: outcome unknown, the request may have been processed")
@@ -58,7 +58,7 @@ func (c ErrorCode) Error() string {
 	return string(c)
 }
 
-// APIError is a non-2xx answer of the service.
+// APIError is a non-2xx response of the service.
 type APIError struct {
 	// StatusCode is the HTTP status of the last attempt.
 	StatusCode int
@@ -71,7 +71,7 @@ type APIError struct {
 	Method string
 	// Path is the request path, escaped, without host or query.
 	Path string
-	// RequestID is the X-Request-Id header of the answer, when present.
+	// RequestID is the X-Request-Id header of the response, when present.
 	RequestID string
 	// Attempts is how many times the request was sent, retries included.
 	Attempts int
@@ -172,7 +172,7 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 }
 
 // carriesErrorKeys reports whether the JSON object body has a non-null "code" or "message", for
-// the rare answer whose code and message are both empty: {"code": ""} is the error shape, {} is not.
+// the rare response whose code and message are both empty: {"code": ""} is the error shape, {} is not.
 func carriesErrorKeys(body []byte) bool {
 	var shape struct {
 		Code    *string `json:"code"`

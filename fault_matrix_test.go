@@ -109,9 +109,9 @@ func TestFaultMatrix(t *testing.T) {
 			attempts: 3, waited: 10 * time.Second, is: []error{io.EOF}},
 		{name: "server closes before the response/POST", method: "POST", serve: func(w http.ResponseWriter, r *http.Request) { hangUp(w) },
 			attempts: 1, is: []error{io.EOF}, unknown: true},
-		{name: "response truncated mid-JSON/GET", method: "GET", serve: truncatedAnswer,
+		{name: "response truncated mid-JSON/GET", method: "GET", serve: truncatedResponse,
 			attempts: 3, waited: 10 * time.Second, is: []error{io.ErrUnexpectedEOF}, check: errorSays("reading the response (status 200)")},
-		{name: "response truncated mid-JSON/POST", method: "POST", serve: truncatedAnswer,
+		{name: "response truncated mid-JSON/POST", method: "POST", serve: truncatedResponse,
 			attempts: 1, is: []error{io.ErrUnexpectedEOF}, unknown: true, check: errorSays("reading the response (status 201)")},
 
 		{name: "HTML error page/GET", method: "GET", serve: htmlErrorPage,
@@ -126,9 +126,9 @@ func TestFaultMatrix(t *testing.T) {
 			attempts: 3, waited: 10 * time.Second, is: []error{ErrServer}, status: 503, check: hugeGET.check},
 		{name: "1 GiB error body/POST", method: "POST", serve: hugePOST.serve,
 			attempts: 1, is: []error{ErrServer}, unknown: true, status: 503, check: hugePOST.check},
-		{name: "success body not JSON/GET", method: "GET", serve: notJSONAnswer,
+		{name: "success body not JSON/GET", method: "GET", serve: notJSONResponse,
 			attempts: 1, check: errorSays("decoding the response: the response is not a JSON object")},
-		{name: "success body not JSON/POST", method: "POST", serve: notJSONAnswer,
+		{name: "success body not JSON/POST", method: "POST", serve: notJSONResponse,
 			attempts: 1, unknown: true, check: errorSays("decoding the response: the response is not a JSON object")},
 
 		{name: "slow server past the per-attempt timeout/GET", method: "GET", serve: hangUntilGone, opts: []Option{WithTimeout(2 * time.Second)},
@@ -249,7 +249,7 @@ func instanceNotFound(w http.ResponseWriter, r *http.Request) {
 	replyJSON(w, http.StatusNotFound, map[string]string{"code": string(CodeInstanceNotFound), "message": "Instance not found"})
 }
 
-// successStatus is the status a success answer of r's method has: 201 for a create, else 200.
+// successStatus is the status a success response of r's method has: 201 for a create, else 200.
 func successStatus(r *http.Request) int {
 	if r.Method == http.MethodPost {
 		return http.StatusCreated
@@ -257,8 +257,8 @@ func successStatus(r *http.Request) int {
 	return http.StatusOK
 }
 
-// truncatedAnswer announces an instance answer, sends half of it and closes the connection.
-func truncatedAnswer(w http.ResponseWriter, r *http.Request) {
+// truncatedResponse announces an instance response, sends half of it and closes the connection.
+func truncatedResponse(w http.ResponseWriter, r *http.Request) {
 	const body = `{"instance": {"id": "i-1", "name": "web-1", "status": "active"}}`
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -268,8 +268,8 @@ func truncatedAnswer(w http.ResponseWriter, r *http.Request) {
 	hangUp(w)
 }
 
-// notJSONAnswer is a success whose body is plain text.
-func notJSONAnswer(w http.ResponseWriter, r *http.Request) {
+// notJSONResponse is a success whose body is plain text.
+func notJSONResponse(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain")
 	replyRaw(w, successStatus(r), "OK")
 }
@@ -295,7 +295,7 @@ func refuseDial(context.Context, int32, func() (net.Conn, error)) (net.Conn, err
 	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 }
 
-// resetAfterWrite connects, and turns the answer into a connection reset: the server has read the
+// resetAfterWrite connects, and turns the response into a connection reset: the server has read the
 // whole request (and counted it) before it answers.
 func resetAfterWrite(_ context.Context, _ int32, dial func() (net.Conn, error)) (net.Conn, error) {
 	conn, err := dial()

@@ -44,7 +44,7 @@ type FloatingIP struct {
 	Name string `json:"name"`
 	// Description is the human-readable description.
 	Description string `json:"description"`
-	// IPAddress is "" while the service has not assigned the address yet: the answer carries null
+	// IPAddress is "" while the service has not assigned the address yet: the response carries null
 	// right after creation (status creating). [FloatingIPsService.WaitForStatus] with
 	// FloatingIPStatusCreated waits for it.
 	IPAddress string `json:"ip_address"`

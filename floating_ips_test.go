@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkFloatingIP compares the SDK's result with the golden answer's floating IP.
-func checkFloatingIP(zeroOK ...string) func(t *testing.T, result any, answer []byte) {
-	return func(t *testing.T, result any, answer []byte) {
-		want := requireFullyMapped[FloatingIP](t, envelopeItem(t, answer, "floating_ip"), zeroOK...)
+// checkFloatingIP compares the SDK's result with the golden response's floating IP.
+func checkFloatingIP(zeroOK ...string) func(t *testing.T, result any, respBody []byte) {
+	return func(t *testing.T, result any, respBody []byte) {
+		want := requireFullyMapped[FloatingIP](t, envelopeItem(t, respBody, "floating_ip"), zeroOK...)
 		require.Equal(t, &want, result)
 	}
 }
@@ -35,9 +35,9 @@ func TestFloatingIPGolden(t *testing.T) {
 					Name: "web-ip", Description: "Public entry of the web tier", Region: "eu-west-1",
 				})
 			},
-			// The contract's create answer: status creating, no address yet, unattached.
-			check: func(t *testing.T, result any, answer []byte) {
-				checkFloatingIP("IPAddress", "Instance")(t, result, answer)
+			// The contract's create response: status creating, no address yet, unattached.
+			check: func(t *testing.T, result any, respBody []byte) {
+				checkFloatingIP("IPAddress", "Instance")(t, result, respBody)
 				ip := result.(*FloatingIP)
 				assert.Equal(t, FloatingIPStatusCreating, ip.Status)
 				assert.Empty(t, ip.IPAddress)
@@ -51,8 +51,8 @@ func TestFloatingIPGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.FloatingIPs.Get(ctx, "fip-5c1d9e")
 			},
-			check: func(t *testing.T, result any, answer []byte) {
-				checkFloatingIP()(t, result, answer)
+			check: func(t *testing.T, result any, respBody []byte) {
+				checkFloatingIP()(t, result, respBody)
 				ip := result.(*FloatingIP)
 				assert.Equal(t, &Ref{ID: "i-8b2f41", Name: "web-1"}, ip.Instance)
 				assert.Equal(t, time.Date(2024, 5, 1, 10, 22, 31, 456e6, time.UTC), ip.UpdatedAt)
@@ -65,10 +65,10 @@ func TestFloatingIPGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.FloatingIPs.List(ctx, nil)
 			},
-			check: func(t *testing.T, result any, answer []byte) {
+			check: func(t *testing.T, result any, respBody []byte) {
 				p := result.(*Page[FloatingIP])
 				require.Len(t, p.Items, 2)
-				assert.Equal(t, requireFullyMapped[FloatingIP](t, envelopeItem(t, answer, "floating_ips")), p.Items[0])
+				assert.Equal(t, requireFullyMapped[FloatingIP](t, envelopeItem(t, respBody, "floating_ips")), p.Items[0])
 				assert.Equal(t, "fip-a04b33", p.Items[1].ID)
 				assert.Empty(t, p.Items[1].IPAddress, "a null ip_address decodes to empty")
 				assert.Nil(t, p.Items[1].Instance, "a null instance decodes to nil")
@@ -250,8 +250,8 @@ func TestFloatingIPAllStopsWhenTheLoopBreaks(t *testing.T) {
 	assert.Equal(t, 2, rec.count(), "no page is fetched after the loop breaks")
 }
 
-// fipAnswer is a get answer for a floating IP; an empty address is sent as null.
-func fipAnswer(status FloatingIPStatus, address string) map[string]any {
+// fipResponse is a get response for a floating IP; an empty address is sent as null.
+func fipResponse(status FloatingIPStatus, address string) map[string]any {
 	var addr any
 	if address != "" {
 		addr = address
@@ -269,10 +269,10 @@ func TestFloatingIPWaitForCreatedReturnsTheAddress(t *testing.T) {
 		var gets atomic.Int32
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 			if gets.Add(1) == 1 {
-				replyJSON(w, http.StatusOK, fipAnswer(FloatingIPStatusCreating, ""))
+				replyJSON(w, http.StatusOK, fipResponse(FloatingIPStatusCreating, ""))
 				return
 			}
-			replyJSON(w, http.StatusOK, fipAnswer(FloatingIPStatusCreated, "203.0.113.10"))
+			replyJSON(w, http.StatusOK, fipResponse(FloatingIPStatusCreated, "203.0.113.10"))
 		})
 		var seen []string
 		start := time.Now()
@@ -298,7 +298,7 @@ func TestFloatingIPWaitEndsAtOnceOnDeleting(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, fipAnswer(FloatingIPStatusDeleting, "203.0.113.10"))
+			replyJSON(w, http.StatusOK, fipResponse(FloatingIPStatusDeleting, "203.0.113.10"))
 		})
 		ip, err := c.FloatingIPs.WaitForStatus(context.Background(), "fip-1", FloatingIPStatusCreated)
 		require.ErrorIs(t, err, ErrFailureStatus)
@@ -312,7 +312,7 @@ func TestFloatingIPWaitDeadlineNamesTheLastStatus(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, fipAnswer(FloatingIPStatusCreating, ""))
+			replyJSON(w, http.StatusOK, fipResponse(FloatingIPStatusCreating, ""))
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -82,9 +82,9 @@ func FuzzAPIError(f *testing.F) {
 	})
 }
 
-// answering returns a client whose every request gets status and body from an in-process transport:
+// responding returns a client whose every request gets status and body from an in-process transport:
 // no network, but the SDK's whole call path (retry loop, attempt transport, call, envelope decoding).
-func answering(tb testing.TB, status int, body string) *Client {
+func responding(tb testing.TB, status int, body string) *Client {
 	tb.Helper()
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		return &http.Response{
@@ -106,7 +106,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// fuzzResource feeds arbitrary answers to one call that decodes a single resource under key. The
+// fuzzResource feeds arbitrary responses to one call that decodes a single resource under key. The
 // call never panics and returns a resource or an error, never both nor neither; an error is never an
 // *APIError (the status was a success) and matches ErrOutcomeUnknown exactly when the call is a POST;
 // a decoded resource, encoded again under key, decodes through the same path to the same JSON.
@@ -116,14 +116,14 @@ func fuzzResource[T any](f *testing.F, key string, post bool, call func(*Client)
 		status = http.StatusCreated
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		got, err := call(answering(t, status, body))
+		got, err := call(responding(t, status, body))
 		if (got == nil) == (err == nil) {
 			t.Fatalf("resource %v with error %v", got, err)
 		}
 		if err != nil {
 			var apiErr *APIError
 			if errors.As(err, &apiErr) {
-				t.Fatalf("a %d answer gave an *APIError: %v", status, err)
+				t.Fatalf("a %d response gave an *APIError: %v", status, err)
 			}
 			if errors.Is(err, ErrOutcomeUnknown) != post {
 				t.Fatalf("errors.Is(err, ErrOutcomeUnknown) = %v for a POST = %v: %v", !post, post, err)
@@ -134,7 +134,7 @@ func fuzzResource[T any](f *testing.F, key string, post bool, call func(*Client)
 		if err != nil {
 			t.Fatalf("the decoded %s does not encode: %v", key, err)
 		}
-		back, err := call(answering(t, status, string(first)))
+		back, err := call(responding(t, status, string(first)))
 		if err != nil {
 			t.Fatalf("the re-encoded %s does not decode: %v\n%s", key, err, first)
 		}
@@ -145,14 +145,14 @@ func fuzzResource[T any](f *testing.F, key string, post bool, call func(*Client)
 	})
 }
 
-// FuzzDecodeInstance decodes arbitrary answers to Instances.Get.
+// FuzzDecodeInstance decodes arbitrary responses to Instances.Get.
 func FuzzDecodeInstance(f *testing.F) {
 	fuzzResource(f, "instance", false, func(c *Client) (*Instance, error) {
 		return c.Instances.Get(context.Background(), "i-1")
 	})
 }
 
-// FuzzDecodeSnapshot decodes arbitrary answers to Snapshots.Create, the one call that returns a
+// FuzzDecodeSnapshot decodes arbitrary responses to Snapshots.Create, the one call that returns a
 // single snapshot.
 func FuzzDecodeSnapshot(f *testing.F) {
 	fuzzResource(f, "snapshot", true, func(c *Client) (*Snapshot, error) {
@@ -160,36 +160,36 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	})
 }
 
-// FuzzDecodeSecurityGroup decodes arbitrary answers to SecurityGroups.Get.
+// FuzzDecodeSecurityGroup decodes arbitrary responses to SecurityGroups.Get.
 func FuzzDecodeSecurityGroup(f *testing.F) {
 	fuzzResource(f, "security_group", false, func(c *Client) (*SecurityGroup, error) {
 		return c.SecurityGroups.Get(context.Background(), "sg-1")
 	})
 }
 
-// FuzzDecodeFloatingIP decodes arbitrary answers to FloatingIPs.Get.
+// FuzzDecodeFloatingIP decodes arbitrary responses to FloatingIPs.Get.
 func FuzzDecodeFloatingIP(f *testing.F) {
 	fuzzResource(f, "floating_ip", false, func(c *Client) (*FloatingIP, error) {
 		return c.FloatingIPs.Get(context.Background(), "fip-1")
 	})
 }
 
-// fuzzPage feeds arbitrary answers to one list call whose items sit under key. The call never panics
-// and returns a page or an error, never both nor neither, and never an *APIError. When the answer is
+// fuzzPage feeds arbitrary responses to one list call whose items sit under key. The call never panics
+// and returns a page or an error, never both nor neither, and never an *APIError. When the response is
 // one JSON object, the page holds what encoding/json decodes from it into a struct with the same keys
 // (the envelope's documented rules: keys match case-insensitively, a repeated key is decoded again,
 // a null clears a slice and leaves a number). HasNext agrees with page*per_page < total_count,
 // computed without overflow, and every item survives a round trip through the same path.
 func fuzzPage[T any](f *testing.F, key string, list func(*Client) (*Page[T], error)) {
 	f.Fuzz(func(t *testing.T, body string) {
-		p, err := list(answering(t, http.StatusOK, body))
+		p, err := list(responding(t, http.StatusOK, body))
 		if (p == nil) == (err == nil) {
 			t.Fatalf("page %v with error %v", p, err)
 		}
 		if err != nil {
 			var apiErr *APIError
 			if errors.As(err, &apiErr) {
-				t.Fatalf("a 200 answer gave an *APIError: %v", err)
+				t.Fatalf("a 200 response gave an *APIError: %v", err)
 			}
 			return
 		}
@@ -207,20 +207,20 @@ func fuzzPage[T any](f *testing.F, key string, list func(*Client) (*Page[T], err
 				{Name: "PerPage", Type: reflect.TypeFor[int](), Tag: `json:"per_page"`},
 			}))
 			if err := json.Unmarshal([]byte(body), ref.Interface()); err != nil {
-				t.Fatalf("the envelope decoded an answer encoding/json refuses: %v", err)
+				t.Fatalf("the envelope decoded a response encoding/json refuses: %v", err)
 			}
 			r := ref.Elem()
 			got := []int{len(p.Items), p.TotalCount, p.Page, p.PerPage}
 			want := []int{r.Field(0).Len(), int(r.Field(1).Int()), int(r.Field(2).Int()), int(r.Field(3).Int())}
 			if !slices.Equal(got, want) {
-				t.Fatalf("page {items, total_count, page, per_page} = %v, the answer says %v", got, want)
+				t.Fatalf("page {items, total_count, page, per_page} = %v, the response says %v", got, want)
 			}
 		}
 		first, err := json.Marshal(map[string]any{key: p.Items, "total_count": p.TotalCount, "page": p.Page, "per_page": p.PerPage})
 		if err != nil {
 			t.Fatalf("the decoded page does not encode: %v", err)
 		}
-		back, err := list(answering(t, http.StatusOK, string(first)))
+		back, err := list(responding(t, http.StatusOK, string(first)))
 		if err != nil {
 			t.Fatalf("the re-encoded page does not decode: %v\n%s", err, first)
 		}
@@ -231,7 +231,7 @@ func fuzzPage[T any](f *testing.F, key string, list func(*Client) (*Page[T], err
 	})
 }
 
-// FuzzDecodeImage decodes arbitrary answers to Images.List: images only come in pages.
+// FuzzDecodeImage decodes arbitrary responses to Images.List: images only come in pages.
 func FuzzDecodeImage(f *testing.F) {
 	fuzzPage(f, "images", func(c *Client) (*Page[Image], error) { return c.Images.List(context.Background(), nil) })
 }
@@ -264,7 +264,7 @@ func FuzzParseRetryAfter(f *testing.F) {
 
 // FuzzValidateRequests decodes arbitrary JSON into every request type and validates it, with
 // arbitrary page options besides. Validate never panics, never changes the request, gives the same
-// answer twice, and an error is always a *ValidationError matching ErrInvalidRequest whose Field
+// response twice, and an error is always a *ValidationError matching ErrInvalidRequest whose Field
 // names, in JSON spelling, a field present in the request ("rules[2].port_range_min"), or is
 // "request" for the request as a whole.
 func FuzzValidateRequests(f *testing.F) {

@@ -13,7 +13,7 @@ import (
 )
 
 // goldenCase is one operation's golden test: the exact request it must send, and a contract-shaped
-// answer it must decode.
+// response it must decode.
 type goldenCase struct {
 	// name names the subtest, after the operation ("instance_create").
 	name string
@@ -21,30 +21,30 @@ type goldenCase struct {
 	method, path, query string
 	// reqFile is the testdata file holding the expected JSON body; "" means no body may be sent.
 	reqFile string
-	// status and respFile are the answer; respFile "" answers an empty body.
+	// status and respFile are the response; respFile "" responses an empty body.
 	status   int
 	respFile string
 	// call performs the operation and returns its result (nil for none).
 	call func(ctx context.Context, c *Client) (any, error)
-	// check, when set, verifies the result against the decoded answer file.
-	check func(t *testing.T, result any, answer []byte)
+	// check, when set, verifies the result against the decoded response file.
+	check func(t *testing.T, result any, respBody []byte)
 }
 
 // runGolden runs gc against a test server and asserts the request byte for byte (JSON-equal body).
 func runGolden(t *testing.T, gc goldenCase) {
 	t.Helper()
-	var answer []byte
+	var respBody []byte
 	if gc.respFile != "" {
-		answer = golden(t, gc.respFile)
+		respBody = golden(t, gc.respFile)
 	}
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		if answer == nil {
+		if respBody == nil {
 			w.WriteHeader(gc.status)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(gc.status)
-		_, _ = w.Write(answer)
+		_, _ = w.Write(respBody)
 	})
 	result, err := gc.call(context.Background(), c)
 	require.NoError(t, err)
@@ -63,7 +63,7 @@ func runGolden(t *testing.T, gc goldenCase) {
 		require.JSONEq(t, string(golden(t, gc.reqFile)), string(got.Body))
 	}
 	if gc.check != nil {
-		gc.check(t, result, answer)
+		gc.check(t, result, respBody)
 	}
 }
 
@@ -78,7 +78,7 @@ func runGoldenCases(t *testing.T, cases []goldenCase) {
 	}
 }
 
-// serveJSON answers every request with body as a 200 JSON answer.
+// serveJSON answers every request with body as a 200 JSON response.
 func serveJSON(body []byte) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -86,14 +86,14 @@ func serveJSON(body []byte) http.HandlerFunc {
 	}
 }
 
-// envelopeItem returns the object under key in a golden answer; for a list answer (an array under
+// envelopeItem returns the object under key in a golden response; for a list response (an array under
 // key) it returns the first element.
-func envelopeItem(t *testing.T, answer []byte, key string) []byte {
+func envelopeItem(t *testing.T, respBody []byte, key string) []byte {
 	t.Helper()
 	var env map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(answer, &env))
+	require.NoError(t, json.Unmarshal(respBody, &env))
 	raw, ok := env[key]
-	require.True(t, ok, "golden answer has no %q", key)
+	require.True(t, ok, "golden respBody has no %q", key)
 	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
 		var items []json.RawMessage
 		require.NoError(t, json.Unmarshal(raw, &items))
@@ -105,14 +105,14 @@ func envelopeItem(t *testing.T, answer []byte, key string) []byte {
 
 // requireFullyMapped decodes obj strictly into a T and fails when a JSON key of obj has no field in T
 // (an unmapped key), when a field of T has no key in obj, or when a field decodes to its zero value
-// (a key silently not mapped). Golden answers therefore give every field a non-zero value; fields
+// (a key silently not mapped). Golden responses therefore give every field a non-zero value; fields
 // named in zeroOK (Go names) may stay zero (a golden null). It returns the decoded value.
 func requireFullyMapped[T any](t *testing.T, obj []byte, zeroOK ...string) T {
 	t.Helper()
 	var v T
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&v), "a JSON key of the golden answer is not mapped to a field")
+	require.NoError(t, dec.Decode(&v), "a JSON key of the golden respBody is not mapped to a field")
 	var keys map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(obj, &keys))
 	rv := reflect.ValueOf(v)

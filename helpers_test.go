@@ -101,7 +101,7 @@ func newTestClient(t *testing.T, h http.HandlerFunc, opts ...Option) (*Client, *
 	return c, rec
 }
 
-// replyJSON writes v as a JSON answer with the given status.
+// replyJSON writes v as a JSON response with the given status.
 func replyJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkImagePage compares a page of images with the golden answer and its counts.
-func checkImagePage(total, page, perPage int) func(t *testing.T, result any, answer []byte) {
-	return func(t *testing.T, result any, answer []byte) {
+// checkImagePage compares a page of images with the golden response and its counts.
+func checkImagePage(total, page, perPage int) func(t *testing.T, result any, respBody []byte) {
+	return func(t *testing.T, result any, respBody []byte) {
 		p := result.(*Page[Image])
 		require.NotEmpty(t, p.Items)
-		assert.Equal(t, requireFullyMapped[Image](t, envelopeItem(t, answer, "images")), p.Items[0])
+		assert.Equal(t, requireFullyMapped[Image](t, envelopeItem(t, respBody, "images")), p.Items[0])
 		assert.Equal(t, total, p.TotalCount)
 		assert.Equal(t, page, p.Page)
 		assert.Equal(t, perPage, p.PerPage)
@@ -34,8 +34,8 @@ func TestImageGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.Images.List(ctx, &ImageListOptions{ListOptions: ListOptions{Page: 2, PerPage: 10}})
 			},
-			check: func(t *testing.T, result any, answer []byte) {
-				checkImagePage(42, 2, 10)(t, result, answer)
+			check: func(t *testing.T, result any, respBody []byte) {
+				checkImagePage(42, 2, 10)(t, result, respBody)
 				p := result.(*Page[Image])
 				require.Len(t, p.Items, 2)
 				assert.Equal(t, ImageTypeCloudImage, p.Items[0].Type)

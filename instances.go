@@ -379,7 +379,7 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 }
 
 // WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
-// answers 404 with code 02008 (instance not found), or a 404 with no code, and returns nil then: the
+// responses 404 with code 02008 (instance not found), or a 404 with no code, and returns nil then: the
 // instance is gone. Any other 404, such as 02001 (invalid route, a wrong base URL), ends the wait
 // with that error. It polls like [InstancesService.WaitForStatus] and ends the same ways: a
 // *WaitError that wraps ctx.Err() and names the last status seen, or a non-temporary error at once.

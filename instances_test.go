@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkInstance compares the SDK's result with the instance of the golden answer, decoded strictly.
-func checkInstance(t *testing.T, result any, answer []byte) {
+// checkInstance compares the SDK's result with the instance of the golden response, decoded strictly.
+func checkInstance(t *testing.T, result any, respBody []byte) {
 	t.Helper()
-	want := requireFullyMapped[Instance](t, envelopeItem(t, answer, "instance"))
+	want := requireFullyMapped[Instance](t, envelopeItem(t, respBody, "instance"))
 	got, ok := result.(*Instance)
 	require.True(t, ok, "result is %T", result)
 	require.NotNil(t, got)
@@ -87,8 +87,8 @@ func TestInstancesGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.Instances.List(ctx, &ListOptions{Page: 2, PerPage: 10})
 			},
-			check: func(t *testing.T, result any, answer []byte) {
-				want := requireFullyMapped[Instance](t, envelopeItem(t, answer, "instances"))
+			check: func(t *testing.T, result any, respBody []byte) {
+				want := requireFullyMapped[Instance](t, envelopeItem(t, respBody, "instances"))
 				p := result.(*Page[Instance])
 				require.Len(t, p.Items, 2)
 				require.Equal(t, want, p.Items[0])
@@ -145,8 +145,8 @@ func TestInstancesGolden(t *testing.T) {
 
 func TestInstanceNullsDecode(t *testing.T) {
 	t.Parallel()
-	answer := golden(t, "instance_get_nulls_response.json")
-	c, _ := newTestClient(t, serveJSON(answer))
+	respBody := golden(t, "instance_get_nulls_response.json")
+	c, _ := newTestClient(t, serveJSON(respBody))
 	inst, err := c.Instances.Get(context.Background(), "c1f7a3de-5b2e-4d8a-9f0e-1a2b3c4d5e6f")
 	require.NoError(t, err)
 	assert.Nil(t, inst.FloatingIP)
@@ -225,8 +225,8 @@ func TestInstanceGetEscapesID(t *testing.T) {
 	} {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
-			answer := golden(t, "instance_get_response.json")
-			c, rec := newTestClient(t, serveJSON(answer))
+			respBody := golden(t, "instance_get_response.json")
+			c, rec := newTestClient(t, serveJSON(respBody))
 			_, err := c.Instances.Get(context.Background(), id)
 			require.NoError(t, err)
 			reqs := rec.all()

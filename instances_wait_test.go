@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// statusServer answers GET /compute/v1/instances/{id} with the given statuses in turn, the last one
-// repeated; a numeric "status" entry (such as "503") answers that HTTP error instead. It records
+// statusServer responses GET /compute/v1/instances/{id} with the given statuses in turn, the last one
+// repeated; a numeric "status" entry (such as "503") responses that HTTP error instead. It records
 // the fake time of each request since start.
 type statusServer struct {
 	mu       sync.Mutex
@@ -245,9 +245,9 @@ func TestInstanceWaitCanceledContext(t *testing.T) {
 	})
 }
 
-// An answer the SDK cannot use (here one without the instance) is no reason to keep polling: the
+// An response the SDK cannot use (here one without the instance) is no reason to keep polling: the
 // wait ends at once with that error instead of running to the deadline.
-func TestInstanceWaitEndsAtOnceOnAnUnusableAnswer(t *testing.T) {
+func TestInstanceWaitEndsAtOnceOnAnUnusableResponse(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, 200, `{}`) })

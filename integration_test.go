@@ -61,8 +61,8 @@ func TestLifecycleAgainstTheFake(t *testing.T) {
 			Name: "web", Description: "ssh in", Region: "eu-west-1", Rules: []compute.SecurityGroupRule{ssh}})
 		require.NoError(t, err)
 		assert.Equal(t, compute.SecurityGroupStatusCreating, sg.Status)
-		// The contract's get answers carry no status, so the waiter reads the group as created at
-		// once (see SecurityGroupsService.WaitForStatus); only create and update answers show it.
+		// The contract's get responses carry no status, so the waiter reads the group as created at
+		// once (see SecurityGroupsService.WaitForStatus); only create and update responses show it.
 		_, err = c.SecurityGroups.WaitForStatus(ctx, sg.ID, compute.SecurityGroupStatusCreated)
 		require.NoError(t, err)
 		time.Sleep(20 * time.Second) // fake time: the group's transition
@@ -228,7 +228,7 @@ func walked[T any](seq func(func(T, error) bool)) (int, error) {
 }
 
 // TestDroppedCreatesAreNeverSentTwice: 200 creates are processed by the fake, which then drops the
-// connection without an answer. Every call must return ErrOutcomeUnknown, and the fake must hold
+// connection without a response. Every call must return ErrOutcomeUnknown, and the fake must hold
 // exactly 200 instances: the SDK re-sent none of them.
 func TestDroppedCreatesAreNeverSentTwice(t *testing.T) {
 	srv := computetest.NewServer()

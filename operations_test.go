@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// universalAnswer is a success body that every operation can decode: each envelope key, with the
+// universalResponse is a success body that every operation can decode: each envelope key, with the
 // statuses the waiters await.
-const universalAnswer = `{
+const universalResponse = `{
  "instance": {"id": "i-1", "status": "active"},
  "snapshot": {"id": "s-1"},
  "security_group": {"id": "sg-1", "status": "created"},
@@ -210,7 +210,7 @@ func TestEveryOperationThroughTheSharedFailureCases(t *testing.T) {
 				if op.invalid == nil {
 					t.Skip("the operation takes no input")
 				}
-				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, 200, universalAnswer) })
+				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, 200, universalResponse) })
 				err := op.invalid(context.Background(), c)
 				var ve *ValidationError
 				require.ErrorAs(t, err, &ve)
@@ -231,7 +231,7 @@ func TestEveryOperationThroughTheSharedFailureCases(t *testing.T) {
 			})
 			t.Run("429 then success", func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					c, rec := newTestClient(t, sequence(serveJSON([]byte(universalAnswer)), rateLimited("3")), WithRetry(DefaultRetryPolicy()))
+					c, rec := newTestClient(t, sequence(serveJSON([]byte(universalResponse)), rateLimited("3")), WithRetry(DefaultRetryPolicy()))
 					// A fake-time deadline turns a waiter that never matches into a failure, not a hang.
 					ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 					defer cancel()
@@ -261,7 +261,7 @@ func TestEveryOperationThroughTheSharedFailureCases(t *testing.T) {
 				requireNoToken(t, err.Error())
 			})
 			t.Run("cancelled context", func(t *testing.T) {
-				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, 200, universalAnswer) })
+				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, 200, universalResponse) })
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel()
 				err := op.call(ctx, c)

@@ -86,7 +86,7 @@ func list[T any](ctx context.Context, c *Client, op operation, ids []string, opt
 // walk is the lazy page walker behind every All method. It copies opts (the caller's value is never
 // changed), fetches a page only when the previous one has been consumed, and stops when the loop
 // breaks, on an error (yielded once), on an empty or short page, when total_count items have been
-// reached, and when the context ends between pages. A service that answers another page than the
+// reached, and when the context ends between pages. A service that responses another page than the
 // one asked, or the same items again (one that ignores the page parameter), ends the walk with an
 // error rather than a loop.
 func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error)) iter.Seq2[T, error] {

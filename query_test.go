@@ -44,7 +44,7 @@ func TestListQueriesAsTheServerReadsThem(t *testing.T) {
 			var got url.Values
 			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 				got = r.URL.Query()
-				replyRaw(w, 200, universalAnswer)
+				replyRaw(w, 200, universalResponse)
 			})
 			require.NoError(t, tc.call(c))
 			assert.Equal(t, tc.want, got)

@@ -69,8 +69,8 @@ type SecurityGroup struct {
 	Description string `json:"description"`
 	// Region is the region the group lives in.
 	Region string `json:"region"`
-	// Status is "" when the answer omits it: the contract's list and get examples do, only create
-	// and update answers are shown with it.
+	// Status is "" when the response omits it: the contract's list and get examples do, only create
+	// and update responses are shown with it.
 	Status SecurityGroupStatus `json:"status"`
 	// Rules are the group's firewall rules.
 	Rules []SecurityGroupRule `json:"rules"`
@@ -270,8 +270,8 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 // group and a *WaitError matching ErrFailureStatus; when ctx ends, a *WaitError that wraps
 // ctx.Err() and names the last status.
 //
-// The contract's get answer omits the status, while create and update answers carry it; the wait
-// reads an answer without a status as "created", the settled state such an answer shows, so that it
+// The contract's get response omits the status, while create and update responses carry it; the wait
+// reads a response without a status as "created", the settled state such a response shows, so that it
 // ends against a service that behaves as the contract's examples do. The returned group keeps its
 // Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {

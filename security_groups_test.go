@@ -56,10 +56,10 @@ func webRules() []SecurityGroupRule {
 	}
 }
 
-// checkSecurityGroup compares the SDK's result with the golden answer's security group.
-func checkSecurityGroup(zeroOK ...string) func(t *testing.T, result any, answer []byte) {
-	return func(t *testing.T, result any, answer []byte) {
-		want := requireFullyMapped[SecurityGroup](t, envelopeItem(t, answer, "security_group"), zeroOK...)
+// checkSecurityGroup compares the SDK's result with the golden response's security group.
+func checkSecurityGroup(zeroOK ...string) func(t *testing.T, result any, respBody []byte) {
+	return func(t *testing.T, result any, respBody []byte) {
+		want := requireFullyMapped[SecurityGroup](t, envelopeItem(t, respBody, "security_group"), zeroOK...)
 		require.Equal(t, &want, result)
 	}
 }
@@ -77,8 +77,8 @@ func TestSecurityGroupGolden(t *testing.T) {
 					Name: "web", Description: "HTTP and SSH from anywhere", Region: "eu-west-1", Rules: webRules(),
 				})
 			},
-			check: func(t *testing.T, result any, answer []byte) {
-				checkSecurityGroup()(t, result, answer)
+			check: func(t *testing.T, result any, respBody []byte) {
+				checkSecurityGroup()(t, result, respBody)
 				sg := result.(*SecurityGroup)
 				assert.Equal(t, SecurityGroupStatusCreating, sg.Status)
 				assert.Equal(t, webRules(), sg.Rules, "null ports decode to nil")
@@ -111,10 +111,10 @@ func TestSecurityGroupGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.SecurityGroups.List(ctx, &ListOptions{Page: 2, PerPage: 10})
 			},
-			check: func(t *testing.T, result any, answer []byte) {
+			check: func(t *testing.T, result any, respBody []byte) {
 				p := result.(*Page[SecurityGroup])
 				require.Len(t, p.Items, 2)
-				assert.Equal(t, requireFullyMapped[SecurityGroup](t, envelopeItem(t, answer, "security_groups")), p.Items[0])
+				assert.Equal(t, requireFullyMapped[SecurityGroup](t, envelopeItem(t, respBody, "security_groups")), p.Items[0])
 				assert.Equal(t, "sg-77d0e4", p.Items[1].ID)
 				assert.Equal(t, 12, p.TotalCount)
 				assert.Equal(t, 2, p.Page)
@@ -196,7 +196,7 @@ func TestSecurityGroupRuleNullPortsAreSentNotOmitted(t *testing.T) {
 	assert.JSONEq(t, `{"protocol":"tcp","direction":"egress","port_range_min":0,"port_range_max":0}`, string(b), "port 0 is a port, not null")
 }
 
-func TestSecurityGroupAnswerWithoutStatusDecodes(t *testing.T) {
+func TestSecurityGroupResponseWithoutStatusDecodes(t *testing.T) {
 	t.Parallel()
 	// The contract's get and list examples show no status.
 	sg := `{"id":"sg-1","name":"web","description":"d","region":"eu-west-1",` +
@@ -344,7 +344,7 @@ func TestSecurityGroupIDIsPathEscaped(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	_, err := c.SecurityGroups.Get(context.Background(), "../x")
-	require.Error(t, err, "an empty answer has no security_group object")
+	require.Error(t, err, "an empty respBody has no security_group object")
 	require.NoError(t, c.SecurityGroups.Delete(context.Background(), "a/b?c"))
 	require.NoError(t, c.SecurityGroups.Delete(context.Background(), ".."))
 	reqs := rec.all()
@@ -390,8 +390,8 @@ func TestSecurityGroupCreateServerErrorIsOutcomeUnknown(t *testing.T) {
 	assert.Equal(t, 1, rec.count(), "a POST is never re-sent")
 }
 
-// sgAnswer is a get answer for a security group with the given status.
-func sgAnswer(status SecurityGroupStatus) map[string]any {
+// sgResponse is a get response for a security group with the given status.
+func sgResponse(status SecurityGroupStatus) map[string]any {
 	return map[string]any{"security_group": map[string]any{
 		"id": "sg-1", "name": "web", "description": "", "region": "eu-west-1", "status": status,
 		"rules": []any{}, "created_at": "2024-05-01T10:20:30.123Z",
@@ -402,7 +402,7 @@ func TestSecurityGroupWaitEndsAtOnceOnDeleting(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusDeleting))
+			replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusDeleting))
 		})
 		start := time.Now()
 		sg, err := c.SecurityGroups.WaitForStatus(context.Background(), "sg-1", SecurityGroupStatusCreated)
@@ -427,10 +427,10 @@ func TestSecurityGroupWaitForDeletingSucceedsOnDeleting(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 			n++
 			if n == 1 {
-				replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusCreated))
+				replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusCreated))
 				return
 			}
-			replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusDeleting))
+			replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusDeleting))
 		})
 		sg, err := c.SecurityGroups.WaitForStatus(context.Background(), "sg-1", SecurityGroupStatusDeleting)
 		require.NoError(t, err)
@@ -443,7 +443,7 @@ func TestSecurityGroupWaitDeadlineNamesTheLastStatus(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, sgAnswer(SecurityGroupStatusCreating))
+			replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusCreating))
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -459,8 +459,8 @@ func TestSecurityGroupWaitDeadlineNamesTheLastStatus(t *testing.T) {
 	})
 }
 
-// The contract's get answer carries no status; the wait reads it as the settled "created".
-func TestSecurityGroupWaitForCreatedEndsOnAnAnswerWithoutStatus(t *testing.T) {
+// The contract's get response carries no status; the wait reads it as the settled "created".
+func TestSecurityGroupWaitForCreatedEndsOnAResponseWithoutStatus(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {

@@ -35,7 +35,7 @@ type Snapshot struct {
 	ResourceID string `json:"resource_id"`
 	// CreatedAt is when the snapshot was taken.
 	CreatedAt time.Time `json:"created_at"`
-	// UpdatedAt is when the snapshot last changed; the contract shows it in the create answer.
+	// UpdatedAt is when the snapshot last changed; the contract shows it in the create response.
 	UpdatedAt time.Time `json:"updated_at"`
 }
 

@@ -23,8 +23,8 @@ func TestSnapshotsGolden(t *testing.T) {
 					Name: "web-1-before-upgrade", ReplicatedRegion: "eu-central-1",
 				})
 			},
-			check: func(t *testing.T, result any, answer []byte) {
-				want := requireFullyMapped[Snapshot](t, envelopeItem(t, answer, "snapshot"))
+			check: func(t *testing.T, result any, respBody []byte) {
+				want := requireFullyMapped[Snapshot](t, envelopeItem(t, respBody, "snapshot"))
 				got, ok := result.(*Snapshot)
 				require.True(t, ok, "result is %T", result)
 				require.Equal(t, want, *got)
@@ -44,8 +44,8 @@ func TestSnapshotsGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.Snapshots.ListByInstance(ctx, instanceID, &ListOptions{Page: 1, PerPage: 50})
 			},
-			check: func(t *testing.T, result any, answer []byte) {
-				want := requireFullyMapped[Snapshot](t, envelopeItem(t, answer, "snapshots"))
+			check: func(t *testing.T, result any, respBody []byte) {
+				want := requireFullyMapped[Snapshot](t, envelopeItem(t, respBody, "snapshots"))
 				p, ok := result.(*Page[Snapshot])
 				require.True(t, ok, "result is %T", result)
 				require.Len(t, p.Items, 2)
@@ -69,8 +69,8 @@ func TestSnapshotsGolden(t *testing.T) {
 
 func TestSnapshotsAllByInstance(t *testing.T) {
 	t.Parallel()
-	answer := golden(t, "snapshot_list_response.json")
-	c, rec := newTestClient(t, serveJSON(answer))
+	respBody := golden(t, "snapshot_list_response.json")
+	c, rec := newTestClient(t, serveJSON(respBody))
 	var ids []string
 	for s, err := range c.Snapshots.AllByInstance(context.Background(), "i/1", nil) {
 		require.NoError(t, err)

@@ -236,7 +236,7 @@ func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
 		assert.Equal(t, 1, rec.count())
 		assert.ErrorIs(t, err, ErrOutcomeUnknown)
 		var apiErr *APIError
-		assert.False(t, errors.As(err, &apiErr), "no answer, so no APIError")
+		assert.False(t, errors.As(err, &apiErr), "no respBody, so no APIError")
 	})
 }
 
@@ -248,7 +248,7 @@ func TestGETNetworkErrorIsRetried(t *testing.T) {
 	})
 }
 
-// clientWithDialer serves 201 answers on an in-memory listener reached through connect, which makes
+// clientWithDialer serves 201 responses on an in-memory listener reached through connect, which makes
 // the n-th connection (from 1): it may fail without dialling, or call dial and return the connection,
 // wrapped or not. It returns the client, how many requests reached the server, and how many dials
 // were made.
@@ -465,7 +465,7 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 		wantErr error
 	}{
 		"after a 503":            {func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, nil},
-		"after a lost answer":    {hangUp, nil},
+		"after a lost respBody":    {hangUp, nil},
 		"after a 429 it was not": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusTooManyRequests) }, ErrNotFound},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -487,7 +487,7 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 
 // A create answered 201 whose body cannot be read was processed: the caller must look it up, not
 // send it again.
-func TestPOSTWithAnUnreadableSuccessAnswerIsOutcomeUnknown(t *testing.T) {
+func TestPOSTWithAnUnreadableSuccessResponseIsOutcomeUnknown(t *testing.T) {
 	t.Parallel()
 	for name, body := range map[string]string{"truncated": `{"instance": {"id": "i-`, "no envelope": `{}`} {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, body) })
@@ -500,9 +500,9 @@ func TestPOSTWithAnUnreadableSuccessAnswerIsOutcomeUnknown(t *testing.T) {
 	}
 }
 
-// Every kind of answer leaves the connection reusable: five calls of each kind use one connection.
+// Every kind of response leaves the connection reusable: five calls of each kind use one connection.
 // An error body past newAPIError's 1 MiB bound by less than the drain's 4 KiB still does.
-func TestAnswersLeaveTheConnectionReusable(t *testing.T) {
+func TestResponsesLeaveTheConnectionReusable(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", maxErrorBody+100)
 	cases := []struct {

@@ -178,7 +178,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 
 // transient reports an error worth polling through: a temporary API error (429, 502-504) or a
 // failure of the connection (refused, reset, cut, timed out). Anything else, a 403, a 404, an
-// answer that does not decode, a bad certificate, ends the wait at once: polling would not fix it.
+// response that does not decode, a bad certificate, ends the wait at once: polling would not fix it.
 func transient(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
