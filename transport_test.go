@@ -465,7 +465,7 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 		wantErr error
 	}{
 		"after a 503":            {func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, nil},
-		"after a lost respBody":  {hangUp, nil},
+		"after a lost response":  {hangUp, nil},
 		"after a 429 it was not": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusTooManyRequests) }, ErrNotFound},
 	} {
 		t.Run(name, func(t *testing.T) {
