@@ -93,7 +93,7 @@ func envelopeItem(t *testing.T, respBody []byte, key string) []byte {
 	var env map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(respBody, &env))
 	raw, ok := env[key]
-	require.True(t, ok, "golden respBody has no %q", key)
+	require.True(t, ok, "golden response has no %q", key)
 	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
 		var items []json.RawMessage
 		require.NoError(t, json.Unmarshal(raw, &items))
@@ -112,7 +112,7 @@ func requireFullyMapped[T any](t *testing.T, obj []byte, zeroOK ...string) T {
 	var v T
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&v), "a JSON key of the golden respBody is not mapped to a field")
+	require.NoError(t, dec.Decode(&v), "a JSON key of the golden response is not mapped to a field")
 	var keys map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(obj, &keys))
 	rv := reflect.ValueOf(v)

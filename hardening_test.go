@@ -238,7 +238,7 @@ func twoOrigins(t *testing.T, base, other http.HandlerFunc, hookSaw *[]string) *
 	}}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		assert.NotNil(t, req.Response, "the hook sees the redirect's respBody")
+		assert.NotNil(t, req.Response, "the hook sees the redirect's response")
 		for _, r := range slices.Concat(via, []*http.Request{req}) {
 			*hookSaw = append(*hookSaw, fmt.Sprintf("%v %+v", r.Header, r))
 			if r.Response != nil && r.Response.Request != nil {
@@ -348,7 +348,7 @@ func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 					requireNoToken(t, k+": "+strings.Join(v, ", "))
 				}
 				assert.Equal(t, want, seen["back"].Get(name), "the base origin gets the credential again")
-				require.Len(t, hookSaw, 2*(2+3+4)-3, "three redirects, each with its chain; the first request has no respBody yet")
+				require.Len(t, hookSaw, 2*(2+3+4)-3, "three redirects, each with its chain; the first request has no response yet")
 				for _, s := range hookSaw {
 					requireNoToken(t, s)
 				}

@@ -344,7 +344,7 @@ func TestSecurityGroupIDIsPathEscaped(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	_, err := c.SecurityGroups.Get(context.Background(), "../x")
-	require.Error(t, err, "an empty respBody has no security_group object")
+	require.Error(t, err, "an empty response has no security_group object")
 	require.NoError(t, c.SecurityGroups.Delete(context.Background(), "a/b?c"))
 	require.NoError(t, c.SecurityGroups.Delete(context.Background(), ".."))
 	reqs := rec.all()

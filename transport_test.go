@@ -236,7 +236,7 @@ func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
 		assert.Equal(t, 1, rec.count())
 		assert.ErrorIs(t, err, ErrOutcomeUnknown)
 		var apiErr *APIError
-		assert.False(t, errors.As(err, &apiErr), "no respBody, so no APIError")
+		assert.False(t, errors.As(err, &apiErr), "no response, so no APIError")
 	})
 }
 
