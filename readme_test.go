@@ -52,7 +52,9 @@ func readmeBlocks(t *testing.T) []block {
 // readmeCommandTests are the README's shell commands that a test runs, not .ci/run, with the test
 // that does (it must exist in the named file).
 var readmeCommandTests = map[string][2]string{
-	"go get github.com/compute-sdk/compute-go": {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go mod edit -replace github.com/compute-sdk/compute-go=../compute-go":        {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go get github.com/compute-sdk/compute-go@v0.0.0-00010101000000-000000000000": {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -print-catalog":    {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
 }
 
 // TestReadmeShellCommandsAreExercised: every shell command in the README is either a line of .ci/run
@@ -136,32 +138,56 @@ var (
 )
 `
 
-// TestReadmeGoBlocksCompileAndRun builds every Go block of the README in a scratch module that
-// gets the SDK with the README's own `go get` (replaced by this checkout): a whole program as is,
-// declarations in a package, and statements inside a function that has ctx, c, id, token and url in
-// scope. The create-and-wait program then runs against computetest.
+// readmeSetupPrefixes pick out the README's setup commands, run as written in a scratch module.
+var readmeSetupPrefixes = []string{
+	"go mod edit -replace github.com/compute-sdk/compute-go=",
+	"go get github.com/compute-sdk/compute-go@",
+	"go run github.com/compute-sdk/compute-go/cmd/compute-fake",
+}
+
+// TestReadmeGoBlocksCompileAndRun plays a newcomer: in a fresh module beside a checkout (named
+// ../compute-go, as the README says), it runs the README's setup commands exactly as written and
+// nothing else (same environment as this test, so the module cache may be empty and the module
+// proxy fills it), then builds every Go block of the README: a whole program as is, declarations in
+// a package, and statements inside a function that has ctx, c, id, token and url in scope. The
+// create-and-wait program then runs against computetest.
 func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	require.NoError(t, err, "the go command is needed to build the README's blocks")
 	root, err := os.Getwd()
 	require.NoError(t, err)
-	dir := t.TempDir()
-	gomod := fmt.Sprintf("module readmecheck\n\ngo 1.25\n\nreplace github.com/compute-sdk/compute-go => %s\n", root)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
-	sum, err := os.ReadFile("go.sum")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	parent := t.TempDir()
+	require.NoError(t, os.Symlink(root, filepath.Join(parent, "compute-go")))
+	dir := filepath.Join(parent, "app")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module readmecheck\n\ngo 1.25\n"), 0o644))
 
-	goCmd := func(args ...string) *exec.Cmd {
+	env := append(os.Environ(), "GOWORK=off")
+	run := func(name string, args ...string) *exec.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		t.Cleanup(cancel)
-		cmd := exec.CommandContext(ctx, goBin, args...)
+		cmd := exec.CommandContext(ctx, name, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		cmd.Env = env
 		return cmd
 	}
-	out, err := goCmd("get", "github.com/compute-sdk/compute-go").CombinedOutput()
-	require.NoError(t, err, "go get: %s", out)
+	var setup int
+	for _, b := range readmeBlocks(t) {
+		if b.lang != "sh" {
+			continue
+		}
+		for _, line := range shellCommands(b.code) {
+			for _, prefix := range readmeSetupPrefixes {
+				if strings.HasPrefix(line, prefix) {
+					setup++
+					out, err := run("sh", "-c", line).CombinedOutput()
+					require.NoError(t, err, "README line %d: %s\n%s", b.line, line, out)
+				}
+			}
+		}
+	}
+	require.Equal(t, len(readmeSetupPrefixes), setup, "the README's setup commands")
+	goCmd := func(args ...string) *exec.Cmd { return run(goBin, args...) }
 
 	var programs []string
 	statement := regexp.MustCompile(`\breturn\b`)
@@ -188,7 +214,7 @@ func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, pkg, "main.go"), []byte(src), 0o644))
 		t.Logf("README line %d -> %s", b.line, pkg)
 	}
-	out, err = goCmd("build", "./...").CombinedOutput()
+	out, err := goCmd("build", "./...").CombinedOutput()
 	require.NoError(t, err, "the README's Go blocks do not build:\n%s", out)
 	require.Len(t, programs, 1, "the README has one whole program, the create-and-wait example")
 
@@ -199,9 +225,9 @@ func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run := exec.CommandContext(ctx, bin)
-	run.Env = append(os.Environ(), "COMPUTE_API_URL="+srv.URL, "COMPUTE_API_TOKEN="+srv.Token)
-	out, err = run.CombinedOutput()
+	program := exec.CommandContext(ctx, bin)
+	program.Env = append(os.Environ(), "COMPUTE_API_URL="+srv.URL, "COMPUTE_API_TOKEN="+srv.Token)
+	out, err = program.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Regexp(t, `^ins-000001 active \d+\.\d+\.\d+\.\d+\n$`, string(out))
 }

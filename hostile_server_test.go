@@ -1,0 +1,447 @@
+package compute
+
+// What can a broken, misconfigured or hostile server do to a caller? Each test below is one
+// guarantee of the README's "Safety against a bad server" section: memory stays bounded, nothing
+// that is not the resource reads as success, secrets stay home, and every loop ends.
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// allocatedBy returns how many bytes of heap fn allocated, garbage included: an upper bound of the
+// memory fn can have held at once. It is meaningful only in a test that does not run in parallel.
+func allocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// repeatReader yields prefix, then item n times separated by commas, then suffix, without holding
+// the whole body in memory.
+func repeatReader(prefix, item string, n int, suffix string) io.Reader {
+	items := io.LimitReader(&cycle{s: item + ","}, int64(n*(len(item)+1)-1))
+	return io.MultiReader(strings.NewReader(prefix), items, strings.NewReader(suffix))
+}
+
+type cycle struct {
+	s string
+	i int
+}
+
+func (c *cycle) Read(p []byte) (int, error) {
+	for n := range p {
+		p[n] = c.s[c.i]
+		c.i = (c.i + 1) % len(c.s)
+	}
+	return len(p), nil
+}
+
+// Requirement 1: a page with more items than asked for is refused while it is decoded.
+func TestHostilePageWithMoreItemsThanAskedFor(t *testing.T) {
+	t.Parallel()
+	c := responding(t, http.StatusOK, `{"instances":[{"id":"a"},{"id":"b"},{"id":"c"}],"total_count":3,"page":1,"per_page":2}`)
+	p, err := c.Instances.List(context.Background(), &ListOptions{PerPage: 2})
+	assert.Nil(t, p)
+	require.ErrorContains(t, err, "more than the 2 items asked for")
+
+	c = responding(t, http.StatusOK, `{"instances":[`+strings.Repeat(`{},`, 100)+`{}]}`)
+	_, err = c.Instances.List(context.Background(), nil)
+	require.ErrorContains(t, err, "more than the 100 items asked for", "no page holds more than the contract's maximum")
+}
+
+// Requirement 1: a 30 MB page of ten million {} costs a few MiB at most.
+func TestHostileHugePageCostsLittleMemory(t *testing.T) {
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Request: r,
+			Body: io.NopCloser(repeatReader(`{"instances":[`, `{}`, 10_000_000, `],"total_count":10000000}`))}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}), WithoutRetries())
+	require.NoError(t, err)
+	var listErr error
+	alloc := allocatedBy(func() { _, listErr = c.Instances.List(context.Background(), nil) })
+	require.Error(t, listErr)
+	assert.Less(t, alloc, uint64(8<<20), "a 30 MB page allocated %d MiB", alloc>>20)
+}
+
+// gzipBomb serves a success response whose body decompresses to n bytes of one JSON page.
+func gzipBomb(n int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(http.StatusOK)
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		_, _ = io.Copy(zw, repeatReader(`{"instances":[`, `{"id":"x"}`, n/11, `]}`))
+		_ = zw.Close()
+	}
+}
+
+// Requirement 2: the bound counts decompressed bytes; concurrent calls to a hostile endpoint add up
+// to a few MiB each, not to what the server claims.
+func TestHostileGzipBombIsBoundedAfterDecompression(t *testing.T) {
+	c, rec := newTestClient(t, gzipBomb(64<<20), WithoutRetries())
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	alloc := allocatedBy(func() {
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = c.Instances.List(context.Background(), nil) })
+		}
+		wg.Wait()
+	})
+	for _, err := range errs {
+		require.ErrorIs(t, err, errTooLarge)
+	}
+	assert.Equal(t, 8, rec.count())
+	assert.Less(t, alloc, uint64(64<<20), "8 calls allocated %d MiB for 512 MiB of decompressed responses", alloc>>20)
+}
+
+// Requirement 3: every string copied from a response into an error is short.
+func TestHostileLongStringsAreCutInErrors(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("m", 60<<10)
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", strings.Repeat("r", 60<<10))
+		replyJSON(w, http.StatusBadRequest, map[string]string{"code": strings.Repeat("9", 60<<10), "message": long})
+	})
+	_, err := c.Instances.Get(context.Background(), "i-1")
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.LessOrEqual(t, len(apiErr.Message), maxErrorString)
+	assert.LessOrEqual(t, len(apiErr.RequestID), maxErrorString)
+	assert.LessOrEqual(t, len(apiErr.Code), maxErrorString)
+	assert.Less(t, len(err.Error()), 4*maxErrorString)
+}
+
+// Requirement 4: a write never follows a redirect to another origin, and its body never reaches it.
+func TestHostileRedirectOfAWriteToAnotherOrigin(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		for _, op := range []operation{opCreateInstance, opUpdateInstance, opDeleteInstance} {
+			t.Run(fmt.Sprintf("%d/%s", status, op.method), func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					var other atomic.Int32
+					var hookSaw []string
+					hc := twoOrigins(t, func(w http.ResponseWriter, r *http.Request) {
+						http.Redirect(w, r, "http://evil.example.net/steal", status)
+					}, func(w http.ResponseWriter, r *http.Request) {
+						other.Add(1)
+						replyJSON(w, 201, map[string]any{"instance": map[string]string{"id": "evil"}})
+					}, &hookSaw)
+					c, err := NewClient(testToken, WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(hc), WithoutRateLimit())
+					require.NoError(t, err)
+					body := map[string]string{"password": "a-secret-password-123", "name": "n"}
+					if op.method == http.MethodDelete {
+						body = nil
+					}
+					err = testCall(context.Background(), c, op, []string{"i-1"}[:strings.Count(op.path, "{")], body)
+					require.Error(t, err, "a redirected write is an error")
+					assert.ErrorContains(t, err, "redirect")
+					assert.Equal(t, op.method == http.MethodPost, errors.Is(err, ErrOutcomeUnknown), "%v", err)
+					assert.Zero(t, other.Load(), "nothing reached the other origin")
+				})
+			})
+		}
+	}
+}
+
+// Requirement 5: a resource without an id is an error, and so is a list without its key or an
+// empty first page while total_count says there are items.
+func TestHostileResponsesThatAreNotTheResource(t *testing.T) {
+	t.Parallel()
+	_, err := responding(t, 200, `{"instance":{"name":"web-1","status":"active"}}`).Instances.Get(context.Background(), "i-1")
+	require.ErrorContains(t, err, "no id")
+	assert.False(t, errors.Is(err, ErrOutcomeUnknown))
+
+	_, err = responding(t, 201, `{"instance":{"name":"web-1"}}`).Instances.Create(context.Background(), validCreate())
+	require.ErrorIs(t, err, ErrOutcomeUnknown, "the instance may exist")
+
+	_, err = responding(t, 200, `{"total_count":0,"page":1,"per_page":50}`).Instances.List(context.Background(), nil)
+	require.ErrorContains(t, err, `no "instances" list`)
+
+	_, err = responding(t, 200, `{"instances":[],"total_count":12,"page":1,"per_page":50}`).Instances.List(context.Background(), nil)
+	require.ErrorContains(t, err, "empty first page")
+
+	for _, err := range responding(t, 200, `{"instances":[{"id":"a"},{"name":"b"}],"total_count":2}`).Instances.All(context.Background(), nil) {
+		if err != nil {
+			require.ErrorContains(t, err, "no id")
+			return
+		}
+	}
+	t.Fatal("a page item without an id was yielded without an error")
+}
+
+// walkAll collects a walk, with a bound on its pages so that a broken walker fails the test rather
+// than loop until the test binary times out.
+func walkAll(t *testing.T, c *Client, opts *ListOptions, rec *recorder) ([]string, error) {
+	t.Helper()
+	var ids []string
+	for inst, err := range c.Instances.All(context.Background(), opts) {
+		if err != nil {
+			return ids, err
+		}
+		ids = append(ids, inst.ID)
+		require.Less(t, rec.count(), 200, "the walk did not end")
+	}
+	return ids, nil
+}
+
+// Requirement 6: a walk ends with an error on an item it already yielded, whatever the page.
+func TestHostileWalkThatRepeatsAnItem(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		// A service that ignores page and shuffles: page 2 holds page 1's items in another order.
+		items := []map[string]string{{"id": "a"}, {"id": "b"}}
+		if r.URL.Query().Get("page") == "2" {
+			items = []map[string]string{{"id": "c"}, {"id": "a"}}
+		}
+		replyJSON(w, 200, map[string]any{"instances": items, "total_count": 6})
+	})
+	ids, err := walkAll(t, c, &ListOptions{PerPage: 2}, rec)
+	require.ErrorContains(t, err, `"a" again`)
+	assert.Equal(t, []string{"a", "b", "c"}, ids)
+}
+
+// Requirement 6: full pages of new items forever end at a bound derived from total_count, and at a
+// cap when total_count is absent.
+func TestHostileWalkThatNeverRunsOut(t *testing.T) {
+	t.Parallel()
+	for _, total := range []int{5, 0} {
+		t.Run(fmt.Sprintf("total_count=%d", total), func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int64
+			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				items := []map[string]string{{"id": fmt.Sprint(n.Add(1))}, {"id": fmt.Sprint(n.Add(1))}}
+				body := map[string]any{"instances": items}
+				if total > 0 {
+					body["total_count"] = total
+				}
+				replyJSON(w, 200, body)
+			})
+			c.maxWalkPages = 50
+			_, err := walkAll(t, c, &ListOptions{PerPage: 2}, rec)
+			require.ErrorContains(t, err, "stopping the walk")
+			if total > 0 {
+				assert.LessOrEqual(t, rec.count(), 4, "bounded by total_count")
+			} else {
+				assert.Equal(t, 50, rec.count(), "bounded by the cap")
+			}
+		})
+	}
+}
+
+// Requirement 6: a total_count contradicted by a full page does not end the walk silently.
+func TestHostileWalkWithATotalCountTooSmall(t *testing.T) {
+	t.Parallel()
+	all := []string{"a", "b", "c", "d", "e"}
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		page := 1
+		_, _ = fmt.Sscan(r.URL.Query().Get("page"), &page)
+		var items []map[string]string
+		for _, id := range all[min((page-1)*2, len(all)):min(page*2, len(all))] {
+			items = append(items, map[string]string{"id": id})
+		}
+		replyJSON(w, 200, map[string]any{"instances": items, "total_count": 3, "page": page, "per_page": 2})
+	})
+	ids, err := walkAll(t, c, &ListOptions{PerPage: 2}, rec)
+	require.NoError(t, err)
+	assert.Equal(t, all, ids, "the walk went on to the short page")
+}
+
+// Requirement 7: once an attempt may have been processed, a later refusal of the same call is not
+// a definite failure; only the resource's not-found code counts as "already deleted".
+func TestHostileRefusalAfterAPossiblyProcessedAttempt(t *testing.T) {
+	t.Parallel()
+	lost := func(w http.ResponseWriter, r *http.Request) { hangUp(w) }
+	for name, tc := range map[string]struct {
+		then    http.HandlerFunc
+		wantNil bool
+	}{
+		"refused as deleting": {func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 400, map[string]string{"code": "02069", "message": "Only running or stopped instances can be deleted"})
+		}, false},
+		"404 with the instance's not-found code": {instanceNotFound, true},
+		"404 invalid route": {func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 404, map[string]string{"code": "02001", "message": "Invalid route"})
+		}, false},
+		"HTML 404 from a proxy": {func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, 404, "<html>Not Found</html>")
+		}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, rec := newTestClient(t, sequence(tc.then, lost))
+			err := c.Instances.Delete(context.Background(), "i-1")
+			assert.Equal(t, 2, rec.count())
+			if tc.wantNil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrOutcomeUnknown, "a refusal after a possibly processed attempt")
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr, "the refusal is still there to read")
+		})
+	}
+}
+
+// Requirement 8: no layer's text carries the token: a redirect's Location, a transport error's URL,
+// net/http's parse errors, the debug log's path.
+func TestHostileTokenInEveryLayersText(t *testing.T) {
+	t.Parallel()
+	t.Run("redirect Location in a transport error", func(t *testing.T) {
+		t.Parallel()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://127.0.0.1:1/"+testToken, http.StatusFound)
+		}, WithoutRetries())
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.Error(t, err)
+		requireNoToken(t, err.Error())
+	})
+	t.Run("malformed MIME header", func(t *testing.T) {
+		t.Parallel()
+		c := rawServer(t, "HTTP/1.1 200 OK\r\nX-Echo "+testToken+"\r\n\r\n")
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.Error(t, err)
+		requireNoToken(t, err.Error())
+	})
+	t.Run("the debug log's path", func(t *testing.T) {
+		t.Parallel()
+		// newTestClient fails the test when its debug log holds the token.
+		c, _ := newTestClient(t, instanceNotFound)
+		_, err := c.Instances.Get(context.Background(), "x"+testToken)
+		require.Error(t, err)
+		requireNoToken(t, err.Error())
+	})
+}
+
+// rawServer returns a client for a loopback server that writes raw to every connection.
+func rawServer(t *testing.T, raw string) *Client {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				_, _ = http.ReadRequest(bufio.NewReader(conn))
+				_, _ = io.WriteString(conn, raw)
+			}()
+		}
+	}()
+	c, err := NewClient(testToken, WithBaseURL("http://"+l.Addr().String()), WithoutRetries())
+	require.NoError(t, err)
+	return c
+}
+
+// Requirement 8: a token split over lines or spaces in a body excerpt is caught: no run of more
+// than a few of its characters survives, and a token that itself contains a space is caught too.
+func TestHostileSplitTokenInAnExcerpt(t *testing.T) {
+	t.Parallel()
+	for _, token := range []string{testToken, "tok SECRET 7f3a9c1e2b"} {
+		for _, body := range []string{
+			"<html>" + token[:7] + "\n" + token[7:] + "</html>",
+			"<pre>" + token[:4] + "\t" + token[4:11] + "\r\n" + token[11:] + "</pre>",
+			strings.ReplaceAll(token, " ", "\t"),
+			strings.Join(strings.Split(token, ""), " "),
+		} {
+			cred := newCredential(token, false)
+			e := newAPIError(&http.Response{StatusCode: 502, Header: http.Header{}}, []byte(body), "GET", "/p", 1, &cred)
+			msg := e.Error()
+			for i := 0; i+scrubRun <= len(token); i++ {
+				assert.NotContains(t, msg, token[i:i+scrubRun], "a run of the token survived in %q", msg)
+			}
+		}
+	}
+}
+
+// Requirement 9: plain http without the opt-in only where the connection stays on the machine.
+func TestHostilePlainHTTPToLocalhostNames(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080", "http://127.3.4.5"} {
+		_, err := NewClient(testToken, WithBaseURL(u))
+		assert.NoError(t, err, u)
+	}
+	for _, u := range []string{"http://api.localhost:8080", "http://evil.localhost", "http://localhost.example.com", "http://10.0.0.1"} {
+		_, err := NewClient(testToken, WithBaseURL(u))
+		assert.Error(t, err, u)
+	}
+}
+
+// Requirement 11: a wait whose context has no deadline still ends, after the documented maximum.
+func TestHostileWaitWithoutADeadlineEnds(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1", "status": "creating"}})
+		})
+		start := time.Now()
+		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive)
+		var werr *WaitError
+		require.ErrorAs(t, err, &werr)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorContains(t, err, "default maximum")
+		assert.Equal(t, DefaultMaxWait, time.Since(start).Round(time.Minute))
+	})
+}
+
+// Requirement 12: an ID that could name another resource is refused before any request.
+func TestHostileIDsThatCouldChangeTheRoute(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, instanceNotFound)
+	for _, id := range []string{"a/b", `a\b`, ".", "..", "../i-2", "a/../b", "i-1\n", "i\x00", "i\x7f", "%2F..%2F"} {
+		_, err := c.Instances.Get(context.Background(), id)
+		var verr *ValidationError
+		require.ErrorAs(t, err, &verr, "%q", id)
+		assert.Equal(t, "instance_id", verr.Field)
+	}
+	assert.Zero(t, rec.count(), "nothing was sent")
+}
+
+// Requirement 13: clients made per tenant or per request share one transport, so they do not each
+// keep connections (and their goroutines) open.
+func TestHostileManyClientsShareConnections(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1"}})
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	for range 50 {
+		c, err := NewClient(testToken, WithBaseURL(srv.URL), WithoutRateLimit())
+		require.NoError(t, err)
+		_, err = c.Instances.Get(context.Background(), "i-1")
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, conns.Load(), int32(2), "50 clients one after another reuse the shared pool")
+}
