@@ -123,15 +123,22 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// Temporary reports whether the same request may succeed later without change: a 429 or a 502, 503
-// or 504. Waiters keep polling through temporary errors and stop at once on any other.
-func (e *APIError) Temporary() bool {
+// Retryable reports whether the same request may succeed later without change: a 429 or a 502, 503
+// or 504. Waiters keep polling through these errors and stop at once on any other. (The transport
+// has already retried what it safely could before an error reaches the caller.)
+func (e *APIError) Retryable() bool {
 	switch e.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	}
 	return false
 }
+
+// Temporary reports the same as [APIError.Retryable].
+//
+// Deprecated: Go deprecated the name Temporary for net.Error, whose meaning was never clear; use
+// Retryable. Temporary will be removed in the release after v0.2.0.
+func (e *APIError) Temporary() bool { return e.Retryable() }
 
 // newAPIError builds the error of a non-2xx response whose body the transport read. It never
 // fails: a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an
@@ -210,23 +217,80 @@ func excerpt(body []byte) string {
 	return s
 }
 
-// ValidationError reports input that the SDK refused before sending any request.
+// ValidationError reports input that the SDK refused before sending any request. It lists every
+// problem of the request at once, so that a form or a config can be fixed in one pass; Field and
+// Reason repeat the first one.
 type ValidationError struct {
-	// Field is the offending field in its JSON spelling ("disk_size", "rules[2].port_range_min").
+	// Field is the first offending field in its JSON spelling ("disk_size",
+	// "rules[2].port_range_min").
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
+	// Problems are all the problems found, in the order of the request's fields; the first is
+	// Field and Reason.
+	Problems []FieldError
+}
+
+// FieldError is one problem of a request: a field in its JSON spelling and what is wrong with it.
+type FieldError struct {
+	// Field is the field in its JSON spelling, with indexes ("rules[2].port_range_min").
 	Field string
 	// Reason says what is wrong with it.
 	Reason string
 }
 
-// Error reads "compute: invalid request: disk_size: must be at least 80".
+// Error reads "compute: invalid request: disk_size: must be at least 80", or, with several problems,
+// "compute: invalid request: 2 problems: name: is required; region: is required".
 func (e *ValidationError) Error() string {
-	return fmt.Sprintf("compute: invalid request: %s: %s", e.Field, e.Reason)
+	if len(e.Problems) <= 1 {
+		return fmt.Sprintf("compute: invalid request: %s: %s", e.Field, e.Reason)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "compute: invalid request: %d problems: ", len(e.Problems))
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.Field + ": " + p.Reason)
+	}
+	return b.String()
 }
 
 // Is makes errors.Is(err, ErrInvalidRequest) hold.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidRequest }
 
-// invalid builds a *ValidationError.
+// invalid builds a *ValidationError with one problem.
 func invalid(field, format string, args ...any) error {
-	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	var p problems
+	p.add(field, format, args...)
+	return p.err()
+}
+
+// problems collects every problem of a request; Validate methods add to one and return its err.
+type problems []FieldError
+
+// add records that field has the problem the format describes.
+func (p *problems) add(field, format string, args ...any) {
+	*p = append(*p, FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+// merge records the problems of err, the result of a nested Validate; any other non-nil error is
+// recorded against field.
+func (p *problems) merge(field string, err error) {
+	var ve *ValidationError
+	switch {
+	case err == nil:
+	case errors.As(err, &ve):
+		*p = append(*p, ve.Problems...)
+	default:
+		p.add(field, "%v", err)
+	}
+}
+
+// err is nil when no problem was recorded, else a *ValidationError listing them all.
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return &ValidationError{Field: p[0].Field, Reason: p[0].Reason, Problems: p}
 }

@@ -195,10 +195,12 @@ func TestValidationError(t *testing.T) {
 	assert.Equal(t, "disk_size", ve.Field)
 }
 
-func TestTemporary(t *testing.T) {
+func TestRetryable(t *testing.T) {
 	t.Parallel()
 	for status, want := range map[int]bool{429: true, 502: true, 503: true, 504: true, 500: false, 403: false, 404: false} {
-		assert.Equal(t, want, (&APIError{StatusCode: status}).Temporary(), "%d", status)
+		e := &APIError{StatusCode: status}
+		assert.Equal(t, want, e.Retryable(), "%d", status)
+		assert.Equal(t, want, e.Temporary(), "%d: the deprecated name says the same", status)
 	}
 }
 
@@ -281,4 +283,49 @@ func TestExcerptBounds(t *testing.T) {
 		assert.True(t, strings.HasSuffix(got, "…"), name)
 	}
 	assert.Equal(t, "a b\uFFFDc", excerpt([]byte("a\x00b\xffc\n")))
+}
+
+// TestValidationErrorReportsEveryProblem: a request with five problems reports five, each with its
+// field in JSON spelling, in the order of the request's fields; Field and Reason keep naming the
+// first, so code written against them still works, and errors.As still finds the error.
+func TestValidationErrorReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	c, seen := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {})
+	_, err := c.Instances.Create(context.Background(), &InstanceCreateRequest{Image: "ubuntu-24.04", SSHKeys: []string{"key-1"}, DiskSize: 10,
+		Metadata: &InstanceMetadata{UserData: []UserDataItem{{Content: "#!/bin/sh"}}}})
+	var ve *ValidationError
+	require.ErrorAs(t, fmt.Errorf("wrapped: %w", err), &ve)
+	assert.Equal(t, []FieldError{
+		{"name", "is required"}, {"hostname", "is required"}, {"type", "is required"}, {"region", "is required"},
+		{"disk_size", "must be at least 80 GiB (or 0 for the default), got 10"},
+		{"metadata.user_data[0].type", "is required"},
+	}, ve.Problems)
+	assert.Equal(t, "name", ve.Field)
+	assert.Equal(t, "is required", ve.Reason)
+	assert.ErrorIs(t, err, ErrInvalidRequest)
+	assert.Contains(t, err.Error(), "compute: invalid request: 6 problems: name: is required; hostname: is required;")
+	assert.Zero(t, seen.count(), "nothing is sent")
+
+	for name, tc := range map[string]struct {
+		req  interface{ Validate() error }
+		want []string
+	}{
+		"security group create": {&SecurityGroupCreateRequest{Rules: []SecurityGroupRule{{Protocol: "gre", Direction: "in"}}},
+			[]string{"name", "region", "rules[0].protocol", "rules[0].direction"}},
+		"security group update": {&SecurityGroupUpdateRequest{Name: "default", Rules: []SecurityGroupRule{{Protocol: ProtocolTCP, Direction: DirectionIngress, PortRangeMin: Ptr(-1), PortRangeMax: Ptr(70000)}}},
+			[]string{"name", "rules[0].port_range_min", "rules[0].port_range_max"}},
+		"floating ip create":  {&FloatingIPCreateRequest{Version: "ipv5"}, []string{"name", "region", "version"}},
+		"instance update":     {&InstanceUpdateRequest{Volumes: []string{""}, Name: Ptr(" "), DiskSize: Ptr(1)}, []string{"volumes[0]", "name", "disk_size"}},
+		"list options":        {&ListOptions{Page: -1, PerPage: 101}, []string{"page", "per_page"}},
+		"image list options":  {&ImageListOptions{ListOptions: ListOptions{Page: -1, PerPage: -1}}, []string{"page", "per_page"}},
+		"instance create ids": {&InstanceCreateRequest{Name: "a", Hostname: "a", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"", "k", " "}, SecurityGroups: []string{""}}, []string{"ssh_keys[0]", "ssh_keys[2]", "security_groups[0]"}},
+	} {
+		var ve *ValidationError
+		require.ErrorAs(t, tc.req.Validate(), &ve, name)
+		var fields []string
+		for _, p := range ve.Problems {
+			fields = append(fields, p.Field)
+		}
+		assert.Equal(t, tc.want, fields, name)
+	}
 }

@@ -101,18 +101,19 @@ func (r *FloatingIPCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
+	var p problems
 	if strings.TrimSpace(r.Name) == "" {
-		return invalid("name", "is required")
+		p.add("name", "is required")
 	}
 	if strings.TrimSpace(r.Region) == "" {
-		return invalid("region", "is required")
+		p.add("region", "is required")
 	}
 	switch r.Version {
 	case "", IPVersionIPv4, IPVersionIPv6:
 	default:
-		return invalid("version", "must be ipv4 or ipv6, got %q", r.Version)
+		p.add("version", "must be ipv4 or ipv6, got %q", r.Version)
 	}
-	return nil
+	return p.err()
 }
 
 // FloatingIPUpdateRequest is the body of a floating IP update (PATCH): only the fields that are set

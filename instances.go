@@ -181,66 +181,61 @@ func (r *InstanceCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
+	var p problems
 	for _, f := range []struct{ name, value string }{
 		{"name", r.Name}, {"hostname", r.Hostname}, {"type", r.Type}, {"region", r.Region}, {"image", r.Image},
 	} {
 		if strings.TrimSpace(f.value) == "" {
-			return invalid(f.name, "is required")
+			p.add(f.name, "is required")
 		}
 	}
 	switch {
 	case len(r.SSHKeys) == 0 && r.Password == "":
-		return invalid("ssh_keys", "give ssh_keys or password")
+		p.add("ssh_keys", "give ssh_keys or password")
 	case r.SSHKeys != nil && r.Password != "":
 		// Even an empty non-nil list is sent, and the service refuses both keys together.
-		return invalid("password", "must not be given together with ssh_keys")
+		p.add("password", "must not be given together with ssh_keys")
 	}
 	if r.Password != "" {
 		if n := utf8.RuneCountInString(r.Password); n < MinPasswordLength {
-			return invalid("password", "must be at least %d characters, got %d", MinPasswordLength, n)
+			p.add("password", "must be at least %d characters, got %d", MinPasswordLength, n)
 		}
 	}
 	if r.DiskSize != 0 && r.DiskSize < MinDiskSize {
-		return invalid("disk_size", "must be at least %d GiB (or 0 for the default), got %d", MinDiskSize, r.DiskSize)
+		p.add("disk_size", "must be at least %d GiB (or 0 for the default), got %d", MinDiskSize, r.DiskSize)
 	}
-	for _, l := range []struct {
-		name string
-		ids  []string
-	}{{"ssh_keys", r.SSHKeys}, {"volumes", r.Volumes}, {"security_groups", r.SecurityGroups}} {
-		if err := checkInstanceIDList(l.name, l.ids); err != nil {
-			return err
-		}
-	}
-	return r.Metadata.validate()
+	p.checkIDList("ssh_keys", r.SSHKeys)
+	p.checkIDList("volumes", r.Volumes)
+	p.checkIDList("security_groups", r.SecurityGroups)
+	r.Metadata.validate(&p)
+	return p.err()
 }
 
-func (m *InstanceMetadata) validate() error {
+func (m *InstanceMetadata) validate(p *problems) {
 	if m == nil {
-		return nil
+		return
 	}
 	if n := len(m.StartupScript); n > MaxStartupScriptSize {
-		return invalid("metadata.startup_script", "must be at most 64 KiB (%d bytes), got %d bytes", MaxStartupScriptSize, n)
+		p.add("metadata.startup_script", "must be at most 64 KiB (%d bytes), got %d bytes", MaxStartupScriptSize, n)
 	}
 	for i, item := range m.UserData {
 		if strings.TrimSpace(item.Type) == "" {
-			return invalid(fmt.Sprintf("metadata.user_data[%d].type", i), "is required")
+			p.add(fmt.Sprintf("metadata.user_data[%d].type", i), "is required")
 		}
 		if item.Content == "" {
-			return invalid(fmt.Sprintf("metadata.user_data[%d].content", i), "is required")
+			p.add(fmt.Sprintf("metadata.user_data[%d].content", i), "is required")
 		}
 	}
-	return nil
 }
 
-// checkInstanceIDList refuses an empty ID inside a list of IDs, which the service could only reject
-// or, worse, misread.
-func checkInstanceIDList(name string, ids []string) error {
+// checkIDList refuses an empty ID inside a list of IDs, which the service could only reject or,
+// worse, misread.
+func (p *problems) checkIDList(name string, ids []string) {
 	for i, id := range ids {
 		if strings.TrimSpace(id) == "" {
-			return invalid(fmt.Sprintf("%s[%d]", name, i), "must not be empty")
+			p.add(fmt.Sprintf("%s[%d]", name, i), "must not be empty")
 		}
 	}
-	return nil
 }
 
 // InstanceUpdateRequest is the body of an instance PATCH. The contract's three variants (security
@@ -270,16 +265,16 @@ func (r *InstanceUpdateRequest) Validate() error {
 	if r.SecurityGroups == nil && r.Volumes == nil && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil {
 		return invalid("request", "no field to change: set security_groups, volumes, name, is_protected or disk_size")
 	}
+	var p problems
+	p.checkIDList("security_groups", r.SecurityGroups)
+	p.checkIDList("volumes", r.Volumes)
 	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {
-		return invalid("name", "must not be empty")
+		p.add("name", "must not be empty")
 	}
 	if r.DiskSize != nil && *r.DiskSize < MinDiskSize {
-		return invalid("disk_size", "must be at least %d GiB, got %d", MinDiskSize, *r.DiskSize)
+		p.add("disk_size", "must be at least %d GiB, got %d", MinDiskSize, *r.DiskSize)
 	}
-	if err := checkInstanceIDList("security_groups", r.SecurityGroups); err != nil {
-		return err
-	}
-	return checkInstanceIDList("volumes", r.Volumes)
+	return p.err()
 }
 
 // Create creates an instance: POST /compute/v1/instances. The new instance is usually "creating";

@@ -24,13 +24,14 @@ func (o *ListOptions) Validate() error {
 	if o == nil {
 		return nil
 	}
+	var p problems
 	if o.Page < 0 {
-		return invalid("page", "must be at least 1, got %d", o.Page)
+		p.add("page", "must be at least 1, got %d", o.Page)
 	}
 	if o.PerPage < 0 || o.PerPage > MaxPerPage {
-		return invalid("per_page", "must be between 1 and %d, got %d", MaxPerPage, o.PerPage)
+		p.add("per_page", "must be between 1 and %d, got %d", MaxPerPage, o.PerPage)
 	}
-	return nil
+	return p.err()
 }
 
 // pageSize is the most items a page of these options may hold: per_page when set, else the

@@ -127,13 +127,13 @@ func (r *SecurityGroupCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
-	if err := validateSecurityGroupName(r.Name); err != nil {
-		return err
-	}
+	var p problems
+	p.checkSecurityGroupName(r.Name)
 	if strings.TrimSpace(r.Region) == "" {
-		return invalid("region", "is required")
+		p.add("region", "is required")
 	}
-	return validateRules(r.Rules)
+	p.checkRules(r.Rules)
+	return p.err()
 }
 
 // MarshalJSON sends nil Rules as [] because the contract requires the rules key; the receiver is
@@ -163,10 +163,10 @@ func (r *SecurityGroupUpdateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
-	if err := validateSecurityGroupName(r.Name); err != nil {
-		return err
-	}
-	return validateRules(r.Rules)
+	var p problems
+	p.checkSecurityGroupName(r.Name)
+	p.checkRules(r.Rules)
+	return p.err()
 }
 
 // MarshalJSON sends nil Rules as [] because the contract requires the rules key (an update with no
@@ -185,47 +185,46 @@ func nonNilRules(rules []SecurityGroupRule) []SecurityGroupRule {
 	return rules
 }
 
-// validateSecurityGroupName refuses an empty name and the names the service reserves for itself.
-func validateSecurityGroupName(name string) error {
+// checkSecurityGroupName refuses an empty name and the names the service reserves for itself.
+func (p *problems) checkSecurityGroupName(name string) {
 	trimmed := strings.TrimSpace(name)
 	if trimmed == "" {
-		return invalid("name", "is required")
+		p.add("name", "is required")
+		return
 	}
 	for _, reserved := range reservedSecurityGroupNames {
 		if strings.EqualFold(trimmed, reserved) {
-			return invalid("name", "%q is reserved by the service", name)
+			p.add("name", "%q is reserved by the service", name)
 		}
 	}
-	return nil
 }
 
-// validateRules checks each rule against the contract, naming the offender as rules[i].<field>.
-func validateRules(rules []SecurityGroupRule) error {
+// checkRules checks each rule against the contract, naming the offender as rules[i].<field>.
+func (p *problems) checkRules(rules []SecurityGroupRule) {
 	for i, rule := range rules {
 		field := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
 		switch rule.Protocol {
 		case ProtocolICMP, ProtocolTCP, ProtocolUDP, ProtocolAll:
 		default:
-			return invalid(field("protocol"), "must be icmp, tcp, udp or all, got %q", rule.Protocol)
+			p.add(field("protocol"), "must be icmp, tcp, udp or all, got %q", rule.Protocol)
 		}
 		switch rule.Direction {
 		case DirectionIngress, DirectionEgress:
 		default:
-			return invalid(field("direction"), "must be ingress or egress, got %q", rule.Direction)
+			p.add(field("direction"), "must be ingress or egress, got %q", rule.Direction)
 		}
-		for _, p := range []struct {
-			name string
-			port *int
+		for _, port := range []struct {
+			name  string
+			value *int
 		}{{"port_range_min", rule.PortRangeMin}, {"port_range_max", rule.PortRangeMax}} {
-			if p.port != nil && (*p.port < 0 || *p.port > maxPort) {
-				return invalid(field(p.name), "must be between 0 and %d, got %d", maxPort, *p.port)
+			if port.value != nil && (*port.value < 0 || *port.value > maxPort) {
+				p.add(field(port.name), "must be between 0 and %d, got %d", maxPort, *port.value)
 			}
 		}
 		if rule.PortRangeMin != nil && rule.PortRangeMax != nil && *rule.PortRangeMin > *rule.PortRangeMax {
-			return invalid(field("port_range_min"), "%d is above port_range_max %d", *rule.PortRangeMin, *rule.PortRangeMax)
+			p.add(field("port_range_min"), "%d is above port_range_max %d", *rule.PortRangeMin, *rule.PortRangeMax)
 		}
 	}
-	return nil
 }
 
 // Create creates a security group: POST /compute/v1/security-groups. A POST is never re-sent after

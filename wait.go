@@ -182,7 +182,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 func transient(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
-		return apiErr.Temporary()
+		return apiErr.Retryable()
 	}
 	var opErr *net.OpError
 	return errors.As(err, &opErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
