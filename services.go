@@ -4,8 +4,32 @@ package compute
 // waiting. Reach it as Client.Instances.
 type InstancesService struct{ c *Client }
 
-// SnapshotsService creates and lists the snapshots of an instance. Reach it as Client.Snapshots.
+// SnapshotsService manages snapshots. Reach it as Client.Snapshots. The methods that name an
+// instance (Create, ListByInstance, AllByInstance) work under /compute/v1/instances/{instance_id};
+// the others (List, All, Get, Update, Delete, Import, Clone, WaitForStatus) work on the account's
+// whole snapshots collection, /compute/v1/snapshots.
 type SnapshotsService struct{ c *Client }
+
+// SSHKeysService manages the SSH public keys that instances are created with. Reach it as
+// Client.SSHKeys.
+type SSHKeysService struct{ c *Client }
+
+// VolumesService manages block storage volumes; attaching one to an instance is an instance update
+// ([InstancesService.AttachVolume]). Reach it as Client.Volumes.
+type VolumesService struct{ c *Client }
+
+// FilesystemsService manages shared filesystems. Reach it as Client.Filesystems.
+type FilesystemsService struct{ c *Client }
+
+// QuotasService reads the account's quotas. Reach it as Client.Quotas.
+type QuotasService struct{ c *Client }
+
+// ReservationsService reads the account's reservations. Reach it as Client.Reservations.
+type ReservationsService struct{ c *Client }
+
+// AvailabilityService reports which instance types a region can create now. Reach it as
+// Client.Availability.
+type AvailabilityService struct{ c *Client }
 
 // SecurityGroupsService manages security groups, sets of firewall rules. Reach it as
 // Client.SecurityGroups.
