@@ -95,7 +95,7 @@ func TestSSHKeysGolden(t *testing.T) {
 		{
 			name: "ssh_key_get", method: "GET", path: "/compute/v1/ssh-keys/" + id,
 			status: http.StatusOK, respFile: "ssh_key_response.json",
-			call: func(ctx context.Context, c *Client) (any, error) { return c.SSHKeys.Get(ctx, id) },
+			call:  func(ctx context.Context, c *Client) (any, error) { return c.SSHKeys.Get(ctx, id) },
 			check: checkOne[SSHKey]("", true),
 		},
 		{
@@ -352,9 +352,13 @@ func TestInstanceExtensionsGolden(t *testing.T) {
 		update("instance_detach_volume", "instance_update_detach_volume_request.json",
 			func(ctx context.Context, c *Client) (any, error) { return c.Instances.DetachVolume(ctx, id, volumeID) }),
 		update("instance_attach_security_group", "instance_update_attach_security_group_request.json",
-			func(ctx context.Context, c *Client) (any, error) { return c.Instances.AttachSecurityGroup(ctx, id, "sg-3f9a2c") }),
+			func(ctx context.Context, c *Client) (any, error) {
+				return c.Instances.AttachSecurityGroup(ctx, id, "sg-3f9a2c")
+			}),
 		update("instance_detach_security_group", "instance_update_detach_security_group_request.json",
-			func(ctx context.Context, c *Client) (any, error) { return c.Instances.DetachSecurityGroup(ctx, id, "sg-3f9a2c") }),
+			func(ctx context.Context, c *Client) (any, error) {
+				return c.Instances.DetachSecurityGroup(ctx, id, "sg-3f9a2c")
+			}),
 		update("instance_update_reservation", "instance_update_reservation_request.json",
 			func(ctx context.Context, c *Client) (any, error) {
 				return c.Instances.Update(ctx, id, &InstanceUpdateRequest{ReservationID: Ptr("rsv-8f7e6d5c")})
