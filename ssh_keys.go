@@ -29,13 +29,19 @@ type SSHKey struct {
 }
 
 // The response shapes that carry an SSH key. A single key is not wrapped in a key of its own: the
-// response is the key itself, so SSHKey is its own envelope. A page is {"ssh_keys": [...]}.
+// response is the key itself, so SSHKey is its own envelope, which finds no key when the object has
+// no ID. A page is {"ssh_keys": [...]}.
 type sshKeysPage struct {
 	SSHKeys items[SSHKey] `json:"ssh_keys"`
 	pageCounts
 }
 
-func (k *SSHKey) resource() *SSHKey                         { return k }
+func (k *SSHKey) resource() *SSHKey {
+	if k.ID == "" {
+		return nil
+	}
+	return k
+}
 func (p *sshKeysPage) parts() (*items[SSHKey], *pageCounts) { return &p.SSHKeys, &p.pageCounts }
 
 // SSHKeyCreateRequest is the body of an SSH key create.
