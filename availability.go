@@ -2,7 +2,8 @@ package compute
 
 import "context"
 
-// Availability reports which instance types a region can create now. It is the read-side
+// Availability reports which instance types a region can create now, the response of
+// GET /compute/v1/availability/{region}/instances. It is the read-side
 // counterpart of the create refusals [CodeOutOfStock] (02036) and [CodeInstanceConfigNotAllowed]
 // (02020), and the only place the contract lists instance types.
 type Availability struct {
@@ -17,7 +18,8 @@ type Availability struct {
 	InstanceTypes []InstanceTypeAvailability `json:"instance_types"`
 }
 
-// InstanceTypeAvailability is one instance type in an [Availability] report.
+// InstanceTypeAvailability is one instance type in an [Availability] report
+// (GET /compute/v1/availability/{region}/instances).
 type InstanceTypeAvailability struct {
 	// Type is the instance type identifier, the value of [InstanceCreateRequest.Type].
 	Type string `json:"type"`
@@ -35,7 +37,7 @@ type availabilityBody struct {
 
 func (b *availabilityBody) resource() *Availability { return b.Availability }
 
-// AvailabilityOptions are the optional query of an availability report.
+// AvailabilityOptions are the optional query of GET /compute/v1/availability/{region}/instances.
 type AvailabilityOptions struct {
 	// Placement selects the placement to report on, an open string; empty is not sent.
 	Placement string `url:"placement,omitempty"`

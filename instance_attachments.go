@@ -85,7 +85,8 @@ func (s *InstancesService) DetachSecurityGroup(ctx context.Context, instanceID, 
 	return s.attach(ctx, instanceID, "security_groups", "detach", securityGroupID)
 }
 
-// UserMetadata is an instance's user metadata: a free-form JSON object whose keys and values the
+// UserMetadata is an instance's user metadata, the response of
+// GET /compute/v1/instances/{instance_id}/user-metadata: a free-form JSON object whose keys and values the
 // contract does not describe. Each value is kept as the exact JSON the service sent; decode it
 // with json.Unmarshal into the type you expect.
 type UserMetadata map[string]json.RawMessage

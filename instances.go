@@ -174,7 +174,8 @@ type InstanceCreateRequest struct {
 	ReuseLongTermSubscription string `json:"reuse_long_term_subscription,omitzero"`
 }
 
-// BillingType is how an instance is billed. An unknown value decodes and re-encodes unchanged.
+// BillingType is how an instance is billed, the billing_type of POST /compute/v1/instances. An
+// unknown value decodes and re-encodes unchanged.
 type BillingType string
 
 // Billing types of the contract.

@@ -2,8 +2,9 @@ package compute
 
 import "context"
 
-// Quota is one of the account's limits and how much of it is used. The contract describes none of
-// its fields; the meanings below are read from their names.
+// Quota is one of the account's limits and how much of it is used, an item of GET
+// /compute/v1/quotas. The contract describes none of its fields; the meanings below are read from
+// their names.
 type Quota struct {
 	// Key says which quota this is, an open string.
 	Key string `json:"key"`
@@ -15,7 +16,7 @@ type Quota struct {
 	Flavors []QuotaFlavor `json:"flavors"`
 }
 
-// QuotaFlavor is the use of one product flavor within a [Quota].
+// QuotaFlavor is the use of one product flavor within a [Quota] (GET /compute/v1/quotas).
 type QuotaFlavor struct {
 	// FlavorName is the flavor's name.
 	FlavorName string `json:"flavor_name"`

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 )
 
-// Reservation is capacity reserved for the account; give its ID as
+// Reservation is capacity reserved for the account, an item of GET /compute/v1/reservations; give
+// its ID as
 // [InstanceCreateRequest.ReservationID] to create an instance under it.
 type Reservation struct {
 	// ID identifies the reservation.
@@ -21,7 +22,7 @@ type Reservation struct {
 	Quota ReservationQuota `json:"quota"`
 }
 
-// ReservationQuota is the size of a [Reservation] and its use.
+// ReservationQuota is the size of a [Reservation] and its use (GET /compute/v1/reservations).
 type ReservationQuota struct {
 	// Capacity is how much the reservation holds.
 	Capacity int `json:"capacity"`

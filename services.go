@@ -10,25 +10,27 @@ type InstancesService struct{ c *Client }
 // whole snapshots collection, /compute/v1/snapshots.
 type SnapshotsService struct{ c *Client }
 
-// SSHKeysService manages the SSH public keys that instances are created with. Reach it as
-// Client.SSHKeys.
+// SSHKeysService manages the SSH public keys that instances are created with,
+// /compute/v1/ssh-keys. Reach it as Client.SSHKeys.
 type SSHKeysService struct{ c *Client }
 
-// VolumesService manages block storage volumes; attaching one to an instance is an instance update
-// ([InstancesService.AttachVolume]). Reach it as Client.Volumes.
+// VolumesService manages block storage volumes, /compute/v1/volumes; attaching one to an instance
+// is an instance update ([InstancesService.AttachVolume]). Reach it as Client.Volumes.
 type VolumesService struct{ c *Client }
 
-// FilesystemsService manages shared filesystems. Reach it as Client.Filesystems.
+// FilesystemsService manages shared filesystems, /compute/v1/filesystems. Reach it as
+// Client.Filesystems.
 type FilesystemsService struct{ c *Client }
 
-// QuotasService reads the account's quotas. Reach it as Client.Quotas.
+// QuotasService reads the account's quotas, GET /compute/v1/quotas. Reach it as Client.Quotas.
 type QuotasService struct{ c *Client }
 
-// ReservationsService reads the account's reservations. Reach it as Client.Reservations.
+// ReservationsService reads the account's reservations, GET /compute/v1/reservations. Reach it as
+// Client.Reservations.
 type ReservationsService struct{ c *Client }
 
-// AvailabilityService reports which instance types a region can create now. Reach it as
-// Client.Availability.
+// AvailabilityService reports which instance types a region can create now,
+// GET /compute/v1/availability/{region}/instances. Reach it as Client.Availability.
 type AvailabilityService struct{ c *Client }
 
 // SecurityGroupsService manages security groups, sets of firewall rules. Reach it as

@@ -121,8 +121,8 @@ func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string,
 // snapshot of the account; a snapshot made without an instance is an Import (from a disk image at a
 // URL) or a Clone (of another snapshot), never a Create.
 
-// SnapshotImportRequest is the body of a snapshot import: a snapshot made from a raw disk image
-// (optionally zstd-compressed) at a URL.
+// SnapshotImportRequest is the body of a snapshot import, POST /compute/v1/snapshots: a snapshot
+// made from a raw disk image (optionally zstd-compressed) at a URL.
 type SnapshotImportRequest struct {
 	// Name is the snapshot's name (required).
 	Name string `json:"name"`
@@ -158,7 +158,7 @@ func (r *SnapshotImportRequest) Validate() error {
 	return nil
 }
 
-// SnapshotCloneRequest is the body of a snapshot clone.
+// SnapshotCloneRequest is the body of a snapshot clone, POST /compute/v1/snapshots/{snapshot_id}/clone.
 type SnapshotCloneRequest struct {
 	// Name is the copy's name (required).
 	Name string `json:"name"`
@@ -180,8 +180,8 @@ func (r *SnapshotCloneRequest) Validate() error {
 	return nil
 }
 
-// SnapshotUpdateRequest is the body of a snapshot update: the name is the only thing that can
-// change.
+// SnapshotUpdateRequest is the body of a snapshot update, PATCH /compute/v1/snapshots/{snapshot_id}:
+// the name is the only thing that can change.
 type SnapshotUpdateRequest struct {
 	// Name is the new name (required: it is the only field of the update).
 	Name string `json:"name"`
