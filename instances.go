@@ -147,7 +147,8 @@ type InstanceCreateRequest struct {
 	// Password is the login password, at least 16 characters; keys are more secure. It must not be
 	// given together with SSHKeys.
 	Password string `json:"password,omitzero"`
-	// Volumes are the IDs of volumes to attach; they must have status "available".
+	// Volumes are the IDs of volumes to attach; each must be attachable: the seed contract's status
+	// "available", shown by the service as created with no instances ([Volume.Available], D11).
 	Volumes []string `json:"volumes,omitzero"`
 	// SecurityGroups are the IDs of security groups to attach. Nil leaves the choice to the service;
 	// an empty non-nil slice is sent as [] and yields an instance without security groups.
@@ -289,9 +290,11 @@ func checkInstanceIDList(name string, ids []string) error {
 	return nil
 }
 
-// InstanceUpdateRequest is the body of an instance PATCH. The contract's three variants (security
-// groups, volumes, details) may be combined in one request; only the fields set are changed. Only an
-// active instance can be updated (code 02023).
+// InstanceUpdateRequest is the body of an instance update, PATCH /compute/v1/instances/{instance_id}.
+// The contract's three variants (security groups, volumes, details) may be combined in one request;
+// only the fields set are changed. Only an active instance can be updated (code 02023). To add or
+// remove one volume or security group without sending the whole list, use
+// [InstancesService.AttachVolume] and its siblings.
 type InstanceUpdateRequest struct {
 	// SecurityGroups is the full desired list of security group IDs, replacing the current one. Nil
 	// keeps the current list; an empty non-nil slice detaches all.
