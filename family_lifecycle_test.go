@@ -56,7 +56,10 @@ const lifeRegion, lifeType, lifeImage = "eu-west-1", "std.medium", "ubuntu-24.04
 const lifeKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH4x9Jk2Q7v5Zp1cW3mN8bR6tY0uE2oI4aS6dF8gH0jK test@ci"
 
 func TestSSHKeyLifecycleAgainstTheFake(t *testing.T) {
-	familyFake(t, "GET /compute/v1/ssh-keys", func(ctx context.Context, c *compute.Client) error { _, err := c.SSHKeys.List(ctx, nil); return err },
+	familyFake(t, "GET /compute/v1/ssh-keys", func(ctx context.Context, c *compute.Client) error {
+		_, err := c.SSHKeys.List(ctx, nil)
+		return err
+	},
 		func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
 			key, err := c.SSHKeys.Create(ctx, &compute.SSHKeyCreateRequest{Name: "ci", Value: lifeKey})
 			require.NoError(t, err)
@@ -98,7 +101,10 @@ func TestSSHKeyLifecycleAgainstTheFake(t *testing.T) {
 }
 
 func TestVolumeLifecycleAgainstTheFake(t *testing.T) {
-	familyFake(t, "GET /compute/v1/volumes", func(ctx context.Context, c *compute.Client) error { _, err := c.Volumes.List(ctx, nil); return err },
+	familyFake(t, "GET /compute/v1/volumes", func(ctx context.Context, c *compute.Client) error {
+		_, err := c.Volumes.List(ctx, nil)
+		return err
+	},
 		func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
 			vol, err := c.Volumes.Create(ctx, &compute.VolumeCreateRequest{Name: "data", Region: lifeRegion, Size: 10, Type: compute.VolumeTypeSSD})
 			require.NoError(t, err)
@@ -144,7 +150,10 @@ func TestVolumeLifecycleAgainstTheFake(t *testing.T) {
 }
 
 func TestFilesystemLifecycleAgainstTheFake(t *testing.T) {
-	familyFake(t, "GET /compute/v1/filesystems", func(ctx context.Context, c *compute.Client) error { _, err := c.Filesystems.List(ctx, nil); return err },
+	familyFake(t, "GET /compute/v1/filesystems", func(ctx context.Context, c *compute.Client) error {
+		_, err := c.Filesystems.List(ctx, nil)
+		return err
+	},
 		func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
 			fs, err := c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "shared", Region: lifeRegion, Size: 100})
 			require.NoError(t, err)
@@ -167,7 +176,10 @@ func TestFilesystemLifecycleAgainstTheFake(t *testing.T) {
 }
 
 func TestSnapshotCollectionLifecycleAgainstTheFake(t *testing.T) {
-	familyFake(t, "GET /compute/v1/snapshots", func(ctx context.Context, c *compute.Client) error { _, err := c.Snapshots.List(ctx, nil); return err },
+	familyFake(t, "GET /compute/v1/snapshots", func(ctx context.Context, c *compute.Client) error {
+		_, err := c.Snapshots.List(ctx, nil)
+		return err
+	},
 		func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
 			_, err := c.Snapshots.List(ctx, nil)
 			require.NoError(t, err)
@@ -219,7 +231,10 @@ func TestSnapshotCollectionLifecycleAgainstTheFake(t *testing.T) {
 }
 
 func TestAccountReadsAgainstTheFake(t *testing.T) {
-	familyFake(t, "GET /compute/v1/quotas", func(ctx context.Context, c *compute.Client) error { _, err := c.Quotas.List(ctx); return err },
+	familyFake(t, "GET /compute/v1/quotas", func(ctx context.Context, c *compute.Client) error {
+		_, err := c.Quotas.List(ctx)
+		return err
+	},
 		func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
 			_, err := c.Quotas.List(ctx)
 			require.NoError(t, err)
