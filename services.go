@@ -4,10 +4,15 @@ package compute
 // waiting. Reach it as Client.Instances.
 type InstancesService struct{ c *Client }
 
-// SnapshotsService manages snapshots. Reach it as Client.Snapshots. The methods that name an
-// instance (Create, ListByInstance, AllByInstance) work under /compute/v1/instances/{instance_id};
-// the others (List, All, Get, Update, Delete, Import, Clone, WaitForStatus) work on the account's
-// whole snapshots collection, /compute/v1/snapshots.
+// SnapshotsService manages snapshots. Reach it as Client.Snapshots.
+//
+// The methods that take an instance ID (Create, ListByInstance, AllByInstance) work on one
+// instance's snapshots, under /compute/v1/instances/{instance_id}/snapshots; the others (List, All,
+// Get, Update, Delete, Import, Clone, WaitForStatus) work on the account's whole collection,
+// /compute/v1/snapshots. The names keep the two apart: Create always snapshots an instance, so the
+// collection's own create, which makes a snapshot from a disk image at a URL, is Import, and a copy
+// of a snapshot is Clone; List and All read every snapshot, whatever made it, while the
+// per-instance reads say ByInstance.
 type SnapshotsService struct{ c *Client }
 
 // SSHKeysService manages the SSH public keys that instances are created with,

@@ -115,11 +115,8 @@ func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string,
 	})
 }
 
-// The top-level snapshots collection, /compute/v1/snapshots. Its methods sit on the same
-// SnapshotsService as the per-instance ones and are named so that the two never read alike:
-// Create and ListByInstance take an instance ID and snapshot that instance; List and All read every
-// snapshot of the account; a snapshot made without an instance is an Import (from a disk image at a
-// URL) or a Clone (of another snapshot), never a Create.
+// The top-level snapshots collection, /compute/v1/snapshots: see [SnapshotsService] for how its
+// method names differ from the per-instance ones.
 
 // SnapshotImportRequest is the body of a snapshot import, POST /compute/v1/snapshots: a snapshot
 // made from a raw disk image (optionally zstd-compressed) at a URL.
