@@ -180,10 +180,11 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 	return v, nil
 }
 
-// missing names what env did not find, for an error: its key, from the wrapper struct's tag.
+// missing names what env did not find, for an error: its key, from the wrapper struct's tag, or
+// the type of a resource that is its own envelope (an SSH key without an ID).
 func missing(env any) string {
 	t := reflect.TypeOf(env).Elem()
-	if t.Kind() == reflect.Struct && t.NumField() > 0 {
+	if t.Kind() == reflect.Struct && t.NumField() == 1 {
 		if key, _, _ := strings.Cut(t.Field(0).Tag.Get("json"), ","); key != "" {
 			return fmt.Sprintf("%q object", key)
 		}

@@ -48,7 +48,7 @@ type Client struct {
 
 	// Instances manages instances, their actions and waiting.
 	Instances *InstancesService
-	// Snapshots creates and lists instance snapshots.
+	// Snapshots manages snapshots: an instance's, and the account's whole collection.
 	Snapshots *SnapshotsService
 	// SecurityGroups manages security groups.
 	SecurityGroups *SecurityGroupsService
@@ -56,6 +56,18 @@ type Client struct {
 	FloatingIPs *FloatingIPsService
 	// Images lists images.
 	Images *ImagesService
+	// SSHKeys manages SSH keys.
+	SSHKeys *SSHKeysService
+	// Volumes manages volumes.
+	Volumes *VolumesService
+	// Filesystems manages filesystems.
+	Filesystems *FilesystemsService
+	// Quotas reads quotas.
+	Quotas *QuotasService
+	// Reservations reads reservations.
+	Reservations *ReservationsService
+	// Availability reports instance availability per region.
+	Availability *AvailabilityService
 }
 
 // Option configures a [Client]. An Option that gets bad input makes NewClient return its error.
@@ -162,6 +174,12 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	c.SecurityGroups = &SecurityGroupsService{c}
 	c.FloatingIPs = &FloatingIPsService{c}
 	c.Images = &ImagesService{c}
+	c.SSHKeys = &SSHKeysService{c}
+	c.Volumes = &VolumesService{c}
+	c.Filesystems = &FilesystemsService{c}
+	c.Quotas = &QuotasService{c}
+	c.Reservations = &ReservationsService{c}
+	c.Availability = &AvailabilityService{c}
 	return c, nil
 }
 

@@ -1,5 +1,8 @@
-// Package compute is the Go SDK for the Compute Resource Management API: instances (virtual
-// machines), their actions and snapshots, security groups, floating IPs and images.
+// Package compute is the Go SDK for the Compute Resource Management API, the whole compute family
+// of 45 operations: instances (virtual machines), their actions, user metadata and snapshots, the
+// account's snapshots collection, SSH keys, volumes, filesystems, security groups, floating IPs,
+// images, quotas, reservations and instance availability per region. The README lists every
+// operation with the method that sends it.
 //
 // # Getting started
 //

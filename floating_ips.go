@@ -20,6 +20,9 @@ const (
 	// FloatingIPStatusDeleting is the status of an IP on its way out; it never becomes created
 	// again, so a wait for created ends when it is seen.
 	FloatingIPStatusDeleting FloatingIPStatus = "deleting"
+	// FloatingIPStatusError is a failed IP (the extended contract adds it, D5); it does not recover
+	// on its own, so a wait for another status ends when it is seen.
+	FloatingIPStatusError FloatingIPStatus = "error"
 )
 
 // IPVersion is the IP protocol version of a floating IP. A value from the service that this SDK
@@ -187,7 +190,7 @@ func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 
 // WaitForStatus polls GET /compute/v1/floating-ips/{floating_ip_id} until the IP reaches target,
 // and returns it; waiting for FloatingIPStatusCreated after Create yields the assigned address. On
-// a failure status ("deleting" while waiting for another) it returns the IP and a *WaitError
+// a failure status ("error" or "deleting" while waiting for another) it returns the IP and a *WaitError
 // matching ErrFailureStatus; when ctx ends, a *WaitError that wraps ctx.Err() and names the last
 // status.
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
@@ -199,6 +202,6 @@ func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, targe
 		id:       id,
 		get:      func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
 		status:   func(ip *FloatingIP) FloatingIPStatus { return ip.Status },
-		failed:   failedUnless(FloatingIPStatusDeleting),
+		failed:   failedUnless(FloatingIPStatusError, FloatingIPStatusDeleting),
 	}.wait(ctx, target, opts)
 }

@@ -86,8 +86,13 @@ type Instance struct {
 	PrivateIP string `json:"private_ip"`
 	// PublicIP is assigned some time after creation; the service's JSON null reads as "".
 	PublicIP string `json:"public_ip"`
-	// DiskSize is the boot volume size in GiB.
+	// DiskSize is the boot volume size in GiB; 0 when the response omits it.
 	DiskSize int `json:"disk_size"`
+	// OSType is the operating system kind, [OSTypeLinux] or [OSTypeWindows].
+	OSType string `json:"os_type"`
+	// ReservationID is the reservation the instance is associated with; the service's null reads
+	// as "".
+	ReservationID string `json:"reservation_id"`
 	// CreatedAt is when the instance was created.
 	CreatedAt time.Time `json:"created_at"`
 	// UpdatedAt is when the instance last changed.
@@ -142,7 +147,8 @@ type InstanceCreateRequest struct {
 	// Password is the login password, at least 16 characters; keys are more secure. It must not be
 	// given together with SSHKeys.
 	Password string `json:"password,omitzero"`
-	// Volumes are the IDs of volumes to attach; they must have status "available".
+	// Volumes are the IDs of volumes to attach; each must be attachable: the seed contract's status
+	// "available", shown by the service as created with no instances ([Volume.Available], D11).
 	Volumes []string `json:"volumes,omitzero"`
 	// SecurityGroups are the IDs of security groups to attach. Nil leaves the choice to the service;
 	// an empty non-nil slice is sent as [] and yields an instance without security groups.
@@ -153,7 +159,42 @@ type InstanceCreateRequest struct {
 	DiskSize int `json:"disk_size,omitzero"`
 	// Metadata carries the startup script and user data.
 	Metadata *InstanceMetadata `json:"metadata,omitzero"`
+	// BillingType is how the instance is billed; empty leaves the choice to the service (on-demand
+	// unless ReuseLongTermSubscription says otherwise). A type the instance type does not allow is
+	// refused with [CodeOnDemandBillingNotAllowed] (02045) or [CodeBillingTypeNotAllowed] (02059).
+	BillingType BillingType `json:"billing_type,omitzero"`
+	// DestroyOnShutdown makes a shutdown issued inside the instance destroy it.
+	DestroyOnShutdown bool `json:"destroy_on_shutdown,omitzero"`
+	// PublicIPv6 gives the instance an IPv6 address as well.
+	PublicIPv6 bool `json:"public_ipv6,omitzero"`
+	// ReservationID is the ID of a reservation ([ReservationsService.List]) to create the instance
+	// under; an unknown one is refused with [CodeReservationNotFound] (02067).
+	ReservationID string `json:"reservation_id,omitzero"`
+	// ReuseLongTermSubscription is the ID of an existing long-term subscription to bill the
+	// instance under; an invalid one is refused with [CodeInvalidSubscription] (02060).
+	ReuseLongTermSubscription string `json:"reuse_long_term_subscription,omitzero"`
 }
+
+// BillingType is how an instance is billed, the billing_type of POST /compute/v1/instances. An
+// unknown value decodes and re-encodes unchanged.
+type BillingType string
+
+// Billing types of the contract.
+const (
+	// BillingTypeOnDemand bills by use; it is what the service applies when no long-term
+	// subscription is given.
+	BillingTypeOnDemand BillingType = "on-demand"
+	// BillingTypePrepaidMonthly is paid one month ahead.
+	BillingTypePrepaidMonthly BillingType = "prepaid-monthly"
+	// BillingTypePrepaid3Month is paid three months ahead.
+	BillingTypePrepaid3Month BillingType = "prepaid-3-month"
+	// BillingTypePrepaid6Month is paid six months ahead.
+	BillingTypePrepaid6Month BillingType = "prepaid-6-month"
+	// BillingTypePrepaid12Month is paid twelve months ahead.
+	BillingTypePrepaid12Month BillingType = "prepaid-12-month"
+	// BillingTypeReserved bills the instance under a reservation (see ReservationID).
+	BillingTypeReserved BillingType = "reserved"
+)
 
 // InstanceMetadata is what runs or is handed to the instance at its first boot.
 type InstanceMetadata struct {
@@ -204,6 +245,12 @@ func (r *InstanceCreateRequest) Validate() error {
 	if r.DiskSize != 0 && r.DiskSize < MinDiskSize {
 		p.add("disk_size", "must be at least %d GiB (or 0 for the default), got %d", MinDiskSize, r.DiskSize)
 	}
+	switch r.BillingType {
+	case "", BillingTypeOnDemand, BillingTypePrepaidMonthly, BillingTypePrepaid3Month, BillingTypePrepaid6Month,
+		BillingTypePrepaid12Month, BillingTypeReserved:
+	default:
+		p.add("billing_type", "must be one of on-demand, prepaid-monthly, prepaid-3-month, prepaid-6-month, prepaid-12-month and reserved, got %q", r.BillingType)
+	}
 	p.checkIDList("ssh_keys", r.SSHKeys)
 	p.checkIDList("volumes", r.Volumes)
 	p.checkIDList("security_groups", r.SecurityGroups)
@@ -238,9 +285,11 @@ func (p *problems) checkIDList(name string, ids []string) {
 	}
 }
 
-// InstanceUpdateRequest is the body of an instance PATCH. The contract's three variants (security
-// groups, volumes, details) may be combined in one request; only the fields set are changed. Only an
-// active instance can be updated (code 02023).
+// InstanceUpdateRequest is the body of an instance update, PATCH /compute/v1/instances/{instance_id}.
+// The contract's three variants (security groups, volumes, details) may be combined in one request;
+// only the fields set are changed. Only an active instance can be updated (code 02023). To add or
+// remove one volume or security group without sending the whole list, use
+// [InstancesService.AttachVolume] and its siblings.
 type InstanceUpdateRequest struct {
 	// SecurityGroups is the full desired list of security group IDs, replacing the current one. Nil
 	// keeps the current list; an empty non-nil slice detaches all.
@@ -255,6 +304,8 @@ type InstanceUpdateRequest struct {
 	// DiskSize grows the boot volume, in GiB. It can only be increased, which the service checks
 	// against the current size.
 	DiskSize *int `json:"disk_size,omitzero"`
+	// ReservationID, when set, associates the instance with that reservation.
+	ReservationID *string `json:"reservation_id,omitzero"`
 }
 
 // Validate checks that the request changes something and that what it sets is allowed.
@@ -262,8 +313,11 @@ func (r *InstanceUpdateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
-	if r.SecurityGroups == nil && r.Volumes == nil && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil {
-		return invalid("request", "no field to change: set security_groups, volumes, name, is_protected or disk_size")
+	if r.SecurityGroups == nil && r.Volumes == nil && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil && r.ReservationID == nil {
+		return invalid("request", "no field to change: set security_groups, volumes, name, is_protected, disk_size or reservation_id")
+	}
+	if r.ReservationID != nil && strings.TrimSpace(*r.ReservationID) == "" {
+		return invalid("reservation_id", "must not be empty")
 	}
 	var p problems
 	p.checkIDList("security_groups", r.SecurityGroups)

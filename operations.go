@@ -29,6 +29,43 @@ var (
 
 	opListImages = operation{method: "GET", path: "/compute/v1/images", idempotent: true}
 
+	// The rest of the compute family, from the extended contract.
+
+	opGetUserMetadata = operation{method: "GET", path: "/compute/v1/instances/{instance_id}/user-metadata", idempotent: true}
+	// opAttachInstance is the instance PATCH in its attach and detach forms ({"volumes": {"attach":
+	// id}}): unlike the other PATCH variants it changes the current state relatively, so a resent
+	// attach could meet "already attached" (02056) after the first one worked. It is never re-sent.
+	opAttachInstance = operation{method: "PATCH", path: "/compute/v1/instances/{instance_id}"}
+
+	opListSSHKeys  = operation{method: "GET", path: "/compute/v1/ssh-keys", idempotent: true}
+	opCreateSSHKey = operation{method: "POST", path: "/compute/v1/ssh-keys"}
+	opGetSSHKey    = operation{method: "GET", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true}
+	opUpdateSSHKey = operation{method: "PATCH", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true}
+	opDeleteSSHKey = operation{method: "DELETE", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true}
+
+	opListVolumes  = operation{method: "GET", path: "/compute/v1/volumes", idempotent: true}
+	opCreateVolume = operation{method: "POST", path: "/compute/v1/volumes"}
+	opGetVolume    = operation{method: "GET", path: "/compute/v1/volumes/{volume_id}", idempotent: true}
+	opUpdateVolume = operation{method: "PATCH", path: "/compute/v1/volumes/{volume_id}", idempotent: true}
+	opDeleteVolume = operation{method: "DELETE", path: "/compute/v1/volumes/{volume_id}", idempotent: true}
+
+	opListFilesystems  = operation{method: "GET", path: "/compute/v1/filesystems", idempotent: true}
+	opCreateFilesystem = operation{method: "POST", path: "/compute/v1/filesystems"}
+	opGetFilesystem    = operation{method: "GET", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true}
+	opUpdateFilesystem = operation{method: "PATCH", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true}
+	opDeleteFilesystem = operation{method: "DELETE", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true}
+
+	opListAllSnapshots = operation{method: "GET", path: "/compute/v1/snapshots", idempotent: true}
+	opImportSnapshot   = operation{method: "POST", path: "/compute/v1/snapshots"}
+	opGetSnapshot      = operation{method: "GET", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true}
+	opUpdateSnapshot   = operation{method: "PATCH", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true}
+	opDeleteSnapshot   = operation{method: "DELETE", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true}
+	opCloneSnapshot    = operation{method: "POST", path: "/compute/v1/snapshots/{snapshot_id}/clone"}
+
+	opListQuotas       = operation{method: "GET", path: "/compute/v1/quotas", idempotent: true}
+	opListReservations = operation{method: "GET", path: "/compute/v1/reservations", idempotent: true}
+	opGetAvailability  = operation{method: "GET", path: "/compute/v1/availability/{region}/instances", idempotent: true}
+
 	opOpenAPI = operation{method: "GET", path: "/compute/v1/openapi.yaml", idempotent: true,
 		accept: "application/yaml, application/json;q=0.9, */*;q=0.8", maxBody: 8 << 20}
 )

@@ -16,11 +16,16 @@ import (
 // universalResponse is a success body that every operation can decode: each envelope key, with the
 // statuses the waiters await.
 const universalResponse = `{
+ "id": "k-1",
  "instance": {"id": "i-1", "status": "active"},
- "snapshot": {"id": "s-1"},
+ "snapshot": {"id": "s-1", "status": "created"},
  "security_group": {"id": "sg-1", "status": "created"},
  "floating_ip": {"id": "f-1", "status": "created"},
+ "volume": {"id": "v-1", "status": "created"},
+ "filesystem": {"id": "fs-1", "status": "created"},
+ "availability": {"type": "instances", "region": "r1", "instance_types": []},
  "instances": [], "snapshots": [], "security_groups": [], "floating_ips": [], "images": [],
+ "ssh_keys": [], "volumes": [], "filesystems": [], "quotas": [], "reservations": [],
  "actions": ["stop"],
  "total_count": 0, "page": 1, "per_page": 50
 }`
@@ -50,7 +55,7 @@ func noErr[T any](_ T, err error) error { return err }
 func allOperations() []opCase {
 	inst := &InstanceCreateRequest{Name: "web", Hostname: "web", Type: "t1", Region: "r1", Image: "ubuntu-24.04", SSHKeys: []string{"k1"}}
 	badPage := &ListOptions{PerPage: 101}
-	return []opCase{
+	return append([]opCase{
 		{"Instances.Create", false,
 			func(ctx context.Context, c *Client) error { return noErr(c.Instances.Create(ctx, inst)) },
 			func(ctx context.Context, c *Client) error {
@@ -196,7 +201,7 @@ func allOperations() []opCase {
 		{"OpenAPI", true,
 			func(ctx context.Context, c *Client) error { return noErr(c.OpenAPI(ctx)) },
 			nil, ""},
-	}
+	}, familyOperations()...)
 }
 
 // TestEveryOperationThroughTheSharedFailureCases walks every public operation through: refused input

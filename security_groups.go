@@ -22,6 +22,9 @@ const (
 	// SecurityGroupStatusDeleting is the status of a group on its way out; it never becomes
 	// created again, so a wait for created ends when it is seen.
 	SecurityGroupStatusDeleting SecurityGroupStatus = "deleting"
+	// SecurityGroupStatusError is a failed group (the extended contract adds it, D6); it does not
+	// recover on its own, so a wait for another status ends when it is seen.
+	SecurityGroupStatusError SecurityGroupStatus = "error"
 )
 
 // Protocol is the traffic a firewall rule applies to. A value from the service that this SDK does
@@ -74,8 +77,12 @@ type SecurityGroup struct {
 	Status SecurityGroupStatus `json:"status"`
 	// Rules are the group's firewall rules.
 	Rules []SecurityGroupRule `json:"rules"`
+	// IsInternal is a flag the contract does not describe beyond its name.
+	IsInternal bool `json:"is_internal"`
 	// CreatedAt is when the group was created.
 	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is when the group last changed; zero when the response omits it.
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // The response shapes that carry a security group: {"security_group": {...}} and a page of {"security_groups": [...]}.
@@ -265,8 +272,8 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 }
 
 // WaitForStatus polls GET /compute/v1/security-groups/{security_group_id} until the group reaches
-// target, and returns it. On a failure status ("deleting" while waiting for another) it returns the
-// group and a *WaitError matching ErrFailureStatus; when ctx ends, a *WaitError that wraps
+// target, and returns it. On a failure status ("error" or "deleting" while waiting for another) it
+// returns the group and a *WaitError matching ErrFailureStatus; when ctx ends, a *WaitError that wraps
 // ctx.Err() and names the last status.
 //
 // The contract's get response omits the status, while create and update responses carry it; the wait
@@ -287,6 +294,6 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 			}
 			return g.Status
 		},
-		failed: failedUnless(SecurityGroupStatusDeleting),
+		failed: failedUnless(SecurityGroupStatusError, SecurityGroupStatusDeleting),
 	}.wait(ctx, target, opts)
 }

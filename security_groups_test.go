@@ -228,7 +228,7 @@ func TestSecurityGroupUnknownValuesRoundTrip(t *testing.T) {
 	t.Parallel()
 	in := `{"id":"sg-1","name":"web","description":"d","region":"eu-west-1","status":"locked",` +
 		`"rules":[{"protocol":"gre","direction":"both","port_range_min":null,"port_range_max":null}],` +
-		`"created_at":"2024-05-01T10:20:30.123Z"}`
+		`"is_internal":false,"created_at":"2024-05-01T10:20:30.123Z","updated_at":"2024-05-02T10:20:30.123Z"}`
 	var sg SecurityGroup
 	require.NoError(t, json.Unmarshal([]byte(in), &sg))
 	assert.Equal(t, SecurityGroupStatus("locked"), sg.Status)

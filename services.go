@@ -4,8 +4,39 @@ package compute
 // waiting. Reach it as Client.Instances.
 type InstancesService struct{ c *Client }
 
-// SnapshotsService creates and lists the snapshots of an instance. Reach it as Client.Snapshots.
+// SnapshotsService manages snapshots. Reach it as Client.Snapshots.
+//
+// The methods that take an instance ID (Create, ListByInstance, AllByInstance) work on one
+// instance's snapshots, under /compute/v1/instances/{instance_id}/snapshots; the others (List, All,
+// Get, Update, Delete, Import, Clone, WaitForStatus) work on the account's whole collection,
+// /compute/v1/snapshots. The names keep the two apart: Create always snapshots an instance, so the
+// collection's own create, which makes a snapshot from a disk image at a URL, is Import, and a copy
+// of a snapshot is Clone; List and All read every snapshot, whatever made it, while the
+// per-instance reads say ByInstance.
 type SnapshotsService struct{ c *Client }
+
+// SSHKeysService manages the SSH public keys that instances are created with,
+// /compute/v1/ssh-keys. Reach it as Client.SSHKeys.
+type SSHKeysService struct{ c *Client }
+
+// VolumesService manages block storage volumes, /compute/v1/volumes; attaching one to an instance
+// is an instance update ([InstancesService.AttachVolume]). Reach it as Client.Volumes.
+type VolumesService struct{ c *Client }
+
+// FilesystemsService manages shared filesystems, /compute/v1/filesystems. Reach it as
+// Client.Filesystems.
+type FilesystemsService struct{ c *Client }
+
+// QuotasService reads the account's quotas, GET /compute/v1/quotas. Reach it as Client.Quotas.
+type QuotasService struct{ c *Client }
+
+// ReservationsService reads the account's reservations, GET /compute/v1/reservations. Reach it as
+// Client.Reservations.
+type ReservationsService struct{ c *Client }
+
+// AvailabilityService reports which instance types a region can create now,
+// GET /compute/v1/availability/{region}/instances. Reach it as Client.Availability.
+type AvailabilityService struct{ c *Client }
 
 // SecurityGroupsService manages security groups, sets of firewall rules. Reach it as
 // Client.SecurityGroups.

@@ -11,8 +11,20 @@ import (
 // ("available"), so a value without a constant here still decodes and re-encodes unchanged.
 type SnapshotStatus string
 
-// SnapshotStatusCreated is a finished snapshot, the only status the contract shows.
-const SnapshotStatusCreated SnapshotStatus = "created"
+// Snapshot statuses. The seed contract shows only created; the extended contract lists the others
+// (difference D4) and states no transitions between them.
+const (
+	// SnapshotStatusCreating is a snapshot being taken, imported or cloned.
+	SnapshotStatusCreating SnapshotStatus = "creating"
+	// SnapshotStatusCreated is a finished snapshot, usable as an instance's image.
+	SnapshotStatusCreated SnapshotStatus = "created"
+	// SnapshotStatusPendingDelete is a snapshot whose delete has been accepted.
+	SnapshotStatusPendingDelete SnapshotStatus = "pending_delete"
+	// SnapshotStatusDeleting is a snapshot on its way out.
+	SnapshotStatusDeleting SnapshotStatus = "deleting"
+	// SnapshotStatusError is a failed snapshot; it does not recover on its own.
+	SnapshotStatusError SnapshotStatus = "error"
+)
 
 // Snapshot is a backup of an instance, usable as the image of a new instance.
 type Snapshot struct {
@@ -21,17 +33,21 @@ type Snapshot struct {
 	ID string `json:"id"`
 	// Name is the snapshot's name.
 	Name string `json:"name"`
-	// Size is the snapshot's size; the contract does not state its unit.
+	// Size is the snapshot's size in GiB.
 	Size int64 `json:"size"`
 	// Region is the region identifier.
 	Region string `json:"region"`
 	// Status is the snapshot's state.
 	Status SnapshotStatus `json:"status"`
-	// OSType is the operating system kind.
+	// OSType is the operating system kind, [OSTypeLinux] or [OSTypeWindows].
 	OSType string `json:"os_type"`
-	// SourceInstanceID is the ID of the instance snapshotted.
+	// SourceInstanceID is the ID of the instance snapshotted; "" for an imported snapshot or when
+	// the response omits it.
 	SourceInstanceID string `json:"source_instance_id"`
-	// ResourceID is the ID of the snapshotted resource; the contract shows it in list items only.
+	// SourceSnapshotID is the ID of the snapshot this one was cloned from; "" when it was not.
+	SourceSnapshotID string `json:"source_snapshot_id"`
+	// ResourceID is the ID of the snapshotted resource; the seed contract shows it in per-instance
+	// list items only, and the service's current description no longer has it (D3).
 	ResourceID string `json:"resource_id"`
 	// CreatedAt is when the snapshot was taken.
 	CreatedAt time.Time `json:"created_at"`
@@ -97,4 +113,146 @@ func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string,
 	return walk(ctx, opts, func(ctx context.Context, o *ListOptions) (*Page[Snapshot], error) {
 		return s.ListByInstance(ctx, instanceID, o)
 	})
+}
+
+// The top-level snapshots collection, /compute/v1/snapshots: see [SnapshotsService] for how its
+// method names differ from the per-instance ones.
+
+// SnapshotImportRequest is the body of a snapshot import, POST /compute/v1/snapshots: a snapshot
+// made from a raw disk image (optionally zstd-compressed) at a URL.
+type SnapshotImportRequest struct {
+	// Name is the snapshot's name (required).
+	Name string `json:"name"`
+	// Region is the region to create the snapshot in (required).
+	Region string `json:"region"`
+	// Size is the snapshot's size in GiB, at least 1 (required).
+	Size int `json:"size"`
+	// URL is where the service downloads the raw disk image from (required).
+	URL string `json:"url"`
+	// OSType is the image's operating system kind, [OSTypeLinux] or [OSTypeWindows]; empty leaves
+	// the service's default.
+	OSType string `json:"os_type,omitzero"`
+}
+
+// Validate checks the request against the contract's rules without sending anything.
+func (r *SnapshotImportRequest) Validate() error {
+	if r == nil {
+		return invalid("request", "is nil")
+	}
+	for _, f := range []struct{ name, value string }{{"name", r.Name}, {"region", r.Region}, {"url", r.URL}} {
+		if strings.TrimSpace(f.value) == "" {
+			return invalid(f.name, "is required")
+		}
+	}
+	if r.Size < 1 {
+		return invalid("size", "must be at least 1 GiB, got %d", r.Size)
+	}
+	switch r.OSType {
+	case "", OSTypeLinux, OSTypeWindows:
+	default:
+		return invalid("os_type", "must be %q or %q, got %q", OSTypeLinux, OSTypeWindows, r.OSType)
+	}
+	return nil
+}
+
+// SnapshotCloneRequest is the body of a snapshot clone, POST /compute/v1/snapshots/{snapshot_id}/clone.
+type SnapshotCloneRequest struct {
+	// Name is the copy's name (required).
+	Name string `json:"name"`
+	// Region is the copy's region (required); it may differ from the source's.
+	Region string `json:"region"`
+}
+
+// Validate checks the required fields before any request is sent.
+func (r *SnapshotCloneRequest) Validate() error {
+	if r == nil {
+		return invalid("request", "is nil")
+	}
+	if strings.TrimSpace(r.Name) == "" {
+		return invalid("name", "is required")
+	}
+	if strings.TrimSpace(r.Region) == "" {
+		return invalid("region", "is required")
+	}
+	return nil
+}
+
+// SnapshotUpdateRequest is the body of a snapshot update, PATCH /compute/v1/snapshots/{snapshot_id}:
+// the name is the only thing that can change.
+type SnapshotUpdateRequest struct {
+	// Name is the new name (required: it is the only field of the update).
+	Name string `json:"name"`
+}
+
+// Validate checks the new name before any request is sent.
+func (r *SnapshotUpdateRequest) Validate() error {
+	if r == nil {
+		return invalid("request", "is nil")
+	}
+	if strings.TrimSpace(r.Name) == "" {
+		return invalid("name", "is required")
+	}
+	return nil
+}
+
+// List reads one page of all the account's snapshots, whatever made them: GET /compute/v1/snapshots.
+// For one instance's snapshots use [SnapshotsService.ListByInstance].
+func (s *SnapshotsService) List(ctx context.Context, opts *ListOptions) (*Page[Snapshot], error) {
+	return list(ctx, s.c, opListAllSnapshots, nil, opts, &snapshotsPage{})
+}
+
+// All walks all the account's snapshots, one GET /compute/v1/snapshots per page, fetching a page
+// only when the loop reaches it. It stops at the first error, which it yields once.
+func (s *SnapshotsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Snapshot, error] {
+	return walk(ctx, opts, s.List)
+}
+
+// Get reads one snapshot: GET /compute/v1/snapshots/{snapshot_id}. A missing snapshot is an error
+// with code 02015 ([CodeSnapshotNotFound]).
+func (s *SnapshotsService) Get(ctx context.Context, id string) (*Snapshot, error) {
+	return fetch(ctx, s.c, request{op: opGetSnapshot, ids: []string{id}}, &snapshotBody{})
+}
+
+// Import makes a snapshot from a raw disk image at a URL: POST /compute/v1/snapshots. It is the
+// collection's create; it is named Import so that it is not mistaken for [SnapshotsService.Create],
+// which snapshots an instance. Like every create it is never re-sent after it may have reached the
+// service: when errors.Is(err, [ErrOutcomeUnknown]) holds, look the snapshot up with List first.
+func (s *SnapshotsService) Import(ctx context.Context, req *SnapshotImportRequest) (*Snapshot, error) {
+	return fetch(ctx, s.c, request{op: opImportSnapshot, body: req}, &snapshotBody{})
+}
+
+// Clone copies a snapshot, possibly into another region:
+// POST /compute/v1/snapshots/{snapshot_id}/clone. It returns the new snapshot, usually creating.
+// Like every create it is never re-sent after it may have reached the service: when
+// errors.Is(err, [ErrOutcomeUnknown]) holds, look the copy up with List first.
+func (s *SnapshotsService) Clone(ctx context.Context, id string, req *SnapshotCloneRequest) (*Snapshot, error) {
+	return fetch(ctx, s.c, request{op: opCloneSnapshot, ids: []string{id}, body: req}, &snapshotBody{})
+}
+
+// Update renames a snapshot: PATCH /compute/v1/snapshots/{snapshot_id}.
+func (s *SnapshotsService) Update(ctx context.Context, id string, req *SnapshotUpdateRequest) (*Snapshot, error) {
+	return fetch(ctx, s.c, request{op: opUpdateSnapshot, ids: []string{id}, body: req}, &snapshotBody{})
+}
+
+// Delete destroys a snapshot: DELETE /compute/v1/snapshots/{snapshot_id}. A snapshot in use (an
+// instance built from it) is refused with [CodeSnapshotInUse] (02016).
+func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
+	return send(ctx, s.c, request{op: opDeleteSnapshot, ids: []string{id}})
+}
+
+// WaitForStatus polls GET /compute/v1/snapshots/{snapshot_id} until the snapshot reaches target,
+// and returns it. On a failure status (error, pending_delete or deleting, unless that is the
+// target) it returns the snapshot and a *WaitError matching [ErrFailureStatus]; when ctx ends, a
+// *WaitError that wraps ctx.Err() and names the last status.
+func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, invalid("snapshot_id", "must not be empty")
+	}
+	return waiter[Snapshot, SnapshotStatus]{
+		resource: "snapshot",
+		id:       id,
+		get:      func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
+		status:   func(v *Snapshot) SnapshotStatus { return v.Status },
+		failed:   failedUnless(SnapshotStatusError, SnapshotStatusPendingDelete, SnapshotStatusDeleting),
+	}.wait(ctx, target, opts)
 }

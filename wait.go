@@ -25,7 +25,8 @@ var ErrFailureStatus = errors.New("compute: the resource reached a failure statu
 // WaitError ends a WaitForStatus call that did not reach its target. It wraps the cause: the
 // context's error (errors.Is(err, context.DeadlineExceeded) holds) or [ErrFailureStatus].
 type WaitError struct {
-	// Resource is the kind of resource awaited ("instance", "security group", "floating IP").
+	// Resource is the kind of resource awaited ("instance", "security group", "floating IP",
+	// "volume", "filesystem", "snapshot").
 	Resource string
 	// ID is the awaited resource's ID.
 	ID string
@@ -86,8 +87,9 @@ func WithPollInterval(minInterval, maxInterval time.Duration) WaitOption {
 }
 
 // OnUpdate calls fn with the resource after every successful poll, the last one included; T is the
-// awaited resource type ([Instance], [SecurityGroup] or [FloatingIP]). A callback for another type
-// makes the wait fail with a [*ValidationError] before any request.
+// awaited resource type ([Instance], [SecurityGroup], [FloatingIP], [Volume], [Filesystem] or
+// [Snapshot]). A callback for another type makes the wait fail with a [*ValidationError] before any
+// request.
 func OnUpdate[T any](fn func(*T)) WaitOption {
 	return waitOptionFunc(func(c *waitConfig) {
 		if fn != nil {

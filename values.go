@@ -1,0 +1,31 @@
+package compute
+
+// The region identifiers the service's description listed in its May 2025 revision. The set
+// changes over time (regions are added and removed), so every region field is a plain string and
+// any value is accepted; these constants only spell the known ones.
+const (
+	// RegionEUCDEMUC1 is EUC-DE-MUC-1.
+	RegionEUCDEMUC1 = "EUC-DE-MUC-1"
+	// RegionEUWGBMNC1 is EUW-GB-MNC-1.
+	RegionEUWGBMNC1 = "EUW-GB-MNC-1"
+	// RegionEUWNLAMS1 is EUW-NL-AMS-1.
+	RegionEUWNLAMS1 = "EUW-NL-AMS-1"
+	// RegionNACAFTS1 is NA-CA-FTS-1.
+	RegionNACAFTS1 = "NA-CA-FTS-1"
+	// RegionNACAMNZ1 is NA-CA-MNZ-1.
+	RegionNACAMNZ1 = "NA-CA-MNZ-1"
+	// RegionNACAPRG1 is NA-CA-PRG-1.
+	RegionNACAPRG1 = "NA-CA-PRG-1"
+	// RegionNORDNOKRS1 is NORD-NO-KRS-1.
+	RegionNORDNOKRS1 = "NORD-NO-KRS-1"
+)
+
+// The operating system kinds of instances, images and snapshots (their os_type fields, and
+// [SnapshotImportRequest.OSType]). The fields are plain strings, so an unknown kind still decodes
+// and re-encodes unchanged.
+const (
+	// OSTypeLinux is a Linux system.
+	OSTypeLinux = "linux"
+	// OSTypeWindows is a Windows system.
+	OSTypeWindows = "windows"
+)
