@@ -239,8 +239,8 @@ func WithUserAgent(product string) Option {
 //
 // rps is a target, held against any service that enforces it, strict ones (no burst) included:
 //   - callers take turns, and each next request is due an interval after the last one really
-//     left, 0.5% under rps, which a service that allows any burst never notices;
-//   - each 429 lowers the pace by 2 points more (at most once a second, down to half of rps), and
+//     left, 0.3% under rps, which a service that allows any burst never notices;
+//   - each 429 lowers the pace by 3 points more (at most once a second, down to half of rps), and
 //     the pace recovers gradually, the extra headroom halving every two minutes;
 //   - the refused request waits its Retry-After before it is retried. The client's other requests
 //     wait one interval after a lone 429 whose Retry-After is at most 1 s (a pacing error), and

@@ -45,9 +45,9 @@ func NewLimiter(rps float64, burst int) (Limiter, error) {
 //   - takes each token when it is actually there, one caller at a time, so that the next one is due
 //     an interval after the last request really left: a caller that wakes late does not make the
 //     next one early, as a schedule computed in advance would;
-//   - paces a little under the target, by a headroom of minHeadroom (0.5%), which a service with
+//   - paces a little under the target, by a headroom of minHeadroom (0.3%), which a service with
 //     any burst never notices;
-//   - on a 429 raises the headroom by throttledHeadroom (2 points), up to maxHeadroom, at most once
+//   - on a 429 raises the headroom by throttledHeadroom (3 points), up to maxHeadroom, at most once
 //     a second (the 429s of one moment count once): the headroom settles just above the arrival
 //     jitter the service sees, whatever it is;
 //   - lets the extra headroom decay by half every headroomHalfLife (two minutes), so the rate
@@ -58,8 +58,8 @@ func NewLimiter(rps float64, burst int) (Limiter, error) {
 //     or a longer Retry-After, means the budget is really spent (another client on the token, a
 //     lower limit): then every attempt waits the full Retry-After.
 const (
-	minHeadroom       = 0.005
-	throttledHeadroom = 0.02
+	minHeadroom       = 0.003
+	throttledHeadroom = 0.03
 	maxHeadroom       = 1.0 // half the target rate
 	headroomHalfLife  = 2 * time.Minute
 	raiseEvery        = time.Second

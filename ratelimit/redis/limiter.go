@@ -20,7 +20,7 @@
 // followed by a SHA-256 of the token, so the key never reveals the token and the token never
 // reaches Redis. Each attempt is granted by a Lua script on Redis's own clock, at least one interval
 // after the attempt granted before it in any process; the pacing adapts to 429 responses exactly as
-// [compute.WithRateLimit] describes (0.5% headroom, raised on a 429 and decaying), and a 429 seen by
+// [compute.WithRateLimit] describes (0.3% headroom, raised on a 429 and decaying), and a 429 seen by
 // one process pauses all of them: a lone one for one interval, a second one within the Retry-After
 // of the one before for the whole Retry-After.
 //
@@ -64,11 +64,11 @@ const keyTTL = 10 * time.Minute
 // The scripts keep, in one hash per token, in microseconds of Redis's clock: next (the earliest
 // grant), until (the end of the shared pause), h and raised (the headroom and when it was raised),
 // last429 and lastwait (the last 429 and the wait it asked for). The constants are those of the
-// compute package's default limiter: a headroom of 0.5% at least, 2 points more after each 429 (at
+// compute package's default limiter: a headroom of 0.3% at least, 3 points more after each 429 (at
 // most once a second), at most 100%, the extra decaying by half every two minutes; a lone 429 asking
 // for at most 1 s pauses everyone for one interval only.
 const scriptHeader = `
-local MIN, THROTTLED, MAX, HALF, RAISE_EVERY, PACING_WAIT = 0.005, 0.02, 1.0, 120000000, 1000000, 1000000
+local MIN, THROTTLED, MAX, HALF, RAISE_EVERY, PACING_WAIT = 0.003, 0.03, 1.0, 120000000, 1000000, 1000000
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
