@@ -26,6 +26,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,6 +36,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -550,6 +552,7 @@ func BenchmarkLimiterPacing(b *testing.B) { benchPace(b, paceRate, 0, paceReques
 //
 //	go test -run '^$' -bench PacingEnforcedRate -benchtime 1x .
 //
+// It takes three minutes, so it runs only when the -bench pattern names it (not under -bench .).
 // It reports:
 //
 //	share     successful responses / (10 per second x the run's duration): the share of the
@@ -558,6 +561,9 @@ func BenchmarkLimiterPacing(b *testing.B) { benchPace(b, paceRate, 0, paceReques
 //	429s/min  the same per minute
 //	failed    calls that still failed with a 429 once their retries ran out
 func BenchmarkPacingEnforcedRate(b *testing.B) {
+	if !strings.Contains(flag.Lookup("test.bench").Value.String(), "PacingEnforcedRate") {
+		b.Skip("takes three minutes: name it, as in -bench PacingEnforcedRate")
+	}
 	run := 60 * time.Second
 	if v := os.Getenv("COMPUTE_BENCH_PACE"); v != "" {
 		d, err := time.ParseDuration(v)
