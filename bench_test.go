@@ -51,7 +51,7 @@ const (
 	// benchTotal instances are served by the fixed server, in pages of benchPerPage.
 	benchTotal   = 10_000
 	benchPerPage = 100
-	// benchNotFound is the instance ID the fixed server answers 404 for.
+	// benchNotFound is the instance ID the fixed server sends a 404 response for.
 	benchNotFound = "i-missing"
 )
 
@@ -398,7 +398,7 @@ func benchCreateCase(b *testing.B, f *benchFixture) benchCase {
 	}
 }
 
-// benchAPIErrorCase is the error path: a GET answered 404 with {"code","message"}, read by the SDK into a
+// benchAPIErrorCase is the error path: a GET with a 404 response of {"code","message"}, read by the SDK into a
 // *compute.APIError and by hand with json.Unmarshal into a struct{Code, Message}.
 func benchAPIErrorCase(b *testing.B, f *benchFixture) benchCase {
 	ctx := context.Background()

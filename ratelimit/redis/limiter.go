@@ -21,8 +21,8 @@
 // reaches Redis. Each attempt is granted by a Lua script on Redis's own clock, at least one interval
 // after the attempt granted before it in any process; the pacing adapts to 429 responses exactly as
 // [compute.WithRateLimit] describes (0.3% headroom, raised on a 429 and decaying), and a 429 seen by
-// one process pauses all of them: a lone one for one interval, a second one within the Retry-After
-// of the one before for the whole Retry-After.
+// one process pauses all of them: for one interval after a lone 429 asking for at most 1 s, for
+// the whole Retry-After after a longer one or a second one within the Retry-After of the one before.
 //
 // # When Redis is down or slow
 //
