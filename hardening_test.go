@@ -46,7 +46,7 @@ func TestServicesOptionsAndConfigPrintWithoutToken(t *testing.T) {
 		"WithoutRetries":       WithoutRetries(),
 		"WithLogger":           WithLogger(slog.New(slog.DiscardHandler)),
 		"WithLegacyAuthHeader": WithLegacyAuthHeader(),
-		"WithLimiter":          WithLimiter(&gate{}),
+		"WithLimiter":          WithLimiter(newGate(1, 1)),
 	}
 	require.ElementsMatch(t, optionConstructors(t), slices.Collect(maps.Keys(options)), "every func returning an Option is formatted here")
 

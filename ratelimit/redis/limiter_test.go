@@ -1,0 +1,298 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+	ratelimit "github.com/compute-sdk/compute-go/ratelimit/redis"
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const testToken = "tok-SECRET-0123456789abcdef"
+
+// uniquePrefix keeps every test's budget apart on a shared Redis.
+func uniquePrefix(t testing.TB) string {
+	return fmt.Sprintf("compute-go-test:%s:%d:", t.Name(), time.Now().UnixNano())
+}
+
+// grantTimes runs workers goroutines, each on its own limiter (as if in its own process), calling
+// Wait until ctx ends, and returns the grant times, sorted.
+func grantTimes(ctx context.Context, t *testing.T, limiters []*ratelimit.Limiter, perLimiter int) []time.Time {
+	var mu sync.Mutex
+	var times []time.Time
+	var wg sync.WaitGroup
+	for _, l := range limiters {
+		for range perLimiter {
+			wg.Go(func() {
+				for {
+					if err := l.Wait(ctx); err != nil {
+						assert.ErrorIs(t, err, context.DeadlineExceeded)
+						return
+					}
+					mu.Lock()
+					times = append(times, time.Now())
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	return times
+}
+
+func TestLimitersOnOneTokenShareOneBudget(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	const rps = 100
+	prefix := uniquePrefix(t)
+	var limiters []*ratelimit.Limiter
+	for range 4 {
+		l, err := ratelimit.New(rdb, testToken, ratelimit.WithRate(rps), ratelimit.WithKeyPrefix(prefix))
+		require.NoError(t, err)
+		limiters = append(limiters, l)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	times := grantTimes(ctx, t, limiters, 4)
+	// 4 limiters x 4 goroutines, one budget: 100 per second, not 400.
+	require.NotEmpty(t, times)
+	span := times[len(times)-1].Sub(times[0])
+	got := float64(len(times)-1) / span.Seconds()
+	assert.InDelta(t, rps, got, rps*0.1, "%d grants in %s", len(times), span)
+	// Redis grants 10 ms apart; the callers see them within the scheduling jitter, so a few gaps
+	// may look short on a busy machine, but not many.
+	short := 0
+	for i := 1; i < len(times); i++ {
+		if times[i].Sub(times[i-1]) < 5*time.Millisecond {
+			short++
+		}
+	}
+	assert.LessOrEqual(t, short, len(times)/10, "grants closer than half an interval")
+}
+
+func TestTokensHaveTheirOwnBudgetAndTheKeyHidesTheToken(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	prefix := uniquePrefix(t)
+	a, err := ratelimit.New(rdb, testToken, ratelimit.WithRate(1), ratelimit.WithKeyPrefix(prefix))
+	require.NoError(t, err)
+	b, err := ratelimit.New(rdb, testToken+"-other", ratelimit.WithRate(1), ratelimit.WithKeyPrefix(prefix))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	require.NoError(t, a.Wait(ctx))
+	require.NoError(t, b.Wait(ctx), "another token's budget is untouched")
+	err = a.Wait(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "one per second: the next grant is past the deadline")
+
+	keys, err := rdb.Keys(context.Background(), prefix+"*").Result()
+	require.NoError(t, err)
+	require.Len(t, keys, 2)
+	assert.Contains(t, keys, ratelimit.Key(prefix, testToken))
+	for _, k := range keys {
+		assert.NotContains(t, k, "SECRET")
+		assert.Regexp(t, "^"+prefix+"[0-9a-f]{64}$", k)
+		fields, err := rdb.HGetAll(context.Background(), k).Result()
+		require.NoError(t, err)
+		for f, v := range fields {
+			assert.NotContains(t, f+v, "SECRET")
+		}
+	}
+	assert.NotContains(t, fmt.Sprintf("%v %+v", a, a), "SECRET")
+}
+
+func TestA429InOneProcessPausesTheOthers(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	for name, tc := range map[string]struct {
+		retryAfters []time.Duration
+		min, max    time.Duration
+	}{
+		// A lone 429 asking for 1 s is a pacing error: one interval (100 ms at 10/s), not 1 s.
+		"a lone 429 pauses one interval": {[]time.Duration{time.Second}, 90 * time.Millisecond, 500 * time.Millisecond},
+		// A second one within the first's Retry-After: the budget is spent, everyone waits it out.
+		"a second 429 pauses the Retry-After": {[]time.Duration{700 * time.Millisecond, 700 * time.Millisecond}, 650 * time.Millisecond, 2 * time.Second},
+		// A Retry-After longer than a pacing error's is honoured at once.
+		"a long Retry-After is honoured": {[]time.Duration{1500 * time.Millisecond}, 1400 * time.Millisecond, 3 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			prefix := uniquePrefix(t)
+			seen, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+			require.NoError(t, err)
+			other, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+			require.NoError(t, err)
+			ctx := context.Background()
+			require.NoError(t, seen.Wait(ctx))
+			start := time.Now()
+			for _, ra := range tc.retryAfters {
+				seen.Throttled(ctx, ra)
+			}
+			require.NoError(t, other.Wait(ctx))
+			waited := time.Since(start)
+			assert.GreaterOrEqual(t, waited, tc.min)
+			assert.Less(t, waited, tc.max)
+		})
+	}
+}
+
+func TestContextEndsTheWait(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	l, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(uniquePrefix(t)))
+	require.NoError(t, err)
+	require.NoError(t, l.Wait(context.Background()))
+	l.Throttled(context.Background(), 10*time.Second) // a long pause for everyone
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	err = l.Wait(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), time.Second)
+
+	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start = time.Now()
+	assert.ErrorIs(t, l.Wait(ctx), context.DeadlineExceeded, "a pause past the deadline fails at once")
+	assert.Less(t, time.Since(start), 500*time.Millisecond)
+}
+
+func TestOptionsAreChecked(t *testing.T) {
+	rdb := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1"})
+	defer rdb.Close()
+	for name, opts := range map[string][]ratelimit.Option{
+		"zero rate":     {ratelimit.WithRate(0)},
+		"zero timeout":  {ratelimit.WithTimeout(0)},
+		"zero recheck":  {ratelimit.WithRecheck(0)},
+		"nil fallback":  {ratelimit.WithFallback(nil)},
+		"negative rate": {ratelimit.WithRate(-1)},
+	} {
+		_, err := ratelimit.New(rdb, testToken, opts...)
+		assert.Error(t, err, name)
+	}
+	_, err := ratelimit.New(rdb, "")
+	assert.Error(t, err)
+	_, err = ratelimit.New(nil, testToken)
+	assert.Error(t, err)
+}
+
+// TestRedisThatStopsMidRunDoesNotHangCallers runs 8 goroutines against a Redis of the test's own,
+// which stops mid-run: frozen (SIGSTOP: connections stay open and nothing comes back, the worst
+// case for a client) or killed. Every Wait must return within the Redis timeout plus the fallback's
+// interval, the handler must be told once, and requests must keep being granted, by the fallback.
+func TestRedisThatStopsMidRunDoesNotHangCallers(t *testing.T) {
+	for name, sig := range map[string]syscall.Signal{"frozen": syscall.SIGSTOP, "killed": syscall.SIGKILL} {
+		t.Run(name, func(t *testing.T) {
+			addr, proc := startRedis(t)
+			rdb := goredis.NewClient(&goredis.Options{Addr: addr, MaxRetries: -1})
+			t.Cleanup(func() { _ = rdb.Close() })
+			const rps, timeout = 50, 50 * time.Millisecond
+			var mu sync.Mutex
+			var reports []error
+			l, err := ratelimit.New(rdb, testToken, ratelimit.WithRate(rps), ratelimit.WithTimeout(timeout),
+				ratelimit.WithRecheck(200*time.Millisecond),
+				ratelimit.WithErrorHandler(func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }))
+			require.NoError(t, err)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+			defer cancel()
+			stopAt := time.Now().Add(500 * time.Millisecond)
+			time.AfterFunc(time.Until(stopAt), func() { _ = proc.Signal(sig) })
+			var longest atomic.Int64
+			var before, after atomic.Int64
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Go(func() {
+					for {
+						t0 := time.Now()
+						err := l.Wait(ctx)
+						took := time.Since(t0)
+						if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+							return // the run is over, or the next grant would come after it
+						}
+						if !assert.NoError(t, err) {
+							return
+						}
+						if took > time.Duration(longest.Load()) {
+							longest.Store(int64(took))
+						}
+						if time.Now().Before(stopAt) {
+							before.Add(1)
+						} else {
+							after.Add(1)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if sig == syscall.SIGSTOP {
+				_ = proc.Signal(syscall.SIGCONT)
+			}
+			// 8 callers take turns at 50 per second: a caller's wait is its queue (8 x 20 ms) plus,
+			// once, the Redis timeout; far from the 1 s of the run.
+			assert.Less(t, time.Duration(longest.Load()), 8*time.Second/rps+4*timeout, "a caller hung on Redis")
+			assert.Greater(t, before.Load(), int64(rps*0.5*0.8), "granted through Redis before it stopped")
+			assert.Greater(t, after.Load(), int64(rps*1.0*0.8), "granted by the fallback after it stopped")
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, reports, "the fallback is reported")
+			assert.Error(t, reports[0])
+			assert.Contains(t, reports[0].Error(), "falling back to the local limiter")
+			for _, r := range reports {
+				if r != nil {
+					assert.NotContains(t, r.Error(), "SECRET")
+				}
+			}
+			assert.Len(t, slices.DeleteFunc(slices.Clone(reports), func(e error) bool { return e == nil }), 1,
+				"one report for the one outage: %v", reports)
+		})
+	}
+}
+
+// TestFallbackRecoversWhenRedisComesBack: after an outage the limiter uses Redis again, and says so
+// with a nil error.
+func TestFallbackRecoversWhenRedisComesBack(t *testing.T) {
+	addr, proc := startRedis(t)
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	var mu sync.Mutex
+	var reports []error
+	l, err := ratelimit.New(rdb, testToken, ratelimit.WithRate(100), ratelimit.WithTimeout(50*time.Millisecond),
+		ratelimit.WithRecheck(50*time.Millisecond),
+		ratelimit.WithErrorHandler(func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }))
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, l.Wait(ctx))
+	require.NoError(t, proc.Signal(syscall.SIGSTOP))
+	require.NoError(t, l.Wait(ctx), "the fallback grants")
+	require.NoError(t, proc.Signal(syscall.SIGCONT))
+	require.Eventually(t, func() bool {
+		require.NoError(t, l.Wait(ctx))
+		mu.Lock()
+		defer mu.Unlock()
+		return len(reports) == 2
+	}, 2*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Error(t, reports[0])
+	assert.NoError(t, reports[1], "back on Redis")
+	n, err := rdb.Exists(ctx, ratelimit.Key(ratelimit.DefaultKeyPrefix, testToken)).Result()
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n)
+}
+
+var _ compute.Limiter = (*ratelimit.Limiter)(nil)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envFleetWorker) != "" {
+		os.Exit(fleetWorker())
+	}
+	os.Exit(m.Run())
+}
