@@ -317,6 +317,12 @@ func TestValidationErrorReportsEveryProblem(t *testing.T) {
 		"floating ip create":  {&FloatingIPCreateRequest{Version: "ipv5"}, []string{"name", "region", "version"}},
 		"instance update":     {&InstanceUpdateRequest{Volumes: []string{""}, Name: Ptr(" "), DiskSize: Ptr(1)}, []string{"volumes[0]", "name", "disk_size"}},
 		"list options":        {&ListOptions{Page: -1, PerPage: 101}, []string{"page", "per_page"}},
+		"volume create":       {&VolumeCreateRequest{Type: "tape"}, []string{"name", "region", "size", "type"}},
+		"volume update":       {&VolumeUpdateRequest{Name: Ptr(""), Size: Ptr(0)}, []string{"name", "size"}},
+		"filesystem create":   {&FilesystemCreateRequest{Type: "nfs"}, []string{"name", "region", "size", "type"}},
+		"snapshot import":     {&SnapshotImportRequest{OSType: "beos"}, []string{"name", "region", "url", "size", "os_type"}},
+		"snapshot clone":      {&SnapshotCloneRequest{}, []string{"name", "region"}},
+		"ssh key create":      {&SSHKeyCreateRequest{}, []string{"name", "value"}},
 		"image list options":  {&ImageListOptions{ListOptions: ListOptions{Page: -1, PerPage: -1}}, []string{"page", "per_page"}},
 		"instance create ids": {&InstanceCreateRequest{Name: "a", Hostname: "a", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"", "k", " "}, SecurityGroups: []string{""}}, []string{"ssh_keys[0]", "ssh_keys[2]", "security_groups[0]"}},
 	} {

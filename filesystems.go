@@ -93,21 +93,22 @@ func (r *FilesystemCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
+	var p problems
 	if strings.TrimSpace(r.Name) == "" {
-		return invalid("name", "is required")
+		p.add("name", "is required")
 	}
 	if strings.TrimSpace(r.Region) == "" {
-		return invalid("region", "is required")
+		p.add("region", "is required")
 	}
 	if r.Size < 1 {
-		return invalid("size", "must be at least 1 GiB, got %d", r.Size)
+		p.add("size", "must be at least 1 GiB, got %d", r.Size)
 	}
 	switch r.Type {
 	case "", FilesystemTypeVast:
 	default:
-		return invalid("type", "must be %q, got %q", FilesystemTypeVast, r.Type)
+		p.add("type", "must be %q, got %q", FilesystemTypeVast, r.Type)
 	}
-	return nil
+	return p.err()
 }
 
 // FilesystemUpdateRequest is the body of a filesystem update,

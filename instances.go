@@ -316,10 +316,10 @@ func (r *InstanceUpdateRequest) Validate() error {
 	if r.SecurityGroups == nil && r.Volumes == nil && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil && r.ReservationID == nil {
 		return invalid("request", "no field to change: set security_groups, volumes, name, is_protected, disk_size or reservation_id")
 	}
-	if r.ReservationID != nil && strings.TrimSpace(*r.ReservationID) == "" {
-		return invalid("reservation_id", "must not be empty")
-	}
 	var p problems
+	if r.ReservationID != nil && strings.TrimSpace(*r.ReservationID) == "" {
+		p.add("reservation_id", "must not be empty")
+	}
 	p.checkIDList("security_groups", r.SecurityGroups)
 	p.checkIDList("volumes", r.Volumes)
 	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {

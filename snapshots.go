@@ -139,20 +139,21 @@ func (r *SnapshotImportRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
+	var p problems
 	for _, f := range []struct{ name, value string }{{"name", r.Name}, {"region", r.Region}, {"url", r.URL}} {
 		if strings.TrimSpace(f.value) == "" {
-			return invalid(f.name, "is required")
+			p.add(f.name, "is required")
 		}
 	}
 	if r.Size < 1 {
-		return invalid("size", "must be at least 1 GiB, got %d", r.Size)
+		p.add("size", "must be at least 1 GiB, got %d", r.Size)
 	}
 	switch r.OSType {
 	case "", OSTypeLinux, OSTypeWindows:
 	default:
-		return invalid("os_type", "must be %q or %q, got %q", OSTypeLinux, OSTypeWindows, r.OSType)
+		p.add("os_type", "must be %q or %q, got %q", OSTypeLinux, OSTypeWindows, r.OSType)
 	}
-	return nil
+	return p.err()
 }
 
 // SnapshotCloneRequest is the body of a snapshot clone, POST /compute/v1/snapshots/{snapshot_id}/clone.
@@ -168,13 +169,14 @@ func (r *SnapshotCloneRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
+	var p problems
 	if strings.TrimSpace(r.Name) == "" {
-		return invalid("name", "is required")
+		p.add("name", "is required")
 	}
 	if strings.TrimSpace(r.Region) == "" {
-		return invalid("region", "is required")
+		p.add("region", "is required")
 	}
-	return nil
+	return p.err()
 }
 
 // SnapshotUpdateRequest is the body of a snapshot update, PATCH /compute/v1/snapshots/{snapshot_id}:

@@ -60,16 +60,17 @@ func (r *SSHKeyCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
+	var p problems
 	if strings.TrimSpace(r.Name) == "" {
-		return invalid("name", "is required")
+		p.add("name", "is required")
 	}
 	if strings.TrimSpace(r.Value) == "" {
-		return invalid("value", "is required")
+		p.add("value", "is required")
 	}
 	if strings.Contains(r.Value, "PRIVATE KEY") {
-		return invalid("value", "is a private key; give the public key (the .pub file)")
+		p.add("value", "is a private key; give the public key (the .pub file)")
 	}
-	return nil
+	return p.err()
 }
 
 // SSHKeyUpdateRequest is the body of an SSH key update, PATCH /compute/v1/ssh-keys/{ssh_key_id}:

@@ -102,21 +102,22 @@ func (r *VolumeCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
 	}
+	var p problems
 	if strings.TrimSpace(r.Name) == "" {
-		return invalid("name", "is required")
+		p.add("name", "is required")
 	}
 	if strings.TrimSpace(r.Region) == "" {
-		return invalid("region", "is required")
+		p.add("region", "is required")
 	}
 	if r.Size < 1 {
-		return invalid("size", "must be at least 1 GiB, got %d", r.Size)
+		p.add("size", "must be at least 1 GiB, got %d", r.Size)
 	}
 	switch r.Type {
 	case "", VolumeTypeHDD, VolumeTypeSSD:
 	default:
-		return invalid("type", "must be %q or %q, got %q", VolumeTypeHDD, VolumeTypeSSD, r.Type)
+		p.add("type", "must be %q or %q, got %q", VolumeTypeHDD, VolumeTypeSSD, r.Type)
 	}
-	return nil
+	return p.err()
 }
 
 // VolumeUpdateRequest is the body of a volume update, PATCH /compute/v1/volumes/{volume_id}: only the
@@ -144,13 +145,14 @@ func checkStorageUpdate(name, description *string, size *int) error {
 	if name == nil && description == nil && size == nil {
 		return invalid("request", "no field to change: set name, description or size")
 	}
+	var p problems
 	if name != nil && strings.TrimSpace(*name) == "" {
-		return invalid("name", "must not be empty")
+		p.add("name", "must not be empty")
 	}
 	if size != nil && *size < 1 {
-		return invalid("size", "must be at least 1 GiB, got %d", *size)
+		p.add("size", "must be at least 1 GiB, got %d", *size)
 	}
-	return nil
+	return p.err()
 }
 
 // Create creates a volume: POST /compute/v1/volumes. It usually responds with status creating;
