@@ -199,7 +199,10 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 func (c *Client) String() string { return "compute.Client{" + c.baseURL + "}" }
 
 // WithBaseURL sets the service's base URL, such as "https://api.example.com"; request paths
-// (/compute/v1/...) are appended to it. A plain-http URL is refused unless its host is loopback or
+// (/compute/v1/...) are appended to it. A base URL that already ends in /compute/v1 (as other
+// clients of this service write it, "https://api.example.com/compute/v1") means the same as the
+// host alone: the suffix is dropped, so that it is not sent twice. Any other path is kept as a prefix
+// (a gateway's "/tenant-a", say), percent-encoding included. A plain-http URL is refused unless its host is loopback or
 // [WithInsecureHTTP] is given, because the token would travel in clear.
 func WithBaseURL(rawURL string) Option {
 	return func(c *config) error {
@@ -349,10 +352,19 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("compute: WithBaseURL: plain http to %s would send the token in clear; use https, or WithInsecureHTTP", u.Host)
 	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
+	// The API's own prefix is added to every request path, so a base URL that ends with it (as the
+	// service's other clients write it) is cut back to what comes before.
+	prefix := strings.TrimRight(u.EscapedPath(), "/")
+	prefix = strings.TrimRight(strings.TrimSuffix(prefix, apiPrefix), "/")
+	if u.Path, err = url.PathUnescape(prefix); err != nil {
+		return nil, fmt.Errorf("compute: WithBaseURL: %w", err)
+	}
+	u.RawPath = prefix
 	return u, nil
 }
+
+// apiPrefix begins every path of the operation table.
+const apiPrefix = "/compute/v1"
 
 func isLoopback(host string) bool {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
