@@ -131,9 +131,12 @@ func (q *quickstart) run(ctx context.Context) error {
 	} else {
 		req.SSHKeys = []string{"key-ci"} // one of the fake's seeded keys
 	}
-	inst, err := c.Instances.Create(ctx, req)
+	// CreateOnce makes the name the create's idempotency key: a lost response is resolved by a
+	// lookup, never by a second instance; an instance left by an earlier run with this -name is
+	// adopted rather than duplicated.
+	inst, err := c.Instances.CreateOnce(ctx, req)
 	if errors.Is(err, compute.ErrOutcomeUnknown) {
-		return fmt.Errorf("the create's answer was lost; the instance may exist, look for %s-vm before retrying: %w", q.name, err)
+		return fmt.Errorf("the create's response was lost and no instance %s-vm exists; run again: %w", q.name, err)
 	}
 	if err != nil {
 		return fmt.Errorf("creating the instance: %w", err)
