@@ -177,6 +177,10 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 	if v == nil {
 		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response has no %s", r.op.method, r.op.path, missing(env)))
 	}
+	if id, ok := idOf(*v); ok && id == "" {
+		// Without its id a resource cannot be read, changed or deleted: it is not the resource.
+		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has no id", r.op.method, r.op.path, missing(env)))
+	}
 	return v, nil
 }
 

@@ -44,6 +44,8 @@ type Client struct {
 	retrying  *retryablehttp.Client
 	transport *attemptTransport
 	logger    *slog.Logger
+	// maxWalkPages bounds a walk whose pages report no total_count (defaultMaxWalkPages).
+	maxWalkPages int
 
 	// Instances manages instances, their actions and waiting.
 	Instances *InstancesService
@@ -158,6 +160,8 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		userAgent: ua,
 		transport: at,
 		logger:    cfg.logger,
+
+		maxWalkPages: defaultMaxWalkPages,
 		retrying: &retryablehttp.Client{
 			HTTPClient:   hc,
 			RetryWaitMin: cfg.retry.MinWait,

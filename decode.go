@@ -28,7 +28,7 @@ type pageCounts struct {
 // items is a page's list of resources. It is decoded one item at a time, so that a page holding
 // more items than max is refused as soon as the item past max begins, before it is built: a broken
 // or hostile server cannot make a page cost more than max items. present records that the key was
-// in the response (a null counts as absent).
+// in the response (a null counts as an empty list; only a missing key is no list).
 type items[T any] struct {
 	list    []T
 	max     int
@@ -38,7 +38,7 @@ type items[T any] struct {
 // UnmarshalJSON implements json.Unmarshaler.
 // A repeated key replaces the list, and a null clears it, as encoding/json does for a slice.
 func (l *items[T]) UnmarshalJSON(data []byte) error {
-	l.list, l.present = nil, false
+	l.list, l.present = nil, true
 	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		return nil
 	}
@@ -46,7 +46,6 @@ func (l *items[T]) UnmarshalJSON(data []byte) error {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return errors.New("the collection is not a JSON array")
 	}
-	l.present = true
 	for dec.More() {
 		if len(l.list) >= l.max {
 			return fmt.Errorf("the page holds more than the %d items asked for", l.max)

@@ -154,7 +154,7 @@ func (s *FilesystemsService) List(ctx context.Context, opts *ListOptions) (*Page
 // All walks every filesystem, one GET /compute/v1/filesystems per page, fetching a page only when
 // the loop reaches it. It stops at the first error, which it yields once.
 func (s *FilesystemsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Filesystem, error] {
-	return walk(ctx, opts, s.List)
+	return walk(ctx, s.c, opts, s.List)
 }
 
 // Update renames, describes or grows a filesystem: PATCH /compute/v1/filesystems/{filesystem_id}.

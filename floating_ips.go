@@ -173,7 +173,7 @@ func (s *FloatingIPsService) List(ctx context.Context, opts *ListOptions) (*Page
 // All walks every floating IP, one GET /compute/v1/floating-ips per page, fetching a page only when
 // the loop reaches it. opts sets the first page and the page size; it is copied.
 func (s *FloatingIPsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[FloatingIP, error] {
-	return walk(ctx, opts, s.List)
+	return walk(ctx, s.c, opts, s.List)
 }
 
 // Update renames a floating IP or changes its description:

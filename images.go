@@ -66,6 +66,14 @@ func (o *ImageListOptions) Validate() error {
 	return o.ListOptions.Validate()
 }
 
+// page is the page asked for (see ListOptions).
+func (o *ImageListOptions) page() int {
+	if o == nil {
+		return 1
+	}
+	return o.ListOptions.page()
+}
+
 // pageSize bounds the page (see ListOptions).
 func (o *ImageListOptions) pageSize() int {
 	if o == nil {
@@ -95,7 +103,7 @@ func (s *ImagesService) All(ctx context.Context, opts *ImageListOptions) iter.Se
 	if opts != nil {
 		base = *opts
 	}
-	return walk(ctx, &base.ListOptions, func(ctx context.Context, page *ListOptions) (*Page[Image], error) {
+	return walk(ctx, s.c, &base.ListOptions, func(ctx context.Context, page *ListOptions) (*Page[Image], error) {
 		o := base
 		o.ListOptions = *page
 		return s.List(ctx, &o)

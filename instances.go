@@ -356,7 +356,7 @@ func (s *InstancesService) List(ctx context.Context, opts *ListOptions) (*Page[I
 // All walks every instance from the page opts selects on, fetching pages lazily with
 // GET /compute/v1/instances. It stops at the first error, which it yields once.
 func (s *InstancesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Instance, error] {
-	return walk(ctx, opts, s.List)
+	return walk(ctx, s.c, opts, s.List)
 }
 
 // Update changes an instance: PATCH /compute/v1/instances/{instance_id}, and returns it as changed.

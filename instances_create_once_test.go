@@ -64,7 +64,7 @@ func TestCreateOnceAdoptsTheInstanceOfALostResponse(t *testing.T) {
 	t.Parallel()
 	s := &onceServer{store: true}
 	c := newOnceClient(t, s)
-	req := validCreateRequest()
+	req := validCreate()
 
 	inst, err := c.Instances.CreateOnce(context.Background(), req)
 	require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestCreateOnceWhenNothingWasCreated(t *testing.T) {
 	t.Parallel()
 	s := &onceServer{}
 	c := newOnceClient(t, s)
-	_, err := c.Instances.CreateOnce(context.Background(), validCreateRequest())
+	_, err := c.Instances.CreateOnce(context.Background(), validCreate())
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	assert.Contains(t, err.Error(), "calling CreateOnce again is safe")
 	posts, _ := s.counts()
@@ -97,7 +97,7 @@ func TestCreateOnceWhenNothingWasCreated(t *testing.T) {
 // creates nothing.
 func TestCreateOnceRefusesAnAmbiguousName(t *testing.T) {
 	t.Parallel()
-	req := validCreateRequest()
+	req := validCreate()
 	s := &onceServer{instances: []Instance{{ID: "a", Name: req.Name}, {ID: "b", Name: req.Name}}}
 	c := newOnceClient(t, s)
 	_, err := c.Instances.CreateOnce(context.Background(), req)
@@ -107,9 +107,4 @@ func TestCreateOnceRefusesAnAmbiguousName(t *testing.T) {
 
 	_, err = c.Instances.CreateOnce(context.Background(), &InstanceCreateRequest{})
 	require.ErrorIs(t, err, ErrInvalidRequest, "validated before any lookup")
-}
-
-func validCreateRequest() *InstanceCreateRequest {
-	return &InstanceCreateRequest{Name: "web-1", Hostname: "web-1", Type: "n1.large", Region: "eu-west-1",
-		Image: "ubuntu-24.04", SSHKeys: []string{"key-1"}}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"strconv"
+	"strings"
 )
 
 // MaxPerPage is the largest page the service serves.
@@ -66,6 +68,7 @@ func (p *Page[T]) HasNext() bool {
 type pageQuery interface {
 	validator
 	pageSize() int
+	page() int
 }
 
 // list sends a list operation for the page opts selects and reads the response through body, the
@@ -81,16 +84,46 @@ func list[T any](ctx context.Context, c *Client, op operation, ids []string, opt
 	if err := decodeResponse(op, data, body); err != nil {
 		return nil, err
 	}
+	if !it.present {
+		return nil, fmt.Errorf("compute: %s %s: the response has no %s list", op.method, op.path, listKey(body))
+	}
+	if len(it.list) == 0 && counts.TotalCount > 0 && opts.page() == 1 {
+		return nil, fmt.Errorf("compute: %s %s: an empty first page, yet total_count is %d", op.method, op.path, counts.TotalCount)
+	}
 	return &Page[T]{Items: it.list, TotalCount: counts.TotalCount, Page: counts.Page, PerPage: counts.PerPage}, nil
 }
 
+// listKey names the JSON key of a page's list, from the page struct's first field.
+func listKey(body any) string {
+	t := reflect.TypeOf(body).Elem()
+	key, _, _ := strings.Cut(t.Field(0).Tag.Get("json"), ",")
+	return strconv.Quote(key)
+}
+
+// page is the page the options ask for: 1 when they name none.
+func (o *ListOptions) page() int {
+	if o == nil || o.Page == 0 {
+		return 1
+	}
+	return o.Page
+}
+
+// defaultMaxWalkPages bounds a walk whose pages carry no total_count: a million items at 100 a
+// page, far beyond any account's, yet an end to a service that never stops sending full pages.
+const defaultMaxWalkPages = 10000
+
 // walk is the lazy page walker behind every All method. It copies opts (the caller's value is never
 // changed), fetches a page only when the previous one has been consumed, and stops when the loop
-// breaks, on an error (yielded once), on an empty or short page, when total_count items have been
-// reached, and when the context ends between pages. A service that responses another page than the
-// one asked, or the same items again (one that ignores the page parameter), ends the walk with an
-// error rather than a loop.
-func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error)) iter.Seq2[T, error] {
+// breaks, on an error (yielded once), on an empty or short page, when exactly total_count items
+// have been yielded, and when the context ends between pages.
+//
+// A broken or hostile service cannot make it loop or yield garbage: an item without an id, an item
+// already yielded (a service that ignores the page parameter or reshuffles), a page other than the
+// one asked, and more pages than total_count allows (its pages plus one) or, without a total, than
+// the client's bound, each end the walk with an error. A total_count that the items contradict (more
+// items than it says) does not end the walk silently: the walk goes on to the short or empty page,
+// within that bound.
+func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error)) iter.Seq2[T, error] {
 	var start ListOptions
 	if opts != nil {
 		start = *opts
@@ -109,10 +142,15 @@ func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Cont
 		if cur.Page == 0 {
 			cur.Page = 1
 		}
-		var prev []T
-		for {
+		seen := map[string]bool{}
+		maxPages := c.maxWalkPages
+		for fetched := 0; ; fetched++ {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
+				return
+			}
+			if fetched >= maxPages {
+				yield(zero, fmt.Errorf("compute: the service sent full pages past %d pages; stopping the walk", maxPages))
 				return
 			}
 			asked := cur
@@ -122,15 +160,21 @@ func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Cont
 				return
 			}
 			if p.Page != 0 && p.Page != cur.Page {
-				yield(zero, fmt.Errorf("compute: asked for page %d, the service answered page %d; stopping the walk", cur.Page, p.Page))
+				yield(zero, fmt.Errorf("compute: asked for page %d, the service sent page %d; stopping the walk", cur.Page, p.Page))
 				return
 			}
-			if len(p.Items) > 0 && reflect.DeepEqual(p.Items, prev) {
-				yield(zero, fmt.Errorf("compute: page %d repeats page %d; stopping the walk", cur.Page, cur.Page-1))
-				return
-			}
-			prev = p.Items
 			for _, item := range p.Items {
+				if id, ok := idOf(item); ok {
+					if id == "" {
+						yield(zero, fmt.Errorf("compute: page %d holds an item with no id; stopping the walk", cur.Page))
+						return
+					}
+					if seen[id] {
+						yield(zero, fmt.Errorf("compute: page %d holds item %q again; stopping the walk", cur.Page, id))
+						return
+					}
+					seen[id] = true
+				}
 				if !yield(item, nil) {
 					return
 				}
@@ -139,12 +183,35 @@ func walk[T any](ctx context.Context, opts *ListOptions, fetch func(context.Cont
 			if perPage == 0 {
 				perPage = cur.PerPage
 			}
+			if perPage == 0 {
+				perPage = len(p.Items)
+			}
 			// A total_count of 0 beside items means the service did not report it: rely on the page
 			// length then.
-			if len(p.Items) == 0 || len(p.Items) < perPage || (p.TotalCount > 0 && (cur.Page-1)*perPage+len(p.Items) >= p.TotalCount) {
+			// The position of the page's last item in the whole list, which total_count counts.
+			last := (cur.Page-1)*perPage + len(p.Items)
+			if len(p.Items) == 0 || len(p.Items) < perPage || (p.TotalCount > 0 && last == p.TotalCount) {
 				return
+			}
+			if p.TotalCount > 0 {
+				// total_count's pages from the start page, plus one to reach the short page of a
+				// total_count that fell behind.
+				maxPages = min(maxPages, (p.TotalCount+perPage-1)/perPage-cur.Page+fetched+2)
 			}
 			cur.Page++
 		}
 	}
+}
+
+// idOf reads the ID field of a resource; ok is false for a type without one.
+func idOf(v any) (id string, ok bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Struct {
+		return "", false
+	}
+	f := rv.FieldByName("ID")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return "", false
+	}
+	return f.String(), true
 }

@@ -69,7 +69,7 @@ func TestListOptionsValidation(t *testing.T) {
 		var ve *ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, tc.field, ve.Field)
-		for _, err := range walk(context.Background(), &tc.opts, listThings(c)) {
+		for _, err := range walk(context.Background(), c, &tc.opts, listThings(c)) {
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tc.field, ve.Field)
 		}
@@ -165,7 +165,7 @@ func TestAllStopsOnServerIgnoringPage(t *testing.T) {
 		ids = append(ids, item.ID)
 	}
 	assert.Equal(t, []string{"t1", "t2"}, ids, "the first page once, no repeats")
-	require.ErrorContains(t, lastErr, "asked for page 2, the service answered page 1")
+	require.ErrorContains(t, lastErr, "asked for page 2, the service sent page 1")
 	assert.Equal(t, 2, rec.count())
 }
 
@@ -176,7 +176,7 @@ func TestWalkStopsOnEmptyAndShortPages(t *testing.T) {
 		replyJSON(w, 200, map[string]any{"instances": []thing{{"a"}}, "total_count": 100, "page": 1, "per_page": 2})
 	})
 	n := 0
-	for _, err := range walk(context.Background(), nil, listThings(c)) {
+	for _, err := range walk(context.Background(), c, nil, listThings(c)) {
 		require.NoError(t, err)
 		n++
 	}
@@ -186,8 +186,8 @@ func TestWalkStopsOnEmptyAndShortPages(t *testing.T) {
 	c, rec = newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		replyJSON(w, 200, map[string]any{"instances": []thing{}, "total_count": 100, "page": 1, "per_page": 2})
 	})
-	for range walk(context.Background(), nil, listThings(c)) {
-		t.Fatal("an empty page yields nothing")
+	for thing, err := range walk(context.Background(), c, nil, listThings(c)) {
+		require.ErrorContains(t, err, "an empty first page, yet total_count is 100", "an empty page yields no item: %v", thing)
 	}
 	assert.Equal(t, 1, rec.count())
 }
@@ -197,7 +197,7 @@ func TestWalkCopiesOptionsAndStartsAtTheirPage(t *testing.T) {
 	c, rec := newTestClient(t, pagedServer(6, false, nil))
 	opts := &ListOptions{Page: 2, PerPage: 2}
 	var ids []string
-	for item, err := range walk(context.Background(), opts, listThings(c)) {
+	for item, err := range walk(context.Background(), c, opts, listThings(c)) {
 		require.NoError(t, err)
 		ids = append(ids, item.ID)
 	}
@@ -213,7 +213,7 @@ func TestWalkHonoursContextBetweenPages(t *testing.T) {
 	defer cancel()
 	var errs []error
 	n := 0
-	for _, err := range walk(ctx, &ListOptions{PerPage: 2}, listThings(c)) {
+	for _, err := range walk(ctx, c, &ListOptions{PerPage: 2}, listThings(c)) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -235,7 +235,7 @@ func TestWalkYieldsAPIErrorOnce(t *testing.T) {
 		replyJSON(w, 403, map[string]string{"code": "02043", "message": "no"})
 	})
 	var errs []error
-	for _, err := range walk(context.Background(), nil, listThings(c)) {
+	for _, err := range walk(context.Background(), c, nil, listThings(c)) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)
@@ -280,6 +280,6 @@ func TestAllStopsOnARepeatedPage(t *testing.T) {
 		ids = append(ids, inst.ID)
 	}
 	assert.Equal(t, []string{"a", "b"}, ids)
-	require.ErrorContains(t, lastErr, "page 2 repeats page 1")
+	require.ErrorContains(t, lastErr, `page 2 holds item "a" again`)
 	assert.Equal(t, 2, rec.count())
 }

@@ -255,7 +255,7 @@ func (s *SecurityGroupsService) List(ctx context.Context, opts *ListOptions) (*P
 // All walks every security group, one GET /compute/v1/security-groups per page, fetching a page
 // only when the loop reaches it. opts sets the first page and the page size; it is copied.
 func (s *SecurityGroupsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[SecurityGroup, error] {
-	return walk(ctx, opts, s.List)
+	return walk(ctx, s.c, opts, s.List)
 }
 
 // Update replaces a security group's name, description and rules:

@@ -110,7 +110,7 @@ func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string
 // lazily with GET /compute/v1/instances/{instance_id}/snapshots. It stops at the first error, which
 // it yields once.
 func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string, opts *ListOptions) iter.Seq2[Snapshot, error] {
-	return walk(ctx, opts, func(ctx context.Context, o *ListOptions) (*Page[Snapshot], error) {
+	return walk(ctx, s.c, opts, func(ctx context.Context, o *ListOptions) (*Page[Snapshot], error) {
 		return s.ListByInstance(ctx, instanceID, o)
 	})
 }
@@ -206,7 +206,7 @@ func (s *SnapshotsService) List(ctx context.Context, opts *ListOptions) (*Page[S
 // All walks all the account's snapshots, one GET /compute/v1/snapshots per page, fetching a page
 // only when the loop reaches it. It stops at the first error, which it yields once.
 func (s *SnapshotsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Snapshot, error] {
-	return walk(ctx, opts, s.List)
+	return walk(ctx, s.c, opts, s.List)
 }
 
 // Get reads one snapshot: GET /compute/v1/snapshots/{snapshot_id}. A missing snapshot is an error

@@ -178,7 +178,7 @@ func (s *VolumesService) List(ctx context.Context, opts *ListOptions) (*Page[Vol
 // All walks every volume, one GET /compute/v1/volumes per page, fetching a page only when the loop
 // reaches it. It stops at the first error, which it yields once.
 func (s *VolumesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Volume, error] {
-	return walk(ctx, opts, s.List)
+	return walk(ctx, s.c, opts, s.List)
 }
 
 // Update renames, describes or grows a volume: PATCH /compute/v1/volumes/{volume_id}.
