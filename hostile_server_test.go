@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +117,37 @@ func TestHostileWalkWithATotalCountTooSmall(t *testing.T) {
 	ids, err := walkAll(t, c, &ListOptions{PerPage: 2}, rec)
 	require.NoError(t, err)
 	assert.Equal(t, all, ids, "the walk went on to the short page")
+}
+
+// A write never follows a redirect to another origin, and its body never reaches it.
+func TestHostileRedirectOfAWriteToAnotherOrigin(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		for _, op := range []operation{opCreateInstance, opUpdateInstance, opDeleteInstance} {
+			t.Run(fmt.Sprintf("%d/%s", status, op.method), func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					var other atomic.Int32
+					var hookSaw []string
+					hc := twoOrigins(t, func(w http.ResponseWriter, r *http.Request) {
+						http.Redirect(w, r, "http://evil.example.net/steal", status)
+					}, func(w http.ResponseWriter, r *http.Request) {
+						other.Add(1)
+						replyJSON(w, 201, map[string]any{"instance": map[string]string{"id": "evil"}})
+					}, &hookSaw)
+					c, err := NewClient(testToken, WithBaseURL("http://api.example.test"), WithInsecureHTTP(), WithHTTPClient(hc), WithoutRateLimit())
+					require.NoError(t, err)
+					body := map[string]string{"password": "a-secret-password-123", "name": "n"}
+					if op.method == http.MethodDelete {
+						body = nil
+					}
+					err = testCall(context.Background(), c, op, []string{"i-1"}[:strings.Count(op.path, "{")], body)
+					require.Error(t, err, "a redirected write is an error")
+					assert.ErrorContains(t, err, "redirect")
+					assert.Equal(t, op.method == http.MethodPost, errors.Is(err, ErrOutcomeUnknown), "%v", err)
+					assert.Zero(t, other.Load(), "nothing reached the other origin")
+				})
+			})
+		}
+	}
 }

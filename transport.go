@@ -250,6 +250,8 @@ func classify(op operation, status int, err error, written bool) (retry, process
 			return false, false // the limiter's wait ended: nothing was sent
 		case errors.Is(err, errTooLarge):
 			return false, true // a success response: the request was processed
+		case errors.Is(err, errCrossOriginWrite):
+			return false, true // a response came, so it may have been processed; never followed
 		case !written:
 			return permanentTransportError(err) == nil, false
 		case !op.idempotent:
