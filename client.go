@@ -395,8 +395,11 @@ func sameOriginWrites(base *url.URL, next func(*http.Request, []*http.Request) e
 	}
 }
 
+// isLoopback accepts a loopback IP literal and the exact name localhost, which resolvers keep on
+// the machine; any other name ("api.localhost" included) may resolve anywhere, so a token sent to it
+// over plain http could travel in clear.
 func isLoopback(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if host == "localhost" {
 		return true
 	}
 	ip := net.ParseIP(host)

@@ -386,7 +386,8 @@ func TestPlainHTTPOnlyToLoopbackUnlessOptedIn(t *testing.T) {
 		"http://127.0.0.1":                true,
 		"http://127.0.0.2:8080/base":      true,
 		"http://localhost:8080":           true,
-		"http://api.localhost":            true,
+		"http://api.localhost":            false, // a name under localhost may resolve anywhere
+		"http://evil.localhost:8080":      false,
 		"http://[::1]:8080":               true,
 		"http://[::ffff:127.0.0.1]":       true,
 		"https://api.example.com":         true, // not plain http: always accepted
