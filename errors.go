@@ -160,7 +160,7 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 	if cred != nil {
 		redact = cred.redact
 	}
-	e.RequestID = redact(e.RequestID)
+	e.RequestID = cutString(redact(e.RequestID))
 	body = []byte(redact(string(body)))
 	var shape struct {
 		Code    string `json:"code"`
@@ -169,13 +169,30 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != "" || shape.Message != "" || carriesErrorKeys(body)) {
 		// JSON escapes ("\/", "\u0041") can spell the token otherwise in the body and decode back
 		// to it, so the decoded strings are scrubbed too.
-		e.Code = ErrorCode(redact(shape.Code))
-		e.Message = redact(shape.Message)
+		e.Code = ErrorCode(cutString(redact(shape.Code)))
+		e.Message = cutString(redact(shape.Message))
 		return e
 	}
 	// The excerpt replaces bytes; scrub again what its replacements could have joined up.
 	e.Message = redact(excerpt(body))
 	return e
+}
+
+// maxErrorString bounds each string an APIError takes from a response (code, message, request
+// ID), so that a server cannot make an error, or every log line that prints it, megabytes long.
+const maxErrorString = 4 << 10
+
+// cutString cuts s to at most maxErrorString bytes, at a character boundary, marking the cut.
+func cutString(s string) string {
+	if len(s) <= maxErrorString {
+		return s
+	}
+	const mark = "…"
+	n := maxErrorString - len(mark)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + mark
 }
 
 // carriesErrorKeys reports whether the JSON object body has a non-null "code" or "message", for

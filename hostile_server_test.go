@@ -151,3 +151,21 @@ func TestHostileRedirectOfAWriteToAnotherOrigin(t *testing.T) {
 		}
 	}
 }
+
+// Strings an error takes from a response are cut, so that a server cannot make an error or a log
+// line megabytes long.
+func TestHostileLongStringsAreCutInErrors(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("m", 60<<10)
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", strings.Repeat("r", 60<<10))
+		replyJSON(w, http.StatusBadRequest, map[string]string{"code": strings.Repeat("9", 60<<10), "message": long})
+	})
+	_, err := c.Instances.Get(context.Background(), "i-1")
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.LessOrEqual(t, len(apiErr.Message), maxErrorString)
+	assert.LessOrEqual(t, len(apiErr.RequestID), maxErrorString)
+	assert.LessOrEqual(t, len(apiErr.Code), maxErrorString)
+	assert.Less(t, len(err.Error()), 4*maxErrorString)
+}
