@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,4 +169,46 @@ func TestHostileLongStringsAreCutInErrors(t *testing.T) {
 	assert.LessOrEqual(t, len(apiErr.RequestID), maxErrorString)
 	assert.LessOrEqual(t, len(apiErr.Code), maxErrorString)
 	assert.Less(t, len(err.Error()), 4*maxErrorString)
+}
+
+// A wait whose context has no deadline still ends, after the documented maximum.
+func TestHostileWaitWithoutADeadlineEnds(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1", "status": "creating"}})
+		})
+		start := time.Now()
+		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive)
+		var werr *WaitError
+		require.ErrorAs(t, err, &werr)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorContains(t, err, "default maximum")
+		assert.Equal(t, DefaultMaxWait, time.Since(start).Round(time.Minute))
+	})
+}
+
+// WithMaxWait changes the bound; a context with a deadline is used as it is.
+func TestWaitMaxWaitOption(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1", "status": "creating"}})
+		})
+		start := time.Now()
+		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(10*time.Minute))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, 10*time.Minute, time.Since(start).Round(time.Minute))
+
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
+		defer cancel()
+		start = time.Now()
+		_, err = c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.NotContains(t, err.Error(), "default maximum")
+		assert.Equal(t, 3*time.Hour, time.Since(start).Round(time.Minute), "the caller's deadline, not the default")
+
+		_, err = c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(0))
+		require.ErrorIs(t, err, ErrInvalidRequest)
+	})
 }

@@ -66,6 +66,7 @@ type WaitOption interface{ applyWait(*waitConfig) }
 
 type waitConfig struct {
 	minInterval, maxInterval time.Duration
+	maxWait                  time.Duration
 	onUpdate                 []any // func(*T) for the awaited resource type T
 	err                      error
 }
@@ -83,6 +84,24 @@ func WithPollInterval(minInterval, maxInterval time.Duration) WaitOption {
 			return
 		}
 		c.minInterval, c.maxInterval = minInterval, maxInterval
+	})
+}
+
+// DefaultMaxWait bounds a wait whose context has no deadline: a resource that a broken service
+// keeps in "creating" forever cannot hold the caller forever. A context with a deadline is the
+// caller's own bound and is used as it is.
+const DefaultMaxWait = time.Hour
+
+// WithMaxWait sets the bound of a wait whose context has no deadline (default [DefaultMaxWait]).
+// When it passes, the wait ends with a [*WaitError] that matches context.DeadlineExceeded and says
+// that the maximum, not the caller's deadline, ended it.
+func WithMaxWait(d time.Duration) WaitOption {
+	return waitOptionFunc(func(c *waitConfig) {
+		if d <= 0 {
+			c.err = invalid("max_wait", "must be positive, got %s", d)
+			return
+		}
+		c.maxWait = d
 	})
 }
 
@@ -119,7 +138,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	if ctx == nil {
 		return nil, errNilContext
 	}
-	cfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax}
+	cfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax, maxWait: DefaultMaxWait}
 	for _, o := range opts {
 		if o != nil {
 			o.applyWait(&cfg)
@@ -140,6 +159,13 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	if target == "" {
 		return nil, invalid("status", "the target status is empty")
 	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, fmt.Errorf(
+			"%w: the context had no deadline and the default maximum wait (%s, see WithMaxWait) passed",
+			context.DeadlineExceeded, cfg.maxWait))
+		defer cancel()
+	}
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
 	for n := 0; ; n++ {
 		res, err := w.get(ctx)
@@ -150,7 +176,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 		if err != nil {
 			if ctx.Err() != nil {
 				werr.LastErr = nil
-				werr.Err = ctx.Err()
+				werr.Err = context.Cause(ctx)
 				return nil, werr
 			}
 			if !transient(err) {
@@ -172,7 +198,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 			}
 		}
 		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n)); err != nil {
-			werr.Err = err
+			werr.Err = context.Cause(ctx)
 			return nil, werr
 		}
 	}
