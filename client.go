@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -139,7 +140,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	hc.CheckRedirect = sameOriginWrites(base, hc.CheckRedirect)
 	next := hc.Transport
 	if next == nil {
-		next = http.DefaultTransport.(*http.Transport).Clone()
+		next = sharedTransport()
 	}
 	at := &attemptTransport{
 		next:    next,
@@ -370,6 +371,14 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 
 // apiPrefix begins every path of the operation table.
 const apiPrefix = "/compute/v1"
+
+// sharedTransport is the connection pool of every client made without WithHTTPClient (or with an
+// http.Client whose Transport is nil): a program that makes a client per tenant or per request
+// reuses connections instead of keeping a pool, and its goroutines, per client. It is a clone of
+// net/http's default, so that nothing else in the program changes it.
+var sharedTransport = sync.OnceValue(func() http.RoundTripper {
+	return http.DefaultTransport.(*http.Transport).Clone()
+})
 
 // errCrossOriginWrite ends a write that the service redirected to another origin.
 var errCrossOriginWrite = errors.New("compute: the service redirected a write to another origin; not followed")

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -211,4 +213,28 @@ func TestWaitMaxWaitOption(t *testing.T) {
 		_, err = c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(0))
 		require.ErrorIs(t, err, ErrInvalidRequest)
 	})
+}
+
+// Clients made per tenant or per request share one transport, so they do not each
+// keep connections (and their goroutines) open.
+func TestHostileManyClientsShareConnections(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1"}})
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	for range 50 {
+		c, err := NewClient(testToken, WithBaseURL(srv.URL), WithoutRateLimit())
+		require.NoError(t, err)
+		_, err = c.Instances.Get(context.Background(), "i-1")
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, conns.Load(), int32(2), "50 clients one after another reuse the shared pool")
 }
