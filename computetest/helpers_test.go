@@ -15,11 +15,11 @@ import (
 
 // Helpers shared by the fake's own tests.
 
-// newInstanceRequest is a create request that the default catalogue accepts: std.small in eu-west-1
+// newInstanceRequest is a create request that the default catalogue accepts: vcpu-2_memory-4g in NORD-NO-KRS-1
 // running Ubuntu 24.04 with one SSH key. mutate, if given, changes it first.
 func newInstanceRequest(mutate ...func(*compute.InstanceCreateRequest)) *compute.InstanceCreateRequest {
 	req := &compute.InstanceCreateRequest{
-		Name: "web-1", Hostname: "web-1", Type: "std.small", Region: "eu-west-1",
+		Name: "web-1", Hostname: "web-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1",
 		Image: "img-ubuntu-2404", SSHKeys: []string{"key-laptop"},
 	}
 	for _, m := range mutate {

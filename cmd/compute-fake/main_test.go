@@ -37,10 +37,10 @@ type apiCall struct {
 var (
 	listImages  = apiCall{"GET", "/compute/v1/images", "", true}
 	createGroup = apiCall{"POST", "/compute/v1/security-groups",
-		`{"name":"ssh","region":"eu-west-1","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`, true}
-	createFloatingIP = apiCall{"POST", "/compute/v1/floating-ips", `{"name":"web-ip","region":"eu-west-1"}`, true}
+		`{"name":"ssh","region":"NORD-NO-KRS-1","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`, true}
+	createFloatingIP = apiCall{"POST", "/compute/v1/floating-ips", `{"name":"web-ip","region":"NORD-NO-KRS-1"}`, true}
 	createInstance   = apiCall{"POST", "/compute/v1/instances",
-		`{"name":"web-1","hostname":"web-1","type":"std.small","region":"eu-west-1","image":"ubuntu-24.04","ssh_keys":["key-ci"],"security_groups":["sg-000001"],"floating_ip":"fip-000001"}`, true}
+		`{"name":"web-1","hostname":"web-1","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"ubuntu-24.04","ssh_keys":["key-ci"],"security_groups":["sg-000001"],"floating_ip":"fip-000001"}`, true}
 	getInstance    = apiCall{"GET", "/compute/v1/instances/ins-000001", "", true}
 	stopInstance   = apiCall{"POST", "/compute/v1/instances/ins-000001/actions", `{"action":"stop"}`, true}
 	deleteInstance = apiCall{"DELETE", "/compute/v1/instances/ins-000001", "", true}
