@@ -53,6 +53,10 @@ func readmeBlocks(t *testing.T) []block {
 // that does (it must exist in the named file).
 var readmeCommandTests = map[string][2]string{
 	"go get github.com/compute-sdk/compute-go": {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go install github.com/compute-sdk/compute-go/cmd/compute-fake@latest": {
+		"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
+	"go run github.com/compute-sdk/compute-go/cmd/compute-fake@latest -speed 0": {
+		"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
 }
 
 // TestReadmeShellCommandsAreExercised: every shell command in the README is either a line of .ci/run

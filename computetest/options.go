@@ -130,3 +130,9 @@ const (
 // ubuntu-cuda-12 (only the GPU type runs it)); SSH keys key-laptop and key-ci; five volumes, one
 // locked.
 func DefaultCatalog() Catalog { return engine.DefaultCatalog() }
+
+// ParseCatalog reads a catalogue in its JSON form, the format of compute-fake's -catalog file and
+// of its -print-catalog output. It refuses unknown keys and a catalogue that contradicts itself (no
+// region; a duplicate id; a type, image or volume in a region it does not list; an image type other
+// than base-os, cloud-image or preconfigured; a volume status other than available or locked).
+func ParseCatalog(b []byte) (Catalog, error) { return engine.ParseCatalog(b) }

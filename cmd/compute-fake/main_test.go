@@ -285,7 +285,7 @@ func curlCommands(doc string) []apiCall {
 
 func TestPrintCatalog(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-print-catalog"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-print-catalog"}, noEnv, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	require.Empty(t, stderr.String())
 	require.True(t, json.Valid(stdout.Bytes()), stdout.String())
@@ -308,21 +308,21 @@ func TestInvalidFlagsExit2(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), args, &stdout, &stderr)
+			code := run(context.Background(), args, noEnv, &stdout, &stderr)
 			require.Equal(t, 2, code)
 			require.NotEmpty(t, stderr.String())
 			require.Empty(t, stdout.String(), "nothing is served")
 		})
 	}
 	var stderr bytes.Buffer
-	run(context.Background(), []string{"-no-such-flag"}, io.Discard, &stderr)
+	run(context.Background(), []string{"-no-such-flag"}, noEnv, io.Discard, &stderr)
 	require.Contains(t, stderr.String(), "flag provided but not defined: -no-such-flag")
 	require.Contains(t, stderr.String(), "Usage: compute-fake")
 }
 
 func TestHelpExits0(t *testing.T) {
 	var stderr bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), []string{"-h"}, io.Discard, &stderr))
+	require.Equal(t, 0, run(context.Background(), []string{"-h"}, noEnv, io.Discard, &stderr))
 	for _, f := range []string{"-addr", "-token", "-read-only-token", "-rate", "-speed", "-print-catalog"} {
 		require.Contains(t, stderr.String(), f)
 	}
@@ -366,11 +366,12 @@ func TestPrintBanner(t *testing.T) {
 	require.NoError(t, printBanner(&b, "http://127.0.0.1:9999", s, computetest.DefaultCatalog()))
 	out := b.String()
 	require.Contains(t, out, "compute-fake listening on http://127.0.0.1:9999\n")
-	require.Contains(t, out, "token: it's secret\n")
-	require.Contains(t, out, "read-only token: viewer\n")
+	require.NotContains(t, out, "secret", "a token of the user's choosing is not shown")
+	require.NotContains(t, out, "viewer")
+	require.Contains(t, out, "read-only token: (the one given, not shown)\n")
 	require.Contains(t, out, "rate limit: off\n")
 	require.Contains(t, out, "lifecycle transitions: instant\n")
-	require.Contains(t, out, `export COMPUTE_API_URL=http://127.0.0.1:9999 COMPUTE_API_TOKEN='it'\''s secret'`+"\n")
+	require.Contains(t, out, "export COMPUTE_API_URL=http://127.0.0.1:9999 COMPUTE_API_TOKEN=<your token>\n")
 
 	b.Reset()
 	s = settings{token: computetest.DefaultToken, rate: 10, speed: 2 * time.Second}
@@ -434,7 +435,7 @@ func TestPortInUse(t *testing.T) {
 	require.NoError(t, err)
 	defer l.Close()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-addr", l.Addr().String()}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-addr", l.Addr().String()}, noEnv, &stdout, &stderr)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr.String(), "cannot listen on "+l.Addr().String())
 	if runtime.GOOS != "windows" {
@@ -454,11 +455,17 @@ type inProcess struct {
 // startInProcess runs run with args on a free loopback port until the test ends (or stop).
 func startInProcess(t *testing.T, args ...string) *inProcess {
 	t.Helper()
+	return startWithEnv(t, noEnv, args...)
+}
+
+// startWithEnv is startInProcess with the environment variables getenv reads.
+func startWithEnv(t *testing.T, getenv func(string) string, args ...string) *inProcess {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout := &lockedBuffer{wrote: make(chan struct{})}
 	p := &inProcess{stderr: &lockedBuffer{}}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), stdout, p.stderr) }()
+	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, stdout, p.stderr) }()
 
 	wait, cancelWait := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelWait()
@@ -562,4 +569,157 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// noEnv is an environment with no variable set.
+func noEnv(string) string { return "" }
+
+// env is an environment of the given variables.
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestEnvironmentVariablesReachTheServerAndFlagsWin(t *testing.T) {
+	vars := map[string]string{envToken: "env-token", envRate: "0", envSpeed: "1h", envAddr: "127.0.0.1:1"}
+	// -addr on the command line (startWithEnv adds -addr 127.0.0.1:0) wins over COMPUTE_FAKE_ADDR.
+	p := startWithEnv(t, env(vars), "-speed", "0")
+	ctx := context.Background()
+	hc := http.DefaultClient
+	a := send(ctx, t, hc, p.url, "env-token", listImages)
+	require.Equal(t, http.StatusOK, a.status, "COMPUTE_FAKE_TOKEN sets the token: %s", a.raw)
+	require.NotContains(t, p.banner, "env-token", "a token of the user's choosing is not shown")
+	for _, c := range []apiCall{createGroup, createFloatingIP, createInstance, getInstance} {
+		a = send(ctx, t, hc, p.url, "env-token", c)
+		require.Less(t, a.status, 300, a.raw)
+	}
+	in := decodeAs[struct {
+		Instance struct{ Status string } `json:"instance"`
+	}](t, a).Instance
+	require.Equal(t, "active", in.Status, "-speed 0 wins over COMPUTE_FAKE_SPEED=1h")
+	for range 20 {
+		a = send(ctx, t, hc, p.url, "env-token", listImages)
+		require.Equal(t, http.StatusOK, a.status, "COMPUTE_FAKE_RATE=0 turns the limit off")
+	}
+}
+
+func TestInvalidEnvironmentVariableExits2(t *testing.T) {
+	for name, vars := range map[string]map[string]string{
+		"rate":  {envRate: "fast"},
+		"speed": {envSpeed: "2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, 2, run(context.Background(), nil, env(vars), &stdout, &stderr))
+			for k := range vars {
+				require.Contains(t, stderr.String(), k, "the message names the variable")
+			}
+			require.Empty(t, stdout.String())
+		})
+	}
+	var stderr bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), nil, env(map[string]string{envToken: "  ", envControl: "s3cret"}), io.Discard, &stderr))
+	require.NotContains(t, stderr.String(), "s3cret")
+}
+
+func TestCatalogFile(t *testing.T) {
+	dir := t.TempDir()
+	custom := `{"regions":[{"id":"LAB-1","name":"Lab"}],
+		"instance_types":[{"id":"tiny","vcpus":1,"memory_gib":1,"regions":["LAB-1"]}],
+		"placement_options":["AUTO"],
+		"images":[{"id":"img-alpine","name":"Alpine","type":"base-os","family":"alpine","slug":"alpine","os_type":"linux","versions":[],"regions":["LAB-1"]}],
+		"ssh_keys":[{"id":"key-lab","name":"lab"}],
+		"volumes":[]}`
+	file := filepath.Join(dir, "catalog.json")
+	require.NoError(t, os.WriteFile(file, []byte(custom), 0o600))
+
+	// -print-catalog shows the file's catalogue in the same format, which reads back unchanged.
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"-catalog", file, "-print-catalog"}, noEnv, &stdout, &stderr), stderr.String())
+	cat, err := computetest.ParseCatalog(stdout.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, "LAB-1", cat.Regions[0].ID)
+	require.Equal(t, "2026-01-15T09:00:00Z", cat.Images[0].CreatedAt.Format(time.RFC3339), "an image without timestamps gets the default ones")
+
+	// The default catalogue's own output reads back as the default catalogue.
+	stdout.Reset()
+	require.Equal(t, 0, run(context.Background(), []string{"-print-catalog"}, noEnv, &stdout, &stderr))
+	def, err := computetest.ParseCatalog(stdout.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, computetest.DefaultCatalog(), def)
+
+	// The server uses it, also through COMPUTE_FAKE_CATALOG.
+	p := startWithEnv(t, env(map[string]string{envCatalog: file}), "-speed", "0", "-rate", "0")
+	a := send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, apiCall{"POST", "/compute/v1/instances",
+		`{"name":"a","hostname":"a","type":"tiny","region":"LAB-1","image":"alpine","ssh_keys":["key-lab"]}`, true})
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	a = send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, createFloatingIP)
+	require.Equal(t, http.StatusBadRequest, a.status, "the default regions are gone: %s", a.raw)
+
+	// A file that is not a catalogue, or contradicts itself, exits 2 with the reason.
+	for name, body := range map[string]string{
+		"unknown key":    `{"regions":[{"id":"A","name":"a"}],"colour":"red"}`,
+		"no regions":     `{"regions":[]}`,
+		"unknown region": `{"regions":[{"id":"A","name":"a"}],"instance_types":[{"id":"t","regions":["B"]}]}`,
+		"image type":     `{"regions":[{"id":"A","name":"a"}],"images":[{"id":"i","type":"snapshot","regions":["A"]}]}`,
+		"not json":       `regions: [A]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+			require.NoError(t, os.WriteFile(f, []byte(body), 0o600))
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, 2, run(context.Background(), []string{"-catalog", f, "-print-catalog"}, noEnv, &stdout, &stderr))
+			require.Contains(t, stderr.String(), "-catalog "+f)
+			require.Empty(t, stdout.String())
+		})
+	}
+	var stderr2 bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), []string{"-catalog", filepath.Join(dir, "missing.json")}, noEnv, io.Discard, &stderr2))
+}
+
+// modulePath is the package path the README gives for go install and go run from another module.
+const modulePath = "github.com/compute-sdk/compute-go/cmd/compute-fake"
+
+// TestGoRunAndInstallFromAnotherModule does what the README's go install and go run lines do, from a
+// module of its own, as a user of another language would: the package path resolves, builds and
+// runs. The README's lines end in @latest, which fetches the published version; here a replace
+// directive points the module path at this checkout instead, so that the test runs offline.
+func TestGoRunAndInstallFromAnotherModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	gomod := "module example.com/ci\n\ngo 1.25\n\nrequire github.com/compute-sdk/compute-go v0.0.0\n\n" +
+		"replace github.com/compute-sdk/compute-go => " + root + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o600))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o600))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	gobin := filepath.Join(dir, "bin")
+	goCmd := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, goTool, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOBIN="+gobin)
+		return cmd
+	}
+
+	out, err := goCmd("run", modulePath, "-print-catalog").Output()
+	require.NoError(t, err, "go run %s", modulePath)
+	cat, err := computetest.ParseCatalog(out)
+	require.NoError(t, err)
+	require.Equal(t, computetest.DefaultCatalog(), cat)
+
+	b, err := goCmd("install", modulePath).CombinedOutput()
+	require.NoError(t, err, "go install: %s", b)
+	out, err = exec.CommandContext(ctx, filepath.Join(gobin, "compute-fake"), "-h").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "COMPUTE_FAKE_TOKEN")
 }

@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -199,4 +203,94 @@ func (e *Engine) Catalog() Catalog {
 	defer e.mu.Unlock()
 	e.settle(e.now())
 	return e.catalog.Clone()
+}
+
+// ParseCatalog reads a catalogue in its JSON form (the format DefaultCatalog marshals to), refusing
+// unknown keys and a catalogue that contradicts itself: no region, a duplicate id, a type, image or
+// volume in a region the catalogue does not list, an image type other than base-os, cloud-image or
+// preconfigured, a volume status other than available or locked. An image without timestamps gets
+// those of the default catalogue.
+func ParseCatalog(b []byte) (Catalog, error) {
+	var c Catalog
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Catalog{}, fmt.Errorf("not a catalogue: %w", err)
+	}
+	if dec.More() {
+		return Catalog{}, errors.New("not a catalogue: more than one JSON value")
+	}
+	if len(c.Regions) == 0 {
+		return Catalog{}, errors.New("the catalogue has no regions")
+	}
+	regions := map[string]bool{}
+	seen := map[string]bool{}
+	unique := func(kind, id string) error {
+		if id == "" {
+			return fmt.Errorf("a %s has no id", kind)
+		}
+		if seen[kind+"\x00"+id] {
+			return fmt.Errorf("%s %q is listed twice", kind, id)
+		}
+		seen[kind+"\x00"+id] = true
+		return nil
+	}
+	for _, r := range c.Regions {
+		if err := unique("region", r.ID); err != nil {
+			return Catalog{}, err
+		}
+		regions[r.ID] = true
+	}
+	inRegions := func(kind, id string, rs []string) error {
+		for _, r := range rs {
+			if !regions[r] {
+				return fmt.Errorf("%s %q names region %q, which the catalogue does not list", kind, id, r)
+			}
+		}
+		return nil
+	}
+	for _, t := range c.InstanceTypes {
+		if err := unique("instance type", t.ID); err != nil {
+			return Catalog{}, err
+		}
+		if err := inRegions("instance type", t.ID, t.Regions); err != nil {
+			return Catalog{}, err
+		}
+	}
+	t0 := time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
+	for i, im := range c.Images {
+		if err := unique("image", im.ID); err != nil {
+			return Catalog{}, err
+		}
+		if err := inRegions("image", im.ID, im.Regions); err != nil {
+			return Catalog{}, err
+		}
+		if !slices.Contains(ImageTypes[:3], im.Type) {
+			return Catalog{}, fmt.Errorf("image %q has type %q; it must be base-os, cloud-image or preconfigured", im.ID, im.Type)
+		}
+		if im.CreatedAt.IsZero() {
+			c.Images[i].CreatedAt = t0
+		}
+		if im.UpdatedAt.IsZero() {
+			c.Images[i].UpdatedAt = c.Images[i].CreatedAt
+		}
+		c.Images[i].Versions = nonNil(im.Versions)
+	}
+	for _, k := range c.SSHKeys {
+		if err := unique("ssh key", k.ID); err != nil {
+			return Catalog{}, err
+		}
+	}
+	for _, v := range c.Volumes {
+		if err := unique("volume", v.ID); err != nil {
+			return Catalog{}, err
+		}
+		if err := inRegions("volume", v.ID, []string{v.Region}); err != nil {
+			return Catalog{}, err
+		}
+		if v.Status != VolumeAvailable && v.Status != VolumeLocked {
+			return Catalog{}, fmt.Errorf("volume %q has status %q; it must be available or locked", v.ID, v.Status)
+		}
+	}
+	return c, nil
 }
