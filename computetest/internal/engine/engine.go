@@ -14,6 +14,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,6 +102,10 @@ type Engine struct {
 func New(cfg Config) *Engine {
 	if cfg.Token == "" {
 		cfg.Token = DefaultToken
+	}
+	if cfg.ControlToken != "" && (cfg.ControlToken == cfg.Token || slices.Contains(cfg.ReadOnly, cfg.ControlToken)) {
+		// A control token that opens the API too could be confused with it: a mistake of the caller's.
+		panic("computetest: the control token must differ from the API's tokens")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
