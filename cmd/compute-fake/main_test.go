@@ -30,24 +30,31 @@ type apiCall struct {
 	path   string
 	body   string // sent with Content-Type: application/json when not empty
 	auth   bool   // sent with Authorization: Bearer computetest-token
+	// control is sent with X-Fake-Control-Token: fake-control, to the control endpoint.
+	control bool
 }
 
 // The walk-through, on a fresh server: IDs are sequential, so the first group, floating IP and
 // instance are sg-000001, fip-000001 and ins-000001, which later steps name.
 var (
-	listImages  = apiCall{"GET", "/compute/v1/images", "", true}
+	listImages  = apiCall{"GET", "/compute/v1/images", "", true, false}
 	createGroup = apiCall{"POST", "/compute/v1/security-groups",
-		`{"name":"ssh","region":"NORD-NO-KRS-1","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`, true}
-	createFloatingIP = apiCall{"POST", "/compute/v1/floating-ips", `{"name":"web-ip","region":"NORD-NO-KRS-1"}`, true}
+		`{"name":"ssh","region":"NORD-NO-KRS-1","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`, true, false}
+	createFloatingIP = apiCall{"POST", "/compute/v1/floating-ips", `{"name":"web-ip","region":"NORD-NO-KRS-1"}`, true, false}
 	createInstance   = apiCall{"POST", "/compute/v1/instances",
-		`{"name":"web-1","hostname":"web-1","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"ubuntu-24.04","ssh_keys":["key-ci"],"security_groups":["sg-000001"],"floating_ip":"fip-000001"}`, true}
-	getInstance    = apiCall{"GET", "/compute/v1/instances/ins-000001", "", true}
-	stopInstance   = apiCall{"POST", "/compute/v1/instances/ins-000001/actions", `{"action":"stop"}`, true}
-	deleteInstance = apiCall{"DELETE", "/compute/v1/instances/ins-000001", "", true}
-	withoutToken   = apiCall{"GET", "/compute/v1/images", "", false}
+		`{"name":"web-1","hostname":"web-1","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"ubuntu-24.04","ssh_keys":["key-ci"],"security_groups":["sg-000001"],"floating_ip":"fip-000001"}`, true, false}
+	getInstance    = apiCall{"GET", "/compute/v1/instances/ins-000001", "", true, false}
+	stopInstance   = apiCall{"POST", "/compute/v1/instances/ins-000001/actions", `{"action":"stop"}`, true, false}
+	deleteInstance = apiCall{"DELETE", "/compute/v1/instances/ins-000001", "", true, false}
+	withoutToken   = apiCall{"GET", "/compute/v1/images", "", false, false}
+
+	// The control endpoint, with compute-fake started with -control-token fake-control.
+	injectStorm = apiCall{"POST", "/_fake/faults", `{"match":{"method":"GET"},"times":2,"fault":{"status":429,"retry_after":"1"}}`, false, true}
+	readLog     = apiCall{"GET", "/_fake/requests", "", false, true}
+	resetState  = apiCall{"POST", "/_fake/reset", "", false, true}
 
 	walkThrough = []apiCall{listImages, createGroup, createFloatingIP, createInstance, getInstance,
-		stopInstance, deleteInstance, withoutToken}
+		stopInstance, deleteInstance, withoutToken, injectStorm, readLog, resetState}
 )
 
 // docBaseURL is the base URL the document's curl commands use: the default -addr.
@@ -81,7 +88,7 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	require.NoError(t, err)
 	defer pr.Close()
 	stderr := &lockedBuffer{}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-speed", "0", "-rate", "0")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-speed", "0", "-rate", "0", "-control-token", "fake-control")
 	cmd.Stdout, cmd.Stderr = pw, stderr
 	require.NoError(t, cmd.Start())
 	pw.Close()
@@ -218,6 +225,29 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, a.status, a.raw)
 	require.Equal(t, "02014", decodeAs[apiError](t, a).Code)
 
+	// The control endpoint: a 429 storm on the next two GETs.
+	a = call(injectStorm)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	for range 2 {
+		a = call(listImages)
+		require.Equal(t, http.StatusTooManyRequests, a.status, a.raw)
+		require.Equal(t, "02009", decodeAs[apiError](t, a).Code)
+		require.Equal(t, "1", a.header.Get("Retry-After"))
+	}
+	a = call(listImages)
+	require.Equal(t, http.StatusOK, a.status, "the storm is over: %s", a.raw)
+
+	// The request log, then a reset: the instance's ID is free again.
+	a = call(readLog)
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	require.Contains(t, a.raw, `"path":"/compute/v1/instances/ins-000001/actions"`)
+	require.NotContains(t, a.raw, computetest.DefaultToken, "the log never shows the token")
+	a = call(resetState)
+	require.Equal(t, http.StatusNoContent, a.status, a.raw)
+	a = call(createFloatingIP)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	require.Contains(t, a.raw, `"id":"fip-000001"`, "IDs start again after a reset")
+
 	// Ctrl-C.
 	hc.CloseIdleConnections()
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
@@ -265,7 +295,8 @@ func curlCommands(doc string) []apiCall {
 		if !strings.HasPrefix(line, "curl ") {
 			continue
 		}
-		c := apiCall{method: "GET", auth: strings.Contains(line, `-H "Authorization: Bearer computetest-token"`)}
+		c := apiCall{method: "GET", auth: strings.Contains(line, `-H "Authorization: Bearer computetest-token"`),
+			control: strings.Contains(line, `-H "X-Fake-Control-Token: fake-control"`)}
 		if _, rest, ok := strings.Cut(line, " -d '"); ok {
 			c.body, _, _ = strings.Cut(rest, "'")
 		}
@@ -527,6 +558,9 @@ func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string
 	if c.auth {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	if c.control {
+		req.Header.Set("X-Fake-Control-Token", "fake-control")
+	}
 	if c.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -650,7 +684,7 @@ func TestCatalogFile(t *testing.T) {
 	// The server uses it, also through COMPUTE_FAKE_CATALOG.
 	p := startWithEnv(t, env(map[string]string{envCatalog: file}), "-speed", "0", "-rate", "0")
 	a := send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, apiCall{"POST", "/compute/v1/instances",
-		`{"name":"a","hostname":"a","type":"tiny","region":"LAB-1","image":"alpine","ssh_keys":["key-lab"]}`, true})
+		`{"name":"a","hostname":"a","type":"tiny","region":"LAB-1","image":"alpine","ssh_keys":["key-lab"]}`, true, false})
 	require.Equal(t, http.StatusCreated, a.status, a.raw)
 	a = send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, createFloatingIP)
 	require.Equal(t, http.StatusBadRequest, a.status, "the default regions are gone: %s", a.raw)
