@@ -66,6 +66,10 @@
 //     reuse_long_term_subscription, metadata.user_data); the fake has no reservations, so any
 //     reservation_id is 400 with 02067. An instance update's security_groups and volumes accept the
 //     full list or the extended contract's {"attach": id} or {"detach": id}, one of the two only.
+//   - Actions: stop and reset while active, start while stopped, and stop while starting or in
+//     error (the service's own Terraform provider sends stop in those states); any other stop or
+//     reset is 400 with 02009, a start of an active instance 02029, of any other but a stopped one
+//     02039. GET .../actions lists exactly the actions accepted.
 //   - A DELETE of an instance already deleting responds 204 again (DELETE is idempotent); 02013 is
 //     for an instance that never became active, 02069 for one in the middle of a transition.
 //   - Snapshots are complete at once (the contract shows only "created"); size is the disk size in

@@ -73,7 +73,7 @@ func TestLifecycleInstanceTransitions(t *testing.T) {
 		requireActions(t, c, in.ID, compute.ActionStart)
 
 		require.NoError(t, c.Instances.Start(ctx, in.ID))
-		requireActions(t, c, in.ID)
+		requireActions(t, c, in.ID, compute.ActionStop)
 		step(t, c, in.ID, lifecycleDurations.InstanceStart, compute.InstanceStatusStarting, compute.InstanceStatusActive)
 
 		require.NoError(t, c.Instances.Reset(ctx, in.ID))
@@ -258,8 +258,10 @@ func TestLifecycleActionsPerStatus(t *testing.T) {
 	in := activeInstance(t, c)
 
 	want := map[compute.InstanceStatus][]compute.InstanceAction{
-		compute.InstanceStatusActive:  {compute.ActionStop, compute.ActionReset},
-		compute.InstanceStatusStopped: {compute.ActionStart},
+		compute.InstanceStatusActive:   {compute.ActionStop, compute.ActionReset},
+		compute.InstanceStatusStopped:  {compute.ActionStart},
+		compute.InstanceStatusStarting: {compute.ActionStop},
+		compute.InstanceStatusError:    {compute.ActionStop},
 	}
 	for _, st := range []compute.InstanceStatus{
 		compute.InstanceStatusCreating, compute.InstanceStatusPendingPayment, compute.InstanceStatusActive,
@@ -276,7 +278,7 @@ func TestLifecycleActionsPerStatus(t *testing.T) {
 		require.True(t, ok, "%s: %s", st, a.Body)
 		assert.Len(t, actions, len(want[st]))
 
-		// Each listed action is accepted; stop and reset outside active are 02009.
+		// Each listed action is accepted; a stop or reset not listed is 02009.
 		for _, act := range []compute.InstanceAction{compute.ActionStop, compute.ActionReset} {
 			if slices.Contains(want[st], act) {
 				continue
@@ -286,6 +288,13 @@ func TestLifecycleActionsPerStatus(t *testing.T) {
 		}
 	}
 	require.False(t, srv.SetInstanceStatus("ins-999999", compute.InstanceStatusActive))
+
+	// A stop while starting or in error is accepted, as the service's Terraform provider sends it.
+	for _, st := range []compute.InstanceStatus{compute.InstanceStatusStarting, compute.InstanceStatusError} {
+		require.True(t, srv.SetInstanceStatus(in.ID, st))
+		require.NoError(t, c.Instances.Stop(context.Background(), in.ID), st)
+		requireStatus(t, c, in.ID, compute.InstanceStatusStopped)
+	}
 }
 
 // A snapshot joins the image list as type snapshot and can be the image of a new instance.

@@ -623,13 +623,17 @@ func (e *Engine) deleteInstance(c *call) (int, any, *apiError) {
 	return http.StatusNoContent, nil, nil
 }
 
-// allowedActions is what the actions endpoint reports for a status.
+// allowedActions is what the actions endpoint reports for a status: the contract does not say, so
+// the fake allows stop and reset while active, start while stopped, and stop while starting or in
+// error, as the service's own Terraform provider expects (it sends stop in those states).
 func allowedActions(st string) []string {
 	switch st {
 	case instanceActive:
 		return []string{"stop", "reset"}
 	case instanceStopped:
 		return []string{"start"}
+	case instanceStarting, instanceError:
+		return []string{"stop"}
 	}
 	return []string{}
 }
@@ -644,7 +648,7 @@ func (e *Engine) listActions(c *call) (int, any, *apiError) {
 
 // performAction runs start, stop or reset. Start on an active instance is 02029 and on anything but
 // a stopped one 02039, as the contract states; a stop or reset the current status does not allow
-// (see the actions endpoint) is 02009.
+// (see allowedActions and the actions endpoint) is 02009.
 func (e *Engine) performAction(c *call) (int, any, *apiError) {
 	in, err := e.instance(c.ids[0])
 	if err != nil {
@@ -673,7 +677,7 @@ func (e *Engine) performAction(c *call) (int, any, *apiError) {
 			return 0, nil, badRequest(codeInstanceCannotStart, "instance %q cannot be started while %s", in.ID, in.Status)
 		}
 	case "stop", "reset":
-		if in.Status != instanceActive {
+		if !slices.Contains(allowedActions(in.Status), action) {
 			return 0, nil, badRequest(codeNotAllowed, "%s is not allowed while instance %q is %s", action, in.ID, in.Status)
 		}
 		if action == "stop" {
