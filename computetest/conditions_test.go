@@ -16,7 +16,7 @@ import (
 
 // One test per row of the contract's "Conditions stated for operations" table. Each asserts the
 // refusal with its exact code and status, and the success next to it, so that it fails both ways.
-// The contract gives no status per code; the fake answers a refused state change with 400 (it lists
+// The contract gives no status per code; the fake refuses a state change with 400 (it lists
 // no 409).
 
 // Row: Update instance, "Only an active instance can be updated", 02023.
@@ -116,7 +116,7 @@ func TestConditionDestroyInstanceLimitedByStatus(t *testing.T) {
 		})
 	}
 
-	// A DELETE re-sent while the first one is still in progress (its answer was lost) gets 204 again.
+	// A DELETE re-sent while the first one is still in progress (its response was lost) gets 204 again.
 	t.Run("deleting again", func(t *testing.T) {
 		t.Parallel()
 		srv := computetest.NewServer(computetest.WithDurations(computetest.Durations{InstanceDelete: time.Hour}))

@@ -44,7 +44,7 @@ func ExampleNewServer() {
 	names, err := activeNames(ctx, c)
 	fmt.Println(names, err)
 
-	// The failure path: the service answers 403 to the next list.
+	// The failure path: the service responds 403 to the next list.
 	srv.FailNext(1, computetest.Match{Method: "GET", Path: "/compute/v1/instances"},
 		computetest.Fault{Status: 403, Code: compute.CodePermissionDenied, Message: "Permission denied"})
 	_, err = activeNames(ctx, c)

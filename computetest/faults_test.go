@@ -162,7 +162,7 @@ func TestFaultDropIsRetriedForGET(t *testing.T) {
 		require.Len(t, reqs, 2)
 		assert.True(t, reqs[0].Fault)
 		assert.False(t, reqs[0].Processed)
-		assert.Zero(t, reqs[0].Status, "no answer")
+		assert.Zero(t, reqs[0].Status, "no response")
 		assert.False(t, reqs[1].Fault)
 		assert.True(t, reqs[1].Processed)
 		assert.Equal(t, http.StatusOK, reqs[1].Status)
@@ -179,7 +179,7 @@ func TestFaultDropAfterProcessing(t *testing.T) {
 	require.Error(t, err)
 	require.ErrorIs(t, err, compute.ErrOutcomeUnknown)
 	var apiErr *compute.APIError
-	assert.False(t, errors.As(err, &apiErr), "no answer arrived")
+	assert.False(t, errors.As(err, &apiErr), "no response arrived")
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 1, "a POST is never re-sent")
@@ -263,7 +263,7 @@ func TestFaultRawBody(t *testing.T) {
 	assert.Equal(t, 3*time.Second, apiErr.RetryAfter)
 	require.ErrorIs(t, err, compute.ErrServer)
 
-	// The raw answer is the page verbatim, as text/html.
+	// The raw response is the page verbatim, as text/html.
 	srv.FailNext(1, computetest.Match{Method: http.MethodGet}, computetest.Fault{Status: http.StatusInternalServerError, Body: page})
 	a := rawAuthed(t, srv, http.MethodGet, "/compute/v1/images", nil)
 	assert.Equal(t, http.StatusInternalServerError, a.Status)

@@ -97,7 +97,7 @@ func TestLifecycleInstanceTransitions(t *testing.T) {
 	})
 }
 
-// With zero durations (the default) a create answers creating and the next read is active.
+// With zero durations (the default) a create responds creating and the next read is active.
 func TestLifecycleZeroDurations(t *testing.T) {
 	t.Parallel()
 	_, c := newFake(t)
@@ -200,7 +200,7 @@ func TestLifecycleSecurityGroup(t *testing.T) {
 		got = rawAuthed(t, srv, http.MethodGet, "/compute/v1/security-groups/"+id, nil).object(t)["security_group"].(map[string]any)
 		assert.Equal(t, "created", got["status"])
 
-		// Through the SDK: the create answer carries the status, the waiter treats a get without one
+		// Through the SDK: the create response carries the status, the waiter treats a get without one
 		// as created.
 		sg, err := srv.Client().SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "db", Region: "NORD-NO-KRS-1"})
 		require.NoError(t, err)
@@ -251,7 +251,7 @@ func TestLifecycleAdvanceWithRealClock(t *testing.T) {
 	requireStatus(t, c, in.ID, compute.InstanceStatusCreating)
 }
 
-// GET actions answers exactly the actions the status allows.
+// GET actions lists exactly the actions the status allows.
 func TestLifecycleActionsPerStatus(t *testing.T) {
 	t.Parallel()
 	srv, c := newFake(t)
@@ -271,7 +271,7 @@ func TestLifecycleActionsPerStatus(t *testing.T) {
 		require.True(t, srv.SetInstanceStatus(in.ID, st))
 		requireActions(t, c, in.ID, want[st]...)
 
-		// The raw answer is a JSON array, never null.
+		// The raw response is a JSON array, never null.
 		a := rawAuthed(t, srv, http.MethodGet, "/compute/v1/instances/"+in.ID+"/actions", nil)
 		require.Equal(t, http.StatusOK, a.Status)
 		actions, ok := a.object(t)["actions"].([]any)

@@ -129,7 +129,7 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 
 	hc := &http.Client{Timeout: 5 * time.Second}
 	defer hc.CloseIdleConnections()
-	call := func(c apiCall) answer { return send(ctx, t, hc, base, computetest.DefaultToken, c) }
+	call := func(c apiCall) response { return send(ctx, t, hc, base, computetest.DefaultToken, c) }
 
 	// curl .../images
 	a := call(listImages)
@@ -166,7 +166,7 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	require.Nil(t, fip.IPAddress, "a new floating IP has no address yet")
 
 	// curl -X POST .../instances
-	type instanceAnswer struct {
+	type instanceResponse struct {
 		Instance struct {
 			ID             string                `json:"id"`
 			Status         string                `json:"status"`
@@ -177,19 +177,19 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	}
 	a = call(createInstance)
 	require.Equal(t, http.StatusCreated, a.status, a.raw)
-	in := decodeAs[instanceAnswer](t, a).Instance
+	in := decodeAs[instanceResponse](t, a).Instance
 	require.Equal(t, "ins-000001", in.ID, "the document names the instance ins-000001")
 	require.Equal(t, "creating", in.Status)
 
 	// curl .../instances/ins-000001, until the status is what we wait for. With -speed 0 the first
 	// read shows it; the ticker only matters if that ever changes.
-	waitFor := func(status string) instanceAnswer {
+	waitFor := func(status string) instanceResponse {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			a := call(getInstance)
 			require.Equal(t, http.StatusOK, a.status, a.raw)
-			got := decodeAs[instanceAnswer](t, a)
+			got := decodeAs[instanceResponse](t, a)
 			if got.Instance.Status == status {
 				return got
 			}
@@ -533,8 +533,8 @@ func startWithEnv(t *testing.T, getenv func(string) string, args ...string) *inP
 	return p
 }
 
-// answer is an HTTP answer, its body read.
-type answer struct {
+// response is an HTTP response, its body read.
+type response struct {
 	status int
 	header http.Header
 	raw    string
@@ -547,7 +547,7 @@ type apiError struct {
 }
 
 // send makes c's request against base with plain net/http, as curl would.
-func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string, c apiCall) answer {
+func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string, c apiCall) response {
 	t.Helper()
 	var body io.Reader
 	if c.body != "" {
@@ -569,11 +569,11 @@ func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	return response{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
 }
 
-// decodeAs decodes an answer's JSON body.
-func decodeAs[T any](t *testing.T, a answer) T {
+// decodeAs decodes a response's JSON body.
+func decodeAs[T any](t *testing.T, a response) T {
 	t.Helper()
 	var v T
 	require.NoError(t, json.Unmarshal([]byte(a.raw), &v), a.raw)

@@ -133,7 +133,7 @@ func (q *quickstart) run(ctx context.Context) error {
 	}
 	inst, err := c.Instances.Create(ctx, req)
 	if errors.Is(err, compute.ErrOutcomeUnknown) {
-		return fmt.Errorf("the create's answer was lost; the instance may exist, look for %s-vm before retrying: %w", q.name, err)
+		return fmt.Errorf("the create's response was lost; the instance may exist, look for %s-vm before retrying: %w", q.name, err)
 	}
 	if err != nil {
 		return fmt.Errorf("creating the instance: %w", err)
