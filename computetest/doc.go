@@ -59,7 +59,7 @@
 //     or all rule must carry both port_range_min and port_range_max keys, null meaning all ports;
 //     only icmp may leave them out. Ports are both null or both integers 0..65535 with min <= max.
 //     Rules come back in the order sent, every rule with both port keys (null when left out). Any
-//     invalid rule is 400 with 02028.
+//     invalid rule, an unknown key in a rule included, is 400 with 02028.
 //   - Instances show the extended contract's os_type (from the image) and reservation_id (null);
 //     private_ip and public_ip are null until the instance first becomes active. The create accepts
 //     the extended contract's optional fields (billing_type, destroy_on_shutdown, public_ipv6,
