@@ -649,7 +649,7 @@ func benchPace(b *testing.B, rate float64, serverBurst, requests int) {
 	c := srv.Client(compute.WithRateLimit(rate, 1), compute.WithHTTPClient(&http.Client{Transport: svc}))
 	ctx := context.Background()
 	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
-		Name: "pace-1", Hostname: "pace-1", Type: "std.small", Region: "eu-west-1", Image: "debian-12",
+		Name: "pace-1", Hostname: "pace-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
 		SSHKeys: []string{"key-ci"}})
 	if err != nil {
 		b.Fatal(err)

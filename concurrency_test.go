@@ -81,7 +81,7 @@ func TestSixtyFourGoroutinesUnderFaults(t *testing.T) {
 				case n%10 == 0 || len(mine) == 0:
 					name := fmt.Sprintf("w%02d-%05d", w, n)
 					inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: name, Hostname: name,
-						Type: "std.small", Region: "eu-west-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
+						Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
 					creates.Add(1)
 					check(err)
 					if err == nil {

@@ -30,7 +30,7 @@ func ExampleNewClient() {
 		log.Fatal(err)
 	}
 	fmt.Println(page.Items[0].Slug, page.Items[0].Versions)
-	// Output: ubuntu-cloud [22.04 24.04]
+	// Output: ubuntu [22.04 24.04]
 }
 
 // The main flow: create an instance and wait until it runs. A create is never re-sent once it may
@@ -45,8 +45,8 @@ func Example() {
 	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
 		Name:     "web-1",
 		Hostname: "web-1",
-		Type:     "std.small",
-		Region:   "eu-west-1",
+		Type:     "vcpu-2_memory-4g",
+		Region:   "NORD-NO-KRS-1",
 		Image:    "ubuntu-24.04",
 		SSHKeys:  []string{"key-ci"},
 	})
@@ -77,7 +77,7 @@ func ExampleInstancesService_All() {
 	ctx := context.Background()
 	for _, name := range []string{"web-1", "web-2", "db-1", "db-2"} {
 		_, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: name, Hostname: name,
-			Type: "std.small", Region: "eu-west-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
+			Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func ExampleAPIError() {
 	c := srv.Client()
 	ctx := context.Background()
 	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "db", Hostname: "db",
-		Type: "std.small", Region: "eu-west-1", Image: "debian-12", SSHKeys: []string{"key-ci"}, IsProtected: true})
+		Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12", SSHKeys: []string{"key-ci"}, IsProtected: true})
 	if err != nil {
 		log.Fatal(err)
 	}

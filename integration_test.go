@@ -58,7 +58,7 @@ func TestLifecycleAgainstTheFake(t *testing.T) {
 		ssh := compute.SecurityGroupRule{Protocol: compute.ProtocolTCP, Direction: compute.DirectionIngress,
 			PortRangeMin: compute.Ptr(22), PortRangeMax: compute.Ptr(22)}
 		sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{
-			Name: "web", Description: "ssh in", Region: "eu-west-1", Rules: []compute.SecurityGroupRule{ssh}})
+			Name: "web", Description: "ssh in", Region: "NORD-NO-KRS-1", Rules: []compute.SecurityGroupRule{ssh}})
 		require.NoError(t, err)
 		assert.Equal(t, compute.SecurityGroupStatusCreating, sg.Status)
 		// The contract's get responses carry no status, so the waiter reads the group as created at
@@ -73,7 +73,7 @@ func TestLifecycleAgainstTheFake(t *testing.T) {
 		assert.Len(t, sg.Rules, 2)
 		assert.Equal(t, compute.SecurityGroupStatusCreated, sg.Status)
 
-		fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "web-ip", Region: "eu-west-1"})
+		fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "web-ip", Region: "NORD-NO-KRS-1"})
 		require.NoError(t, err)
 		assert.Equal(t, compute.FloatingIPStatusCreating, fip.Status)
 		assert.Empty(t, fip.IPAddress)
@@ -89,7 +89,7 @@ func TestLifecycleAgainstTheFake(t *testing.T) {
 
 		// The instance, with both, waited for until active.
 		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
-			Name: "web-1", Hostname: "web-1", Type: "std.medium", Region: "eu-west-1", Image: "ubuntu-24.04",
+			Name: "web-1", Hostname: "web-1", Type: "vcpu-4_memory-8g", Region: "NORD-NO-KRS-1", Image: "ubuntu-24.04",
 			SSHKeys: []string{"key-ci"}, SecurityGroups: []string{sg.ID}, FloatingIP: fip.ID,
 			Volumes: []string{"vol-data-1"}})
 		require.NoError(t, err)
@@ -142,7 +142,7 @@ func TestLifecycleAgainstTheFake(t *testing.T) {
 		require.NoError(t, err)
 
 		// Update: rename, protect, grow the disk, replace the security groups.
-		sg2, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "db", Region: "eu-west-1"})
+		sg2, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "db", Region: "NORD-NO-KRS-1"})
 		require.NoError(t, err)
 		inst, err = c.Instances.Update(ctx, inst.ID, &compute.InstanceUpdateRequest{
 			Name: compute.Ptr("web-1-renamed"), IsProtected: compute.Ptr(true), DiskSize: compute.Ptr(160),
@@ -199,7 +199,7 @@ func TestLifecycleAgainstTheFake(t *testing.T) {
 
 		// The snapshot outlives its instance and can build a new one.
 		again, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
-			Name: "web-2", Hostname: "web-2", Type: "std.medium", Region: "eu-west-1", Image: snap.ID,
+			Name: "web-2", Hostname: "web-2", Type: "vcpu-4_memory-8g", Region: "NORD-NO-KRS-1", Image: snap.ID,
 			Password: "a-long-enough-password"})
 		require.NoError(t, err)
 		assert.Equal(t, snap.ID, again.Image.ID)
@@ -244,8 +244,8 @@ func TestDroppedCreatesAreNeverSentTwice(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			_, errs[i] = c.Instances.Create(ctx, &compute.InstanceCreateRequest{
-				Name: fmt.Sprintf("worker-%03d", i), Hostname: fmt.Sprintf("worker-%03d", i), Type: "std.small",
-				Region: "eu-west-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
+				Name: fmt.Sprintf("worker-%03d", i), Hostname: fmt.Sprintf("worker-%03d", i), Type: "vcpu-2_memory-4g",
+				Region: "NORD-NO-KRS-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
 		})
 	}
 	wg.Wait()
@@ -283,7 +283,7 @@ func TestPaginationAtEveryPageSize(t *testing.T) {
 	want := make([]string, total)
 	for i := range total {
 		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
-			Name: fmt.Sprintf("i-%04d", i), Hostname: "h", Type: "std.small", Region: "us-east-1",
+			Name: fmt.Sprintf("i-%04d", i), Hostname: "h", Type: "vcpu-2_memory-4g", Region: "EUC-DE-MUC-1",
 			Image: "img-debian-12", SSHKeys: []string{"key-laptop"}})
 		require.NoError(t, err)
 		want[i] = inst.ID

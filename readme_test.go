@@ -55,6 +55,8 @@ var readmeCommandTests = map[string][2]string{
 	"go mod edit -replace github.com/compute-sdk/compute-go=../compute-go":        {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
 	"go get github.com/compute-sdk/compute-go@v0.0.0-00010101000000-000000000000": {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
 	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -print-catalog":    {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go install github.com/compute-sdk/compute-go/cmd/compute-fake":               {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
+	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -speed 0":          {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
 }
 
 // TestReadmeShellCommandsAreExercised: every shell command in the README is either a line of .ci/run
@@ -142,7 +144,7 @@ var (
 var readmeSetupPrefixes = []string{
 	"go mod edit -replace github.com/compute-sdk/compute-go=",
 	"go get github.com/compute-sdk/compute-go@",
-	"go run github.com/compute-sdk/compute-go/cmd/compute-fake",
+	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -print-catalog",
 }
 
 // TestReadmeGoBlocksCompileAndRun plays a newcomer: in a fresh module beside a checkout (named

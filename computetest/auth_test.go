@@ -39,7 +39,7 @@ func TestAuthLegacyXAuthTokenAccepted(t *testing.T) {
 	defer srv.Close()
 	c := srv.Client(compute.WithLegacyAuthHeader())
 
-	fip, err := c.FloatingIPs.Create(context.Background(), &compute.FloatingIPCreateRequest{Name: "ip", Region: "eu-west-1"})
+	fip, err := c.FloatingIPs.Create(context.Background(), &compute.FloatingIPCreateRequest{Name: "ip", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 	assert.NotEmpty(t, fip.ID)
 	reqs := srv.Requests()
@@ -64,7 +64,7 @@ func TestAuthMissingToken(t *testing.T) {
 		for _, method := range []string{http.MethodGet, http.MethodPost} {
 			var body any
 			if method == http.MethodPost {
-				body = map[string]any{"name": "ip", "region": "eu-west-1"}
+				body = map[string]any{"name": "ip", "region": "NORD-NO-KRS-1"}
 			}
 			a := raw(t, srv, method, "/compute/v1/floating-ips", h, body)
 			a.requireError(t, http.StatusUnauthorized, compute.CodeAuthTokenNotProvided)
@@ -116,9 +116,9 @@ func TestAuthReadOnlyToken(t *testing.T) {
 	// Resources made with the full token, for the read-only token to read and fail to change.
 	admin := srv.Client()
 	in := activeInstance(t, admin)
-	sg, err := admin.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "web", Region: "eu-west-1"})
+	sg, err := admin.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "web", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
-	fip, err := admin.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "eu-west-1"})
+	fip, err := admin.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 
 	c, err := compute.NewClient(ro, compute.WithBaseURL(srv.URL), compute.WithHTTPClient(srv.HTTPClient()),
@@ -173,7 +173,7 @@ func TestAuthReadOnlyToken(t *testing.T) {
 	a := raw(t, srv, http.MethodGet, "/compute/v1/images", http.Header{"Authorization": {"Bearer " + ro}}, nil)
 	assert.Equal(t, http.StatusOK, a.Status)
 	a = raw(t, srv, http.MethodPost, "/compute/v1/floating-ips", http.Header{"X-Auth-Token": {ro}},
-		map[string]any{"name": "x", "region": "eu-west-1"})
+		map[string]any{"name": "x", "region": "NORD-NO-KRS-1"})
 	a.requireError(t, http.StatusForbidden, compute.CodePermissionDenied)
 }
 
@@ -225,8 +225,8 @@ func TestBodyKeysMustBeSpelledExactly(t *testing.T) {
 	srv := computetest.NewServer()
 	defer srv.Close()
 	for _, body := range []string{
-		`{"name":"a","hostname":"a","type":"std.small","region":"eu-west-1","image":"debian-12","SSH_KEYS":["key-ci"],"password":"0123456789abcdef"}`,
-		`{"Name":"a","hostname":"a","type":"std.small","region":"eu-west-1","image":"debian-12","ssh_keys":["key-ci"]}`,
+		`{"name":"a","hostname":"a","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"debian-12","SSH_KEYS":["key-ci"],"password":"0123456789abcdef"}`,
+		`{"Name":"a","hostname":"a","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"debian-12","ssh_keys":["key-ci"]}`,
 	} {
 		req, err := http.NewRequest(http.MethodPost, srv.URL+"/compute/v1/instances", strings.NewReader(body))
 		require.NoError(t, err)

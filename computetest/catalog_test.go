@@ -29,9 +29,9 @@ func TestCatalogDefault(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"eu-west-1", "us-east-1", "ap-south-1"},
+	assert.Equal(t, []string{"EUC-DE-MUC-1", "EUW-GB-MNC-1", "EUW-NL-AMS-1", "NA-CA-FTS-1", "NA-CA-MNZ-1", "NA-CA-PRG-1", "NORD-NO-KRS-1"},
 		ids(len(cat.Regions), func(i int) string { return cat.Regions[i].ID }))
-	assert.Equal(t, []string{"std.small", "std.medium", "std.large", "gpu.a100"},
+	assert.Equal(t, []string{"vcpu-2_memory-4g", "vcpu-4_memory-8g", "vcpu-8_memory-32g", "vcpu-16_memory-128g_nvidia-h100-1"},
 		ids(len(cat.InstanceTypes), func(i int) string { return cat.InstanceTypes[i].ID }))
 	assert.Equal(t, []string{"key-laptop", "key-ci"}, ids(len(cat.SSHKeys), func(i int) string { return cat.SSHKeys[i].ID }))
 	assert.Equal(t, []string{"AUTO", "SPREAD", "PACK"}, cat.PlacementOptions)
@@ -46,8 +46,8 @@ func TestCatalogDefault(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, locked)
-	gpu := cat.InstanceTypes[slices.IndexFunc(cat.InstanceTypes, func(it computetest.InstanceType) bool { return it.ID == "gpu.a100" })]
-	assert.Equal(t, []string{"us-east-1"}, gpu.Regions)
+	gpu := cat.InstanceTypes[slices.IndexFunc(cat.InstanceTypes, func(it computetest.InstanceType) bool { return it.ID == "vcpu-16_memory-128g_nvidia-h100-1" })]
+	assert.Equal(t, []string{"EUC-DE-MUC-1"}, gpu.Regions)
 
 	// Every catalogue image is listed by the API, with the same fields.
 	page, err := srv.Client().Images.List(context.Background(), nil)
@@ -56,7 +56,7 @@ func TestCatalogDefault(t *testing.T) {
 	for i, im := range page.Items {
 		want := cat.Images[i]
 		assert.Equal(t, want.ID, im.ID)
-		assert.Equal(t, want.Type, im.Type)
+		assert.Equal(t, want.Type, string(im.Type))
 		assert.Equal(t, want.Slug, im.Slug)
 		assert.Equal(t, want.Versions, im.Versions)
 		assert.Equal(t, want.Regions, im.Regions)
@@ -78,7 +78,7 @@ func TestCatalogCustom(t *testing.T) {
 		Regions:          []computetest.Region{{ID: "lab-1", Name: "Lab"}},
 		InstanceTypes:    []computetest.InstanceType{{ID: "tiny", VCPUs: 1, MemoryGiB: 1, Regions: []string{"lab-1"}}},
 		PlacementOptions: []string{"AUTO"},
-		Images: []compute.Image{{ID: "img-alpine", Name: "Alpine", Type: compute.ImageTypeBaseOS, Family: "alpine",
+		Images: []computetest.Image{{ID: "img-alpine", Name: "Alpine", Type: "base-os", Family: "alpine",
 			Slug: "alpine", OSType: "linux", Versions: []string{}, Regions: []string{"lab-1"}, CreatedAt: t0, UpdatedAt: t0}},
 		SSHKeys: []computetest.SSHKey{{ID: "key-lab", Name: "lab"}},
 		Volumes: []computetest.Volume{{ID: "vol-lab", Name: "lab", Region: "lab-1", Status: computetest.VolumeAvailable}},
@@ -118,8 +118,8 @@ func TestCatalogCustom(t *testing.T) {
 		mut  func(*compute.InstanceCreateRequest)
 		code compute.ErrorCode
 	}{
-		{func(r *compute.InstanceCreateRequest) { custom(r); r.Region = "eu-west-1" }, compute.CodeInstanceConfigNotAllowed},
-		{func(r *compute.InstanceCreateRequest) { custom(r); r.Type = "std.small" }, compute.CodeInstanceConfigNotAllowed},
+		{func(r *compute.InstanceCreateRequest) { custom(r); r.Region = "NORD-NO-KRS-1" }, compute.CodeInstanceConfigNotAllowed},
+		{func(r *compute.InstanceCreateRequest) { custom(r); r.Type = "vcpu-2_memory-4g" }, compute.CodeInstanceConfigNotAllowed},
 		{func(r *compute.InstanceCreateRequest) { custom(r); r.Image = "img-ubuntu-2404" }, compute.CodeInvalidImage},
 		{func(r *compute.InstanceCreateRequest) { custom(r); r.SSHKeys = []string{"key-laptop"} }, compute.CodeSSHKeyNotFound},
 		{func(r *compute.InstanceCreateRequest) { custom(r); r.Volumes = []string{"vol-data-1"} }, compute.CodeVolumeNotFound},
@@ -128,7 +128,7 @@ func TestCatalogCustom(t *testing.T) {
 		_, err := c.Instances.Create(ctx, newInstanceRequest(tc.mut))
 		requireAPIError(t, err, http.StatusBadRequest, tc.code)
 	}
-	_, err = c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "x", Region: "eu-west-1"})
+	_, err = c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "x", Region: "NORD-NO-KRS-1"})
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeBadRequest)
 
 	// The instance built from the snapshot, with the floating IP, completes the round.
@@ -170,7 +170,7 @@ func TestCatalogIsACopy(t *testing.T) {
 	}))
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeImageIncompatible)
 	_, err = c.Instances.Create(context.Background(), newInstanceRequest(func(r *compute.InstanceCreateRequest) {
-		r.Image = "ubuntu-cloud:22.04"
+		r.Image = "ubuntu:22.04"
 	}))
 	require.NoError(t, err)
 
@@ -178,7 +178,7 @@ func TestCatalogIsACopy(t *testing.T) {
 	page, err := c.Images.List(context.Background(), nil)
 	require.NoError(t, err)
 	page.Items[0].Regions[0] = "changed"
-	assert.Equal(t, "eu-west-1", srv.Catalog().Images[0].Regions[0])
+	assert.Equal(t, "EUC-DE-MUC-1", srv.Catalog().Images[0].Regions[0])
 }
 
 func TestCatalogImageListFilter(t *testing.T) {
@@ -188,7 +188,7 @@ func TestCatalogImageListFilter(t *testing.T) {
 
 	want := map[compute.ImageType][]string{}
 	for _, im := range computetest.DefaultCatalog().Images {
-		want[im.Type] = append(want[im.Type], im.ID)
+		want[compute.ImageType(im.Type)] = append(want[compute.ImageType(im.Type)], im.ID)
 	}
 	require.Len(t, want, 3, "the default catalogue has the three public types")
 	for _, typ := range []compute.ImageType{compute.ImageTypeBaseOS, compute.ImageTypeCloudImage, compute.ImageTypePreconfigured, compute.ImageTypeSnapshot} {
@@ -223,12 +223,12 @@ func TestCatalogCloudImageVersions(t *testing.T) {
 	_, c := newFake(t)
 	ctx := context.Background()
 
-	for _, ref := range []string{"ubuntu-cloud:22.04", "ubuntu-cloud:24.04", "ubuntu-cloud", "img-ubuntu-cloud"} {
+	for _, ref := range []string{"ubuntu:22.04", "ubuntu:24.04", "ubuntu", "img-ubuntu-cloud"} {
 		in, err := c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) { r.Image = ref }))
 		require.NoError(t, err, ref)
-		assert.Equal(t, compute.Ref{ID: "img-ubuntu-cloud", Name: "Ubuntu Cloud"}, in.Image, ref)
+		assert.Equal(t, compute.Ref{ID: "img-ubuntu-cloud", Name: "Ubuntu"}, in.Image, ref)
 	}
-	for _, ref := range []string{"ubuntu-cloud:18.04", "ubuntu-cloud:", "debian-12:12", "img-ubuntu-cloud:22.04x"} {
+	for _, ref := range []string{"ubuntu:18.04", "ubuntu:", "debian-12:12", "img-ubuntu-cloud:22.04x"} {
 		_, err := c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) { r.Image = ref }))
 		apiErr := requireAPIError(t, err, http.StatusBadRequest, compute.CodeInvalidImage)
 		assert.Contains(t, apiErr.Message, ref)

@@ -16,7 +16,7 @@ import (
 
 // One test per row of the contract's "Conditions stated for operations" table. Each asserts the
 // refusal with its exact code and status, and the success next to it, so that it fails both ways.
-// The contract gives no status per code; the fake answers a refused state change with 400 (it lists
+// The contract gives no status per code; the fake refuses a state change with 400 (it lists
 // no 409).
 
 // Row: Update instance, "Only an active instance can be updated", 02023.
@@ -116,7 +116,7 @@ func TestConditionDestroyInstanceLimitedByStatus(t *testing.T) {
 		})
 	}
 
-	// A DELETE re-sent while the first one is still in progress (its answer was lost) gets 204 again.
+	// A DELETE re-sent while the first one is still in progress (its response was lost) gets 204 again.
 	t.Run("deleting again", func(t *testing.T) {
 		t.Parallel()
 		srv := computetest.NewServer(computetest.WithDurations(computetest.Durations{InstanceDelete: time.Hour}))
@@ -297,12 +297,12 @@ func TestSecurityGroupReservedNames(t *testing.T) {
 	ctx := context.Background()
 
 	for _, name := range []string{"default", "standard", "Default", " STANDARD "} {
-		body := map[string]any{"name": name, "region": "eu-west-1", "rules": []any{}}
+		body := map[string]any{"name": name, "region": "NORD-NO-KRS-1", "rules": []any{}}
 		rawAuthed(t, srv, http.MethodPost, "/compute/v1/security-groups", body).
 			requireError(t, http.StatusBadRequest, compute.CodeBadRequest)
 	}
 	created := rawAuthed(t, srv, http.MethodPost, "/compute/v1/security-groups",
-		map[string]any{"name": "default-web", "region": "eu-west-1", "rules": []any{}})
+		map[string]any{"name": "default-web", "region": "NORD-NO-KRS-1", "rules": []any{}})
 	require.Equal(t, http.StatusCreated, created.Status, "a name that only contains a reserved one is fine: %s", created.Body)
 	id := created.object(t)["security_group"].(map[string]any)["id"].(string)
 
@@ -322,7 +322,7 @@ func TestSecurityGroupReservedNames(t *testing.T) {
 
 	// The SDK refuses the name itself: nothing reaches the server.
 	before := len(srv.Requests())
-	_, err = c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "default", Region: "eu-west-1"})
+	_, err = c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "default", Region: "NORD-NO-KRS-1"})
 	require.ErrorIs(t, err, compute.ErrInvalidRequest)
 	assert.Len(t, srv.Requests(), before)
 }
@@ -333,7 +333,7 @@ func TestSecurityGroupUsedByInstanceCannotBeDeleted(t *testing.T) {
 	_, c := newFake(t)
 	ctx := context.Background()
 
-	sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "web", Region: "eu-west-1"})
+	sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "web", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 	in := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.SecurityGroups = []string{sg.ID} })
 	require.Equal(t, []compute.Ref{{ID: sg.ID, Name: "web"}}, in.SecurityGroups)
@@ -356,7 +356,7 @@ func TestFloatingIPAttachedCannotBeDeleted(t *testing.T) {
 	_, c := newFake(t)
 	ctx := context.Background()
 
-	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "web-ip", Region: "eu-west-1"})
+	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "web-ip", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 	in := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.FloatingIP = fip.ID })
 	require.Equal(t, &compute.Ref{ID: fip.ID, Name: "web-ip"}, in.FloatingIP)
@@ -396,7 +396,7 @@ func TestDiskSizeOnlyGrows(t *testing.T) {
 	require.Equal(t, 120, got.DiskSize)
 
 	// Below the minimum on create (the SDK refuses it, so raw).
-	body := map[string]any{"name": "small", "hostname": "small", "type": "std.small", "region": "eu-west-1",
+	body := map[string]any{"name": "small", "hostname": "small", "type": "vcpu-2_memory-4g", "region": "NORD-NO-KRS-1",
 		"image": "img-ubuntu-2404", "ssh_keys": []string{"key-laptop"}, "disk_size": 79}
 	rawAuthed(t, srv, http.MethodPost, "/compute/v1/instances", body).
 		requireError(t, http.StatusBadRequest, compute.CodeInsufficientDiskSize)
@@ -411,7 +411,7 @@ func TestPasswordAndSSHKeyRules(t *testing.T) {
 	ctx := context.Background()
 
 	base := func(extra map[string]any) map[string]any {
-		body := map[string]any{"name": "pw", "hostname": "pw", "type": "std.small", "region": "eu-west-1",
+		body := map[string]any{"name": "pw", "hostname": "pw", "type": "vcpu-2_memory-4g", "region": "NORD-NO-KRS-1",
 			"image": "img-ubuntu-2404"}
 		for k, v := range extra {
 			body[k] = v
@@ -532,7 +532,7 @@ func TestNotFoundCodes(t *testing.T) {
 
 	// An unknown route is 404 with 02001, not a resource's code.
 	rawAuthed(t, srv, http.MethodGet, "/compute/v1/volumes", nil).requireError(t, http.StatusNotFound, compute.CodeInvalidRoute)
-	rawAuthed(t, srv, http.MethodPatch, "/compute/v1/security-groups/"+sg, map[string]any{}).
+	rawAuthed(t, srv, http.MethodPost, "/compute/v1/security-groups/"+sg, map[string]any{}).
 		requireError(t, http.StatusNotFound, compute.CodeInvalidRoute)
 
 	// 02015: an unknown snapshot as the image; a real one works.
@@ -551,23 +551,23 @@ func TestNotFoundCodes(t *testing.T) {
 // instance type are refused (400) with their own codes.
 func TestCreateInstanceReferences(t *testing.T) {
 	t.Parallel()
-	// Debian is offered in us-east-1 only here, for the image's region mismatch.
+	// Debian is offered in EUC-DE-MUC-1 only here, for the image's region mismatch.
 	cat := computetest.DefaultCatalog()
-	i := slices.IndexFunc(cat.Images, func(im compute.Image) bool { return im.ID == "img-debian-12" })
+	i := slices.IndexFunc(cat.Images, func(im computetest.Image) bool { return im.ID == "img-debian-12" })
 	require.GreaterOrEqual(t, i, 0)
-	cat.Images[i].Regions = []string{"us-east-1"}
+	cat.Images[i].Regions = []string{"EUC-DE-MUC-1"}
 	srv := computetest.NewServer(computetest.WithCatalog(cat))
 	defer srv.Close()
 	c := srv.Client()
 	ctx := context.Background()
 
-	sgUS, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "us", Region: "us-east-1"})
+	sgUS, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "us", Region: "EUC-DE-MUC-1"})
 	require.NoError(t, err)
-	sgEU, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "eu", Region: "eu-west-1"})
+	sgEU, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "eu", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
-	fipUS, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "us", Region: "us-east-1"})
+	fipUS, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "us", Region: "EUC-DE-MUC-1"})
 	require.NoError(t, err)
-	fipEU, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "eu", Region: "eu-west-1"})
+	fipEU, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "eu", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 
 	type mut = func(*compute.InstanceCreateRequest)
@@ -586,20 +586,20 @@ func TestCreateInstanceReferences(t *testing.T) {
 		{"volume in another region", func(r *compute.InstanceCreateRequest) { r.Volumes = []string{"vol-data-3"} }, compute.CodeRegionsMismatch},
 		{"security group in another region", func(r *compute.InstanceCreateRequest) { r.SecurityGroups = []string{sgUS.ID} }, compute.CodeRegionsMismatch},
 		{"floating IP in another region", func(r *compute.InstanceCreateRequest) { r.FloatingIP = fipUS.ID }, compute.CodeRegionsMismatch},
-		{"windows on std.small", func(r *compute.InstanceCreateRequest) { r.Image = "img-windows-2022" }, compute.CodeImageIncompatible},
-		{"cuda on std.large", func(r *compute.InstanceCreateRequest) { r.Image, r.Type = "img-cuda-12", "std.large" }, compute.CodeImageIncompatible},
+		{"windows on vcpu-2_memory-4g", func(r *compute.InstanceCreateRequest) { r.Image = "img-windows-2022" }, compute.CodeImageIncompatible},
+		{"cuda on vcpu-8_memory-32g", func(r *compute.InstanceCreateRequest) { r.Image, r.Type = "img-cuda-12", "vcpu-8_memory-32g" }, compute.CodeImageIncompatible},
 		{"unknown region", func(r *compute.InstanceCreateRequest) { r.Region = "mars-1" }, compute.CodeInstanceConfigNotAllowed},
 		{"unknown type", func(r *compute.InstanceCreateRequest) { r.Type = "std.huge" }, compute.CodeInstanceConfigNotAllowed},
-		{"type not offered in the region", func(r *compute.InstanceCreateRequest) { r.Type = "gpu.a100" }, compute.CodeInstanceConfigNotAllowed},
+		{"type not offered in the region", func(r *compute.InstanceCreateRequest) { r.Type = "vcpu-16_memory-128g_nvidia-h100-1" }, compute.CodeInstanceConfigNotAllowed},
 		{"unknown placement option", func(r *compute.InstanceCreateRequest) { r.PlacementOption = "NEAR" }, compute.CodeInvalidPlacementOption},
 
-		{"image in its region", func(r *compute.InstanceCreateRequest) { r.Image, r.Region = "img-debian-12", "us-east-1" }, ""},
+		{"image in its region", func(r *compute.InstanceCreateRequest) { r.Image, r.Region = "img-debian-12", "EUC-DE-MUC-1" }, ""},
 		{"volume, group and floating IP in the region", func(r *compute.InstanceCreateRequest) {
 			r.Volumes, r.SecurityGroups, r.FloatingIP = []string{"vol-data-2"}, []string{sgEU.ID}, fipEU.ID
 		}, ""},
-		{"windows on std.medium", func(r *compute.InstanceCreateRequest) { r.Image, r.Type = "img-windows-2022", "std.medium" }, ""},
-		{"gpu in us-east-1", func(r *compute.InstanceCreateRequest) {
-			r.Type, r.Region, r.Image = "gpu.a100", "us-east-1", "img-cuda-12"
+		{"windows on vcpu-4_memory-8g", func(r *compute.InstanceCreateRequest) { r.Image, r.Type = "img-windows-2022", "vcpu-4_memory-8g" }, ""},
+		{"gpu in EUC-DE-MUC-1", func(r *compute.InstanceCreateRequest) {
+			r.Type, r.Region, r.Image = "vcpu-16_memory-128g_nvidia-h100-1", "EUC-DE-MUC-1", "img-cuda-12"
 		}, ""},
 		{"image by slug", func(r *compute.InstanceCreateRequest) { r.Image = "ubuntu-24.04" }, ""},
 		{"placement option", func(r *compute.InstanceCreateRequest) { r.PlacementOption = "SPREAD" }, ""},
@@ -624,8 +624,8 @@ func TestCreateInstanceReferences(t *testing.T) {
 		names = append(names, in.Name)
 	}
 	assert.Equal(t, []string{
-		"image in its region", "volume, group and floating IP in the region", "windows on std.medium",
-		"gpu in us-east-1", "image by slug", "placement option",
+		"image in its region", "volume, group and floating IP in the region", "windows on vcpu-4_memory-8g",
+		"gpu in EUC-DE-MUC-1", "image by slug", "placement option",
 	}, names, "only the accepted creates created instances")
 	assert.Equal(t, "AUTO", page.Items[0].PlacementOption, "the default placement option")
 }

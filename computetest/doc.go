@@ -6,34 +6,86 @@
 //	c := srv.Client() // a *compute.Client wired to the fake
 //	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{...})
 //
+// The fake is an independent reading of the contract: its engine (state, routes, request decoding,
+// validation, lifecycles, catalogue, faults) has its own wire types and rules and does not import
+// the SDK, so that a mistake in the SDK's struct tags or validation fails the tests that run the SDK
+// against it. Only this thin package, which hands out a ready *compute.Client, imports the SDK.
+//
 // The fake implements every operation of the contract with its status codes, envelopes and
 // {code, message} error bodies: authentication (Bearer and the deprecated X-Auth-Token; a missing
-// token is 02014, an unknown one 401, a read-only token 403 with 02043 on writes), the stated
-// conditions (update and snapshot only when active, destroy limited by status and protection, start
-// only when stopped, volumes only when available), references to a seeded catalogue (regions,
-// instance types, images, SSH keys, volumes: see Catalog and DefaultCatalog), and lifecycles:
+// token is 401 with 02014, an unknown one 401 with 01204, a read-only token 403 with 02043 on
+// writes), the stated conditions (update and snapshot only when active, destroy limited by status and
+// protection, start only when stopped, volumes only when available), references to a seeded
+// catalogue (regions, instance types, images, SSH keys, volumes: see Catalog and DefaultCatalog,
+// which uses the service's real region ids), and lifecycles:
 //
 //	instance:        creating -> active; stop: stopping -> stopped; start: starting -> active;
 //	                 reset: resetting -> active; delete: deleting -> gone (404)
 //	security group:  creating -> created
 //	floating IP:     creating -> created (the address is assigned then)
 //
-// Transitions take the durations set by WithDurations, zero by default (a create answers "creating"
-// and the next read shows "active"), on the server's clock: time.Now, which inside a
+// Transitions take the durations set by WithDurations, zero by default (a create responds
+// "creating" and the next read shows "active"), on the server's clock: time.Now, which inside a
 // testing/synctest bubble is fake time (serve with WithInMemoryNetwork there), or any clock given
 // with WithClock. Advance moves the clock forward.
 //
-// Where the contract is silent the fake makes a documented choice, stated on the handler or option
-// concerned: a refused state change is a 400 (the contract lists no 409); references in a body to
-// things that do not exist are 400 with their not-found code, while a missing resource named by the
-// path is 404; unknown body fields are refused with 02002, stricter than the service, so that a
-// misspelt field fails in tests; snapshots are complete at once; security-group reads omit status, as
-// the contract's examples do.
+// # Where the contract is silent
+//
+// The fake makes these choices, and keeps them consistent:
+//
+//   - Statuses: a create responds exactly 201, a read or update exactly 200, both with
+//     Content-Type application/json; a delete and an instance action respond exactly 204 with no
+//     body and no Content-Type. The contract gives no status per error code: a refused state change
+//     is 400 (the contract lists no 409); references in a body to things that do not exist are 400
+//     with their not-found code, while a missing resource named by the path is 404; an unknown route
+//     (or method) is 404 with 02001.
+//   - A 429 (the rate limit, or an injected 429 without a code) carries {"code": "02009",
+//     "message": ...}: the contract names no code for it, and 02009 ("not allowed") is the documented
+//     code that fits a request refused unprocessed. It comes with a Retry-After header in seconds.
+//   - Bodies: unknown fields are refused with 02002, stricter than the service, so that a misspelt
+//     field fails in tests; keys match exactly (the fake does not accept "NAME" for "name"). A JSON
+//     value of the wrong type is 02002; a missing required field is 02003. Request fields are not
+//     nullable (the extended contract): an optional field sent as null counts as left out.
+//   - Values sent in a create come back byte for byte (no trimming, no case change, no HTML
+//     escaping); timestamps are RFC 3339 in UTC with milliseconds ("2026-01-15T09:00:00.000Z");
+//     integers are JSON integers; a request integer with a fraction or exponent is refused.
+//   - Security groups show status on every body (create, get, list, update), and the extended
+//     contract's is_internal (always false) and updated_at. PUT is the contract's update (name and
+//     rules required, description left out becomes empty); PATCH, what the service's published
+//     description and own clients use, is accepted too: name, description and rules are all optional
+//     and only those given change, but an empty PATCH is refused with 02003, as the floating IP's is.
+//     region is refused in both with 02004. After an update the status is unchanged.
+//   - Security-group rules: protocol icmp, tcp, udp or all; direction ingress or egress; a tcp, udp
+//     or all rule must carry both port_range_min and port_range_max keys, null meaning all ports;
+//     only icmp may leave them out. Ports are both null or both integers 0..65535 with min <= max.
+//     Rules come back in the order sent, every rule with both port keys (null when left out). Any
+//     invalid rule, an unknown key in a rule included, is 400 with 02028.
+//   - Instances show the extended contract's os_type (from the image) and reservation_id (null);
+//     private_ip and public_ip are null until the instance first becomes active. The create accepts
+//     the extended contract's optional fields (billing_type, destroy_on_shutdown, public_ipv6,
+//     reuse_long_term_subscription, metadata.user_data); the fake has no reservations, so any
+//     reservation_id is 400 with 02067. An instance update's security_groups and volumes accept the
+//     full list or the extended contract's {"attach": id} or {"detach": id}, one of the two only.
+//   - Actions: stop and reset while active, start while stopped, and stop while starting or in
+//     error (the service's own Terraform provider sends stop in those states); any other stop or
+//     reset is 400 with 02009, a start of an active instance 02029, of any other but a stopped one
+//     02039. GET .../actions lists exactly the actions accepted.
+//   - A DELETE of an instance already deleting responds 204 again (DELETE is idempotent); 02013 is
+//     for an instance that never became active, 02069 for one in the middle of a transition.
+//   - Snapshots are complete at once (the contract shows only "created"); size is the disk size in
+//     GiB.
+//
+// # Faults, the request log and the control endpoint
 //
 // For tests of failure handling, Inject and FailNext add faults (an error status, latency, a dropped
-// connection, or "process then drop" where the request takes effect but no answer arrives), and
-// Requests returns every request received, with its escaped path, body and answer status. The token
-// is never recorded. WithRateLimit enforces the service's rate limit (429 with Retry-After).
+// connection, or "process then drop" where the request takes effect but no response arrives), and
+// Requests returns every request received, with its escaped path, body and response status. The
+// token is never recorded. WithRateLimit enforces the service's rate limit. Reset returns the
+// server to its fresh state.
+//
+// WithControl (compute-fake's -control-token) enables the same from any language over HTTP, under
+// /_fake/, a path the contract does not use, with its own token in the X-Fake-Control-Token header;
+// without the option those paths are 404 like any unknown route.
 //
 // cmd/compute-fake serves the same fake as a standalone program for other languages and tools.
 package computetest

@@ -35,7 +35,7 @@ func ExampleNewServer() {
 	ctx := context.Background()
 	for _, name := range []string{"web-1", "web-2"} {
 		if _, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: name, Hostname: name,
-			Type: "std.small", Region: "eu-west-1", Image: "ubuntu-24.04", SSHKeys: []string{"key-ci"}}); err != nil {
+			Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "ubuntu-24.04", SSHKeys: []string{"key-ci"}}); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -44,7 +44,7 @@ func ExampleNewServer() {
 	names, err := activeNames(ctx, c)
 	fmt.Println(names, err)
 
-	// The failure path: the service answers 403 to the next list.
+	// The failure path: the service responds 403 to the next list.
 	srv.FailNext(1, computetest.Match{Method: "GET", Path: "/compute/v1/instances"},
 		computetest.Fault{Status: 403, Code: compute.CodePermissionDenied, Message: "Permission denied"})
 	_, err = activeNames(ctx, c)

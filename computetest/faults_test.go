@@ -45,7 +45,7 @@ func TestFaultFailNext(t *testing.T) {
 		assert.False(t, r.Processed, "request %d: a failed request is not processed", i)
 		assert.Equal(t, http.StatusBadRequest, r.Status)
 		assert.Equal(t, "/compute/v1/instances", r.Path)
-		assert.JSONEq(t, `{"name":"web-1","hostname":"web-1","type":"std.small","region":"eu-west-1",
+		assert.JSONEq(t, `{"name":"web-1","hostname":"web-1","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1",
 			"image":"img-ubuntu-2404","ssh_keys":["key-laptop"]}`, string(r.Body))
 	}
 	for i, r := range reqs[2:] {
@@ -90,7 +90,7 @@ func TestFaultRetryAfterAndMatchPattern(t *testing.T) {
 		_, err := c.Instances.Get(ctx, in.ID)
 		require.NoError(t, err)
 		_, err = c.Instances.Actions(ctx, in.ID)
-		apiErr := requireAPIError(t, err, http.StatusTooManyRequests, "")
+		apiErr := requireAPIError(t, err, http.StatusTooManyRequests, compute.CodeNotAllowed)
 		assert.Equal(t, "slow down", apiErr.Message)
 		assert.Equal(t, 7*time.Second, apiErr.RetryAfter)
 		require.ErrorIs(t, err, compute.ErrRateLimited)
@@ -162,7 +162,7 @@ func TestFaultDropIsRetriedForGET(t *testing.T) {
 		require.Len(t, reqs, 2)
 		assert.True(t, reqs[0].Fault)
 		assert.False(t, reqs[0].Processed)
-		assert.Zero(t, reqs[0].Status, "no answer")
+		assert.Zero(t, reqs[0].Status, "no response")
 		assert.False(t, reqs[1].Fault)
 		assert.True(t, reqs[1].Processed)
 		assert.Equal(t, http.StatusOK, reqs[1].Status)
@@ -179,7 +179,7 @@ func TestFaultDropAfterProcessing(t *testing.T) {
 	require.Error(t, err)
 	require.ErrorIs(t, err, compute.ErrOutcomeUnknown)
 	var apiErr *compute.APIError
-	assert.False(t, errors.As(err, &apiErr), "no answer arrived")
+	assert.False(t, errors.As(err, &apiErr), "no response arrived")
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 1, "a POST is never re-sent")
@@ -263,7 +263,7 @@ func TestFaultRawBody(t *testing.T) {
 	assert.Equal(t, 3*time.Second, apiErr.RetryAfter)
 	require.ErrorIs(t, err, compute.ErrServer)
 
-	// The raw answer is the page verbatim, as text/html.
+	// The raw response is the page verbatim, as text/html.
 	srv.FailNext(1, computetest.Match{Method: http.MethodGet}, computetest.Fault{Status: http.StatusInternalServerError, Body: page})
 	a := rawAuthed(t, srv, http.MethodGet, "/compute/v1/images", nil)
 	assert.Equal(t, http.StatusInternalServerError, a.Status)
@@ -302,7 +302,7 @@ func TestRateLimitRefusesBurst(t *testing.T) {
 		defer srv.Close()
 
 		// Fake time stands still between the requests, so the burst is exactly 5.
-		body := map[string]any{"name": "ip", "region": "eu-west-1"}
+		body := map[string]any{"name": "ip", "region": "NORD-NO-KRS-1"}
 		var statuses []int
 		for range 8 {
 			a := rawAuthed(t, srv, http.MethodPost, "/compute/v1/floating-ips", body)
@@ -342,7 +342,7 @@ func TestRateLimitSDKClientStaysUnder(t *testing.T) {
 		start := time.Now()
 		for i := range 20 {
 			if i%2 == 0 {
-				_, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "eu-west-1"})
+				_, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "NORD-NO-KRS-1"})
 				require.NoError(t, err)
 			} else {
 				_, err := c.FloatingIPs.List(ctx, nil)

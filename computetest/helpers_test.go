@@ -15,11 +15,11 @@ import (
 
 // Helpers shared by the fake's own tests.
 
-// newInstanceRequest is a create request that the default catalogue accepts: std.small in eu-west-1
+// newInstanceRequest is a create request that the default catalogue accepts: vcpu-2_memory-4g in NORD-NO-KRS-1
 // running Ubuntu 24.04 with one SSH key. mutate, if given, changes it first.
 func newInstanceRequest(mutate ...func(*compute.InstanceCreateRequest)) *compute.InstanceCreateRequest {
 	req := &compute.InstanceCreateRequest{
-		Name: "web-1", Hostname: "web-1", Type: "std.small", Region: "eu-west-1",
+		Name: "web-1", Hostname: "web-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1",
 		Image: "img-ubuntu-2404", SSHKeys: []string{"key-laptop"},
 	}
 	for _, m := range mutate {
@@ -66,15 +66,15 @@ func requireAPIError(t *testing.T, err error, status int, code compute.ErrorCode
 	return apiErr
 }
 
-// rawAnswer is an answer to a request sent without the SDK.
-type rawAnswer struct {
+// rawResponse is the response to a request sent without the SDK.
+type rawResponse struct {
 	Status int
 	Header http.Header
 	Body   []byte
 }
 
 // errorCode is the code of an error body ("" when there is none).
-func (a rawAnswer) errorCode(t *testing.T) compute.ErrorCode {
+func (a rawResponse) errorCode(t *testing.T) compute.ErrorCode {
 	t.Helper()
 	var e struct {
 		Code    compute.ErrorCode `json:"code"`
@@ -86,15 +86,15 @@ func (a rawAnswer) errorCode(t *testing.T) compute.ErrorCode {
 }
 
 // object decodes a JSON object body.
-func (a rawAnswer) object(t *testing.T) map[string]any {
+func (a rawResponse) object(t *testing.T) map[string]any {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(a.Body, &m), "body %s", a.Body)
 	return m
 }
 
-// requireError checks a raw answer's status and error code.
-func (a rawAnswer) requireError(t *testing.T, status int, code compute.ErrorCode) {
+// requireError checks a raw response's status and error code.
+func (a rawResponse) requireError(t *testing.T, status int, code compute.ErrorCode) {
 	t.Helper()
 	require.Equal(t, status, a.Status, "body %s", a.Body)
 	require.Equal(t, code, a.errorCode(t))
@@ -108,7 +108,7 @@ func authBearer(srv *computetest.Server) http.Header {
 // raw sends one request to the server with srv.HTTPClient, bypassing the SDK (and so its
 // client-side validation). path is appended to srv.URL as is; body, when not nil, is JSON-encoded
 // (a []byte or string is sent verbatim).
-func raw(t *testing.T, srv *computetest.Server, method, path string, header http.Header, body any) rawAnswer {
+func raw(t *testing.T, srv *computetest.Server, method, path string, header http.Header, body any) rawResponse {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -135,11 +135,11 @@ func raw(t *testing.T, srv *computetest.Server, method, path string, header http
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return rawAnswer{Status: resp.StatusCode, Header: resp.Header, Body: out}
+	return rawResponse{Status: resp.StatusCode, Header: resp.Header, Body: out}
 }
 
 // rawAuthed is raw with the server's token as a Bearer credential.
-func rawAuthed(t *testing.T, srv *computetest.Server, method, path string, body any) rawAnswer {
+func rawAuthed(t *testing.T, srv *computetest.Server, method, path string, body any) rawResponse {
 	t.Helper()
 	return raw(t, srv, method, path, authBearer(srv), body)
 }

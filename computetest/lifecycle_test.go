@@ -73,7 +73,7 @@ func TestLifecycleInstanceTransitions(t *testing.T) {
 		requireActions(t, c, in.ID, compute.ActionStart)
 
 		require.NoError(t, c.Instances.Start(ctx, in.ID))
-		requireActions(t, c, in.ID)
+		requireActions(t, c, in.ID, compute.ActionStop)
 		step(t, c, in.ID, lifecycleDurations.InstanceStart, compute.InstanceStatusStarting, compute.InstanceStatusActive)
 
 		require.NoError(t, c.Instances.Reset(ctx, in.ID))
@@ -97,7 +97,7 @@ func TestLifecycleInstanceTransitions(t *testing.T) {
 	})
 }
 
-// With zero durations (the default) a create answers creating and the next read is active.
+// With zero durations (the default) a create responds creating and the next read is active.
 func TestLifecycleZeroDurations(t *testing.T) {
 	t.Parallel()
 	_, c := newFake(t)
@@ -108,7 +108,7 @@ func TestLifecycleZeroDurations(t *testing.T) {
 	requireStatus(t, c, in.ID, compute.InstanceStatusActive)
 	require.NoError(t, c.Instances.Stop(ctx, in.ID))
 	requireStatus(t, c, in.ID, compute.InstanceStatusStopped)
-	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "eu-west-1"})
+	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 	require.Equal(t, compute.FloatingIPStatusCreating, fip.Status)
 	got, err := c.FloatingIPs.Get(ctx, fip.ID)
@@ -125,7 +125,7 @@ func TestLifecycleFloatingIP(t *testing.T) {
 		c := srv.Client()
 		ctx := context.Background()
 
-		a := rawAuthed(t, srv, http.MethodPost, "/compute/v1/floating-ips", map[string]any{"name": "ip", "region": "eu-west-1"})
+		a := rawAuthed(t, srv, http.MethodPost, "/compute/v1/floating-ips", map[string]any{"name": "ip", "region": "NORD-NO-KRS-1"})
 		require.Equal(t, http.StatusCreated, a.Status, "%s", a.Body)
 		created := a.object(t)["floating_ip"].(map[string]any)
 		id := created["id"].(string)
@@ -154,7 +154,7 @@ func TestLifecycleFloatingIP(t *testing.T) {
 		assert.Equal(t, compute.FloatingIPStatusCreated, fip.Status)
 
 		// The SDK's waiter sees the address appear.
-		fip, err = c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip2", Region: "eu-west-1"})
+		fip, err = c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip2", Region: "NORD-NO-KRS-1"})
 		require.NoError(t, err)
 		require.Empty(t, fip.IPAddress)
 		fip, err = c.FloatingIPs.WaitForStatus(ctx, fip.ID, compute.FloatingIPStatusCreated)
@@ -171,22 +171,22 @@ func TestLifecycleSecurityGroup(t *testing.T) {
 		defer srv.Close()
 		ctx := context.Background()
 
-		body := map[string]any{"name": "web", "region": "eu-west-1", "rules": []any{
+		body := map[string]any{"name": "web", "region": "NORD-NO-KRS-1", "rules": []any{
 			map[string]any{"protocol": "tcp", "direction": "ingress", "port_range_min": 443, "port_range_max": 443},
 		}}
 		a := rawAuthed(t, srv, http.MethodPost, "/compute/v1/security-groups", body)
 		require.Equal(t, http.StatusCreated, a.Status, "%s", a.Body)
 		created := a.object(t)["security_group"].(map[string]any)
 		id := created["id"].(string)
-		assert.Equal(t, "creating", created["status"], "the create answer shows the status")
+		assert.Equal(t, "creating", created["status"], "the create response shows the status")
 
-		// Get and list omit the status, as the contract's examples do.
+		// Get and list show the status too, so that a client can poll for it.
 		got := rawAuthed(t, srv, http.MethodGet, "/compute/v1/security-groups/"+id, nil).object(t)["security_group"].(map[string]any)
-		assert.NotContains(t, got, "status")
+		assert.Equal(t, "creating", got["status"])
 		assert.Equal(t, "web", got["name"])
 		list := rawAuthed(t, srv, http.MethodGet, "/compute/v1/security-groups", nil).object(t)["security_groups"].([]any)
 		require.Len(t, list, 1)
-		assert.NotContains(t, list[0].(map[string]any), "status")
+		assert.Equal(t, "creating", list[0].(map[string]any)["status"])
 
 		update := map[string]any{"name": "web", "rules": []any{}}
 		a = rawAuthed(t, srv, http.MethodPut, "/compute/v1/security-groups/"+id, update)
@@ -196,13 +196,13 @@ func TestLifecycleSecurityGroup(t *testing.T) {
 		time.Sleep(lifecycleDurations.SecurityGroupCreate)
 		a = rawAuthed(t, srv, http.MethodPut, "/compute/v1/security-groups/"+id, update)
 		require.Equal(t, http.StatusOK, a.Status, "%s", a.Body)
-		assert.Equal(t, "created", a.object(t)["security_group"].(map[string]any)["status"], "the update answer shows the status")
+		assert.Equal(t, "created", a.object(t)["security_group"].(map[string]any)["status"], "the update response shows the status")
 		got = rawAuthed(t, srv, http.MethodGet, "/compute/v1/security-groups/"+id, nil).object(t)["security_group"].(map[string]any)
-		assert.NotContains(t, got, "status")
+		assert.Equal(t, "created", got["status"])
 
-		// Through the SDK: the create answer carries the status, the waiter treats a get without one
+		// Through the SDK: the create response carries the status, the waiter treats a get without one
 		// as created.
-		sg, err := srv.Client().SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "db", Region: "eu-west-1"})
+		sg, err := srv.Client().SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "db", Region: "NORD-NO-KRS-1"})
 		require.NoError(t, err)
 		assert.Equal(t, compute.SecurityGroupStatusCreating, sg.Status)
 		_, err = srv.Client().SecurityGroups.WaitForStatus(ctx, sg.ID, compute.SecurityGroupStatusCreated)
@@ -219,7 +219,7 @@ func TestLifecycleAdvanceWithRealClock(t *testing.T) {
 	ctx := context.Background()
 
 	in := createInstance(t, c)
-	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "eu-west-1"})
+	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 	requireStatus(t, c, in.ID, compute.InstanceStatusCreating)
 
@@ -251,15 +251,17 @@ func TestLifecycleAdvanceWithRealClock(t *testing.T) {
 	requireStatus(t, c, in.ID, compute.InstanceStatusCreating)
 }
 
-// GET actions answers exactly the actions the status allows.
+// GET actions lists exactly the actions the status allows.
 func TestLifecycleActionsPerStatus(t *testing.T) {
 	t.Parallel()
 	srv, c := newFake(t)
 	in := activeInstance(t, c)
 
 	want := map[compute.InstanceStatus][]compute.InstanceAction{
-		compute.InstanceStatusActive:  {compute.ActionStop, compute.ActionReset},
-		compute.InstanceStatusStopped: {compute.ActionStart},
+		compute.InstanceStatusActive:   {compute.ActionStop, compute.ActionReset},
+		compute.InstanceStatusStopped:  {compute.ActionStart},
+		compute.InstanceStatusStarting: {compute.ActionStop},
+		compute.InstanceStatusError:    {compute.ActionStop},
 	}
 	for _, st := range []compute.InstanceStatus{
 		compute.InstanceStatusCreating, compute.InstanceStatusPendingPayment, compute.InstanceStatusActive,
@@ -269,14 +271,14 @@ func TestLifecycleActionsPerStatus(t *testing.T) {
 		require.True(t, srv.SetInstanceStatus(in.ID, st))
 		requireActions(t, c, in.ID, want[st]...)
 
-		// The raw answer is a JSON array, never null.
+		// The raw response is a JSON array, never null.
 		a := rawAuthed(t, srv, http.MethodGet, "/compute/v1/instances/"+in.ID+"/actions", nil)
 		require.Equal(t, http.StatusOK, a.Status)
 		actions, ok := a.object(t)["actions"].([]any)
 		require.True(t, ok, "%s: %s", st, a.Body)
 		assert.Len(t, actions, len(want[st]))
 
-		// Each listed action is accepted; stop and reset outside active are 02009.
+		// Each listed action is accepted; a stop or reset not listed is 02009.
 		for _, act := range []compute.InstanceAction{compute.ActionStop, compute.ActionReset} {
 			if slices.Contains(want[st], act) {
 				continue
@@ -286,6 +288,13 @@ func TestLifecycleActionsPerStatus(t *testing.T) {
 		}
 	}
 	require.False(t, srv.SetInstanceStatus("ins-999999", compute.InstanceStatusActive))
+
+	// A stop while starting or in error is accepted, as the service's Terraform provider sends it.
+	for _, st := range []compute.InstanceStatus{compute.InstanceStatusStarting, compute.InstanceStatusError} {
+		require.True(t, srv.SetInstanceStatus(in.ID, st))
+		require.NoError(t, c.Instances.Stop(context.Background(), in.ID), st)
+		requireStatus(t, c, in.ID, compute.InstanceStatusStopped)
+	}
 }
 
 // A snapshot joins the image list as type snapshot and can be the image of a new instance.
@@ -295,10 +304,10 @@ func TestLifecycleSnapshotAsImage(t *testing.T) {
 	ctx := context.Background()
 
 	src := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.DiskSize = 120 })
-	snap, err := c.Snapshots.Create(ctx, src.ID, &compute.SnapshotCreateRequest{Name: "golden", ReplicatedRegion: "us-east-1"})
+	snap, err := c.Snapshots.Create(ctx, src.ID, &compute.SnapshotCreateRequest{Name: "golden", ReplicatedRegion: "EUC-DE-MUC-1"})
 	require.NoError(t, err)
 	assert.Equal(t, int64(120), snap.Size)
-	assert.Equal(t, "eu-west-1", snap.Region)
+	assert.Equal(t, "NORD-NO-KRS-1", snap.Region)
 	assert.Equal(t, src.ID, snap.SourceInstanceID)
 	assert.Equal(t, "linux", snap.OSType)
 
@@ -309,7 +318,7 @@ func TestLifecycleSnapshotAsImage(t *testing.T) {
 	assert.Equal(t, snap.ID, img.ID)
 	assert.Equal(t, "golden", img.Name)
 	assert.Equal(t, compute.ImageTypeSnapshot, img.Type)
-	assert.Equal(t, []string{"eu-west-1", "us-east-1"}, img.Regions)
+	assert.Equal(t, []string{"NORD-NO-KRS-1", "EUC-DE-MUC-1"}, img.Regions)
 	assert.Equal(t, "ubuntu", img.Family)
 
 	all, err := c.Images.List(ctx, nil)
@@ -318,7 +327,7 @@ func TestLifecycleSnapshotAsImage(t *testing.T) {
 	assert.Equal(t, snap.ID, all.Items[len(all.Items)-1].ID, "snapshots come after the catalogue")
 
 	// The snapshot is a usable image, in its region and the replicated one.
-	for _, region := range []string{"eu-west-1", "us-east-1"} {
+	for _, region := range []string{"NORD-NO-KRS-1", "EUC-DE-MUC-1"} {
 		in, err := c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) {
 			r.Image, r.Region = snap.ID, region
 		}))
@@ -327,7 +336,7 @@ func TestLifecycleSnapshotAsImage(t *testing.T) {
 		assert.Equal(t, 120, in.DiskSize, "the disk is at least the snapshot's size")
 	}
 	_, err = c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) {
-		r.Image, r.Region = snap.ID, "ap-south-1"
+		r.Image, r.Region = snap.ID, "NA-CA-FTS-1"
 	}))
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeRegionsMismatch)
 	_, err = c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) {
@@ -336,7 +345,7 @@ func TestLifecycleSnapshotAsImage(t *testing.T) {
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeInsufficientDiskSize)
 
 	// A snapshot inherits its image's type rule, and outlives its instance.
-	win := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.Image, r.Type = "img-windows-2022", "std.medium" })
+	win := activeInstance(t, c, func(r *compute.InstanceCreateRequest) { r.Image, r.Type = "img-windows-2022", "vcpu-4_memory-8g" })
 	winSnap, err := c.Snapshots.Create(ctx, win.ID, &compute.SnapshotCreateRequest{Name: "win"})
 	require.NoError(t, err)
 	assert.Equal(t, "windows", winSnap.OSType)
@@ -344,7 +353,7 @@ func TestLifecycleSnapshotAsImage(t *testing.T) {
 	_, err = c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) { r.Image = winSnap.ID }))
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeImageIncompatible)
 	_, err = c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) {
-		r.Image, r.Type = winSnap.ID, "std.medium"
+		r.Image, r.Type = winSnap.ID, "vcpu-4_memory-8g"
 	}))
 	require.NoError(t, err)
 
@@ -370,7 +379,7 @@ func TestLifecycleDestroyReleasesVolumesAndFloatingIP(t *testing.T) {
 		return out
 	}
 
-	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "eu-west-1"})
+	fip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: "NORD-NO-KRS-1"})
 	require.NoError(t, err)
 	in := activeInstance(t, c, func(r *compute.InstanceCreateRequest) {
 		r.Volumes, r.FloatingIP = []string{"vol-data-1", "vol-data-2"}, fip.ID

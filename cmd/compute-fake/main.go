@@ -2,23 +2,36 @@
 // standalone HTTP server, so that Terraform providers, curl, and clients written in other languages
 // can be tested against it without the real service.
 //
+// Install it, or run it without installing, from any directory:
+//
+//	go install github.com/compute-sdk/compute-go/cmd/compute-fake@latest
+//	go run github.com/compute-sdk/compute-go/cmd/compute-fake@latest -speed 0
+//
 // Usage:
 //
 //	compute-fake [-addr 127.0.0.1:8080] [-token computetest-token] [-read-only-token TOKEN]
-//	             [-rate 10] [-speed 2s]
-//	compute-fake -print-catalog
+//	             [-rate 10] [-speed 2s] [-catalog FILE] [-control-token TOKEN]
+//	compute-fake [-catalog FILE] -print-catalog
 //
-// The flags are:
+// The flags, each with the environment variable read when the flag is not given (a flag wins over
+// its variable):
 //
-//	-addr             the address to listen on; "127.0.0.1:0" picks a free port (default 127.0.0.1:8080)
-//	-token            the token the fake accepts (default computetest-token)
-//	-read-only-token  a second token that may read but not write (writes get 403, code 02043)
-//	-rate             requests per second per token, as the service enforces (429 with
-//	                  Retry-After beyond it); 0 turns the limit off (default 10)
-//	-speed            how long each lifecycle transition takes (creating -> active, stopping ->
-//	                  stopped, ...); 0 makes them instant (default 2s)
-//	-print-catalog    print the seeded catalogue (regions, instance types, images, SSH keys,
-//	                  volumes) as JSON and exit
+//	-addr             COMPUTE_FAKE_ADDR: the address to listen on; "127.0.0.1:0" picks a free
+//	                  port (default 127.0.0.1:8080)
+//	-token            COMPUTE_FAKE_TOKEN: the token the fake accepts (default computetest-token)
+//	-read-only-token  COMPUTE_FAKE_READ_ONLY_TOKEN: a second token that may read but not write
+//	                  (writes get 403, code 02043)
+//	-rate             COMPUTE_FAKE_RATE: requests per second per token, as the service enforces
+//	                  (429 with Retry-After beyond it); 0 turns the limit off (default 10)
+//	-speed            COMPUTE_FAKE_SPEED: how long each lifecycle transition takes (creating ->
+//	                  active, stopping -> stopped, ...); 0 makes them instant (default 2s)
+//	-catalog          COMPUTE_FAKE_CATALOG: a JSON file whose catalogue (regions, instance types,
+//	                  images, SSH keys, volumes) replaces the default one; -print-catalog shows the
+//	                  format
+//	-control-token    COMPUTE_FAKE_CONTROL_TOKEN: enables the control endpoint under /_fake/ (fault
+//	                  injection, the request log, reset), guarded by this token in the
+//	                  X-Fake-Control-Token header; off when empty (the default)
+//	-print-catalog    print the catalogue (the default, or -catalog's) as JSON and exit
 //
 // On start it prints its URL, its token, a line of shell to paste
 // (export COMPUTE_API_URL=... COMPUTE_API_TOKEN=..., the variables compute.NewClientFromEnv reads)
@@ -61,7 +74,7 @@ func main() {
 	// After the first signal, a second one kills the process the default way, in case shutting
 	// down hangs on a client that never finishes its request.
 	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -73,6 +86,8 @@ type settings struct {
 	readOnly     string
 	rate         float64
 	speed        time.Duration
+	catalogFile  string
+	control      string
 	printCatalog bool
 }
 
@@ -80,18 +95,30 @@ type settings struct {
 // long-running server would otherwise keep every request it ever received.
 const requestLogLimit = 1000
 
-// run is the whole program: it parses args, serves until ctx is done and returns the exit status: 0
-// after a clean stop (or -print-catalog, or -h), 1 when it cannot listen, 2 for invalid flags.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	s, err := parseFlags(args, stderr)
+// run is the whole program: it parses args (and the environment variables getenv reads), serves
+// until ctx is done and returns the exit status: 0 after a clean stop (or -print-catalog, or -h), 1
+// when it cannot listen, 2 for invalid flags, variables or catalogue file.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	s, err := parseFlags(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
 		return 2
 	}
+	cat := computetest.DefaultCatalog()
+	if s.catalogFile != "" {
+		b, err := os.ReadFile(s.catalogFile)
+		if err == nil {
+			cat, err = computetest.ParseCatalog(b)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "compute-fake: -catalog %s: %v\nRun compute-fake -print-catalog for the format.\n", s.catalogFile, err)
+			return 2
+		}
+	}
 	if s.printCatalog {
-		if err := printCatalog(stdout, computetest.DefaultCatalog()); err != nil {
+		if err := printCatalog(stdout, cat); err != nil {
 			fmt.Fprintf(stderr, "compute-fake: printing the catalogue: %v\n", err)
 			return 1
 		}
@@ -112,6 +139,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		computetest.WithRateLimit(s.rate, 0),
 		computetest.WithDurations(computetest.UniformDurations(s.speed)),
 		computetest.WithRequestLogLimit(requestLogLimit),
+		computetest.WithCatalog(cat),
+	}
+	if s.control != "" {
+		opts = append(opts, computetest.WithControl(s.control))
 	}
 	if s.readOnly != "" {
 		opts = append(opts, computetest.WithReadOnlyToken(s.readOnly))
@@ -132,30 +163,61 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parseFlags reads the command line. Errors are reported on stderr: the flag package's own (with
-// the usage) or a check of the values. A request for help returns flag.ErrHelp.
-func parseFlags(args []string, stderr io.Writer) (settings, error) {
+// Environment variables read for flags that are not given.
+const (
+	envAddr     = "COMPUTE_FAKE_ADDR"
+	envToken    = "COMPUTE_FAKE_TOKEN"
+	envReadOnly = "COMPUTE_FAKE_READ_ONLY_TOKEN"
+	envRate     = "COMPUTE_FAKE_RATE"
+	envSpeed    = "COMPUTE_FAKE_SPEED"
+	envCatalog  = "COMPUTE_FAKE_CATALOG"
+	envControl  = "COMPUTE_FAKE_CONTROL_TOKEN"
+)
+
+// parseFlags reads the command line, after the environment variables getenv reads: a variable sets
+// a flag's value, a flag given on the command line wins. Errors are reported on stderr: the flag
+// package's own (with the usage) or a check of the values, naming the variable when the value came
+// from one (never showing a token). A request for help returns flag.ErrHelp.
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (settings, error) {
 	var s settings
 	fs := flag.NewFlagSet("compute-fake", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", `address to listen on; "127.0.0.1:0" picks a free port`)
-	fs.StringVar(&s.token, "token", computetest.DefaultToken, "the token the fake accepts (Authorization: Bearer <token>)")
-	fs.StringVar(&s.readOnly, "read-only-token", "", "an optional second token that may read but not write (403, code 02043)")
-	fs.Float64Var(&s.rate, "rate", 10, "requests per second per token; beyond it 429 with Retry-After; 0 turns the limit off")
-	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant")
-	fs.BoolVar(&s.printCatalog, "print-catalog", false, "print the seeded catalogue as JSON and exit")
+	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", `address to listen on; "127.0.0.1:0" picks a free port (`+envAddr+`)`)
+	fs.StringVar(&s.token, "token", computetest.DefaultToken, "the token the fake accepts, in Authorization: Bearer <token> ("+envToken+")")
+	fs.StringVar(&s.readOnly, "read-only-token", "", "an optional second token that may read but not write: 403, code 02043 ("+envReadOnly+")")
+	fs.Float64Var(&s.rate, "rate", 10, "requests per second per token; beyond it 429 with Retry-After; 0 turns the limit off ("+envRate+")")
+	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant ("+envSpeed+")")
+	fs.StringVar(&s.catalogFile, "catalog", "", "a JSON catalogue file replacing the default catalogue; -print-catalog shows the format ("+envCatalog+")")
+	fs.StringVar(&s.control, "control-token", "", "enables the control endpoint under /_fake/ with this token in X-Fake-Control-Token ("+envControl+")")
+	fs.BoolVar(&s.printCatalog, "print-catalog", false, "print the catalogue as JSON and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: compute-fake [flags]\n\n"+
 			"Serves a stateful in-memory fake of the Compute API (package computetest) over HTTP.\n"+
-			"Stop it with Ctrl-C.\n\nFlags:\n")
+			"Each flag but -print-catalog can also be set by the environment variable named in its\n"+
+			"description; the flag wins. Stop it with Ctrl-C.\n\nFlags:\n")
 		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return s, err
 	}
 	bad := func(format string, a ...any) (settings, error) {
 		err := fmt.Errorf(format, a...)
 		fmt.Fprintf(stderr, "compute-fake: %v\nRun compute-fake -h for usage.\n", err)
+		return s, err
+	}
+	for _, v := range []struct{ flag, env string }{
+		{"addr", envAddr}, {"token", envToken}, {"read-only-token", envReadOnly}, {"rate", envRate},
+		{"speed", envSpeed}, {"catalog", envCatalog}, {"control-token", envControl},
+	} {
+		value := getenv(v.env)
+		if value == "" {
+			continue
+		}
+		if err := fs.Set(v.flag, value); err != nil {
+			if strings.Contains(v.flag, "token") {
+				return bad("%s: invalid value", v.env)
+			}
+			return bad("%s=%q: %v", v.env, value, err)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
 		return s, err
 	}
 	switch {
@@ -165,6 +227,8 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 		return bad("-token must not be empty")
 	case s.readOnly != "" && s.readOnly == s.token:
 		return bad("-read-only-token must differ from -token")
+	case s.control != "" && (s.control == s.token || s.control == s.readOnly):
+		return bad("-control-token must differ from -token and -read-only-token")
 	case s.rate < 0:
 		return bad("-rate must be 0 (no limit) or more, got %g", s.rate)
 	case s.speed < 0:
@@ -200,9 +264,18 @@ func displayURL(addr net.Addr, serverURL string) string {
 func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "compute-fake listening on %s\n", url)
-	fmt.Fprintf(&b, "token: %s\n", s.token)
+	// Only the default token, which is public, is shown: a token of the user's choosing stays out
+	// of the output, which may end up in a CI log.
+	token := "(the one given, not shown)"
+	if s.token == computetest.DefaultToken {
+		token = s.token
+	}
+	fmt.Fprintf(&b, "token: %s\n", token)
 	if s.readOnly != "" {
-		fmt.Fprintf(&b, "read-only token: %s\n", s.readOnly)
+		fmt.Fprintf(&b, "read-only token: (the one given, not shown)\n")
+	}
+	if s.control != "" {
+		fmt.Fprintf(&b, "control endpoint: %s/_fake/ (X-Fake-Control-Token: the one given, not shown)\n", url)
 	}
 	if s.rate > 0 {
 		fmt.Fprintf(&b, "rate limit: %g requests per second per token\n", s.rate)
@@ -214,8 +287,18 @@ func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) e
 	} else {
 		fmt.Fprintf(&b, "lifecycle transitions: instant\n")
 	}
-	fmt.Fprintf(&b, "export %s=%s %s=%s\n", compute.EnvBaseURL, shellQuote(url), compute.EnvToken, shellQuote(s.token))
+	if s.token == computetest.DefaultToken {
+		fmt.Fprintf(&b, "export %s=%s %s=%s\n", compute.EnvBaseURL, shellQuote(url), compute.EnvToken, shellQuote(s.token))
+	} else {
+		fmt.Fprintf(&b, "export %s=%s %s=<your token>\n", compute.EnvBaseURL, shellQuote(url), compute.EnvToken)
+	}
 
+	everywhere := func(regions []string) string {
+		if len(regions) == len(cat.Regions) && len(regions) > 1 {
+			return "all regions"
+		}
+		return strings.Join(regions, ", ")
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nregions:\n")
 	for _, r := range cat.Regions {
@@ -223,7 +306,7 @@ func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) e
 	}
 	fmt.Fprintf(tw, "instance types:\n")
 	for _, t := range cat.InstanceTypes {
-		line := fmt.Sprintf("  %s\t%d vCPU\t%d GiB\t%s", t.ID, t.VCPUs, t.MemoryGiB, strings.Join(t.Regions, ", "))
+		line := fmt.Sprintf("  %s\t%d vCPU\t%d GiB\t%s", t.ID, t.VCPUs, t.MemoryGiB, everywhere(t.Regions))
 		if len(t.UnsupportedImages) > 0 {
 			line += "\tcannot run " + strings.Join(t.UnsupportedImages, ", ")
 		}

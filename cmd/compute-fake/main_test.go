@@ -30,24 +30,31 @@ type apiCall struct {
 	path   string
 	body   string // sent with Content-Type: application/json when not empty
 	auth   bool   // sent with Authorization: Bearer computetest-token
+	// control is sent with X-Fake-Control-Token: fake-control, to the control endpoint.
+	control bool
 }
 
 // The walk-through, on a fresh server: IDs are sequential, so the first group, floating IP and
 // instance are sg-000001, fip-000001 and ins-000001, which later steps name.
 var (
-	listImages  = apiCall{"GET", "/compute/v1/images", "", true}
+	listImages  = apiCall{"GET", "/compute/v1/images", "", true, false}
 	createGroup = apiCall{"POST", "/compute/v1/security-groups",
-		`{"name":"ssh","region":"eu-west-1","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`, true}
-	createFloatingIP = apiCall{"POST", "/compute/v1/floating-ips", `{"name":"web-ip","region":"eu-west-1"}`, true}
+		`{"name":"ssh","region":"NORD-NO-KRS-1","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`, true, false}
+	createFloatingIP = apiCall{"POST", "/compute/v1/floating-ips", `{"name":"web-ip","region":"NORD-NO-KRS-1"}`, true, false}
 	createInstance   = apiCall{"POST", "/compute/v1/instances",
-		`{"name":"web-1","hostname":"web-1","type":"std.small","region":"eu-west-1","image":"ubuntu-24.04","ssh_keys":["key-ci"],"security_groups":["sg-000001"],"floating_ip":"fip-000001"}`, true}
-	getInstance    = apiCall{"GET", "/compute/v1/instances/ins-000001", "", true}
-	stopInstance   = apiCall{"POST", "/compute/v1/instances/ins-000001/actions", `{"action":"stop"}`, true}
-	deleteInstance = apiCall{"DELETE", "/compute/v1/instances/ins-000001", "", true}
-	withoutToken   = apiCall{"GET", "/compute/v1/images", "", false}
+		`{"name":"web-1","hostname":"web-1","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"ubuntu-24.04","ssh_keys":["key-ci"],"security_groups":["sg-000001"],"floating_ip":"fip-000001"}`, true, false}
+	getInstance    = apiCall{"GET", "/compute/v1/instances/ins-000001", "", true, false}
+	stopInstance   = apiCall{"POST", "/compute/v1/instances/ins-000001/actions", `{"action":"stop"}`, true, false}
+	deleteInstance = apiCall{"DELETE", "/compute/v1/instances/ins-000001", "", true, false}
+	withoutToken   = apiCall{"GET", "/compute/v1/images", "", false, false}
+
+	// The control endpoint, with compute-fake started with -control-token fake-control.
+	injectStorm = apiCall{"POST", "/_fake/faults", `{"match":{"method":"GET"},"times":2,"fault":{"status":429,"retry_after":"1"}}`, false, true}
+	readLog     = apiCall{"GET", "/_fake/requests", "", false, true}
+	resetState  = apiCall{"POST", "/_fake/reset", "", false, true}
 
 	walkThrough = []apiCall{listImages, createGroup, createFloatingIP, createInstance, getInstance,
-		stopInstance, deleteInstance, withoutToken}
+		stopInstance, deleteInstance, withoutToken, injectStorm, readLog, resetState}
 )
 
 // docBaseURL is the base URL the document's curl commands use: the default -addr.
@@ -81,7 +88,7 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	require.NoError(t, err)
 	defer pr.Close()
 	stderr := &lockedBuffer{}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-speed", "0", "-rate", "0")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-speed", "0", "-rate", "0", "-control-token", "fake-control")
 	cmd.Stdout, cmd.Stderr = pw, stderr
 	require.NoError(t, cmd.Start())
 	pw.Close()
@@ -122,7 +129,7 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 
 	hc := &http.Client{Timeout: 5 * time.Second}
 	defer hc.CloseIdleConnections()
-	call := func(c apiCall) answer { return send(ctx, t, hc, base, computetest.DefaultToken, c) }
+	call := func(c apiCall) response { return send(ctx, t, hc, base, computetest.DefaultToken, c) }
 
 	// curl .../images
 	a := call(listImages)
@@ -159,7 +166,7 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	require.Nil(t, fip.IPAddress, "a new floating IP has no address yet")
 
 	// curl -X POST .../instances
-	type instanceAnswer struct {
+	type instanceResponse struct {
 		Instance struct {
 			ID             string                `json:"id"`
 			Status         string                `json:"status"`
@@ -170,19 +177,19 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	}
 	a = call(createInstance)
 	require.Equal(t, http.StatusCreated, a.status, a.raw)
-	in := decodeAs[instanceAnswer](t, a).Instance
+	in := decodeAs[instanceResponse](t, a).Instance
 	require.Equal(t, "ins-000001", in.ID, "the document names the instance ins-000001")
 	require.Equal(t, "creating", in.Status)
 
 	// curl .../instances/ins-000001, until the status is what we wait for. With -speed 0 the first
 	// read shows it; the ticker only matters if that ever changes.
-	waitFor := func(status string) instanceAnswer {
+	waitFor := func(status string) instanceResponse {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			a := call(getInstance)
 			require.Equal(t, http.StatusOK, a.status, a.raw)
-			got := decodeAs[instanceAnswer](t, a)
+			got := decodeAs[instanceResponse](t, a)
 			if got.Instance.Status == status {
 				return got
 			}
@@ -217,6 +224,29 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	a = call(withoutToken)
 	require.Equal(t, http.StatusUnauthorized, a.status, a.raw)
 	require.Equal(t, "02014", decodeAs[apiError](t, a).Code)
+
+	// The control endpoint: a 429 storm on the next two GETs.
+	a = call(injectStorm)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	for range 2 {
+		a = call(listImages)
+		require.Equal(t, http.StatusTooManyRequests, a.status, a.raw)
+		require.Equal(t, "02009", decodeAs[apiError](t, a).Code)
+		require.Equal(t, "1", a.header.Get("Retry-After"))
+	}
+	a = call(listImages)
+	require.Equal(t, http.StatusOK, a.status, "the storm is over: %s", a.raw)
+
+	// The request log, then a reset: the instance's ID is free again.
+	a = call(readLog)
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	require.Contains(t, a.raw, `"path":"/compute/v1/instances/ins-000001/actions"`)
+	require.NotContains(t, a.raw, computetest.DefaultToken, "the log never shows the token")
+	a = call(resetState)
+	require.Equal(t, http.StatusNoContent, a.status, a.raw)
+	a = call(createFloatingIP)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	require.Contains(t, a.raw, `"id":"fip-000001"`, "IDs start again after a reset")
 
 	// Ctrl-C.
 	hc.CloseIdleConnections()
@@ -265,7 +295,8 @@ func curlCommands(doc string) []apiCall {
 		if !strings.HasPrefix(line, "curl ") {
 			continue
 		}
-		c := apiCall{method: "GET", auth: strings.Contains(line, `-H "Authorization: Bearer computetest-token"`)}
+		c := apiCall{method: "GET", auth: strings.Contains(line, `-H "Authorization: Bearer computetest-token"`),
+			control: strings.Contains(line, `-H "X-Fake-Control-Token: fake-control"`)}
 		if _, rest, ok := strings.Cut(line, " -d '"); ok {
 			c.body, _, _ = strings.Cut(rest, "'")
 		}
@@ -285,7 +316,7 @@ func curlCommands(doc string) []apiCall {
 
 func TestPrintCatalog(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-print-catalog"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-print-catalog"}, noEnv, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	require.Empty(t, stderr.String())
 	require.True(t, json.Valid(stdout.Bytes()), stdout.String())
@@ -308,21 +339,21 @@ func TestInvalidFlagsExit2(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), args, &stdout, &stderr)
+			code := run(context.Background(), args, noEnv, &stdout, &stderr)
 			require.Equal(t, 2, code)
 			require.NotEmpty(t, stderr.String())
 			require.Empty(t, stdout.String(), "nothing is served")
 		})
 	}
 	var stderr bytes.Buffer
-	run(context.Background(), []string{"-no-such-flag"}, io.Discard, &stderr)
+	run(context.Background(), []string{"-no-such-flag"}, noEnv, io.Discard, &stderr)
 	require.Contains(t, stderr.String(), "flag provided but not defined: -no-such-flag")
 	require.Contains(t, stderr.String(), "Usage: compute-fake")
 }
 
 func TestHelpExits0(t *testing.T) {
 	var stderr bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), []string{"-h"}, io.Discard, &stderr))
+	require.Equal(t, 0, run(context.Background(), []string{"-h"}, noEnv, io.Discard, &stderr))
 	for _, f := range []string{"-addr", "-token", "-read-only-token", "-rate", "-speed", "-print-catalog"} {
 		require.Contains(t, stderr.String(), f)
 	}
@@ -366,11 +397,12 @@ func TestPrintBanner(t *testing.T) {
 	require.NoError(t, printBanner(&b, "http://127.0.0.1:9999", s, computetest.DefaultCatalog()))
 	out := b.String()
 	require.Contains(t, out, "compute-fake listening on http://127.0.0.1:9999\n")
-	require.Contains(t, out, "token: it's secret\n")
-	require.Contains(t, out, "read-only token: viewer\n")
+	require.NotContains(t, out, "secret", "a token of the user's choosing is not shown")
+	require.NotContains(t, out, "viewer")
+	require.Contains(t, out, "read-only token: (the one given, not shown)\n")
 	require.Contains(t, out, "rate limit: off\n")
 	require.Contains(t, out, "lifecycle transitions: instant\n")
-	require.Contains(t, out, `export COMPUTE_API_URL=http://127.0.0.1:9999 COMPUTE_API_TOKEN='it'\''s secret'`+"\n")
+	require.Contains(t, out, "export COMPUTE_API_URL=http://127.0.0.1:9999 COMPUTE_API_TOKEN=<your token>\n")
 
 	b.Reset()
 	s = settings{token: computetest.DefaultToken, rate: 10, speed: 2 * time.Second}
@@ -434,7 +466,7 @@ func TestPortInUse(t *testing.T) {
 	require.NoError(t, err)
 	defer l.Close()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-addr", l.Addr().String()}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-addr", l.Addr().String()}, noEnv, &stdout, &stderr)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr.String(), "cannot listen on "+l.Addr().String())
 	if runtime.GOOS != "windows" {
@@ -454,11 +486,17 @@ type inProcess struct {
 // startInProcess runs run with args on a free loopback port until the test ends (or stop).
 func startInProcess(t *testing.T, args ...string) *inProcess {
 	t.Helper()
+	return startWithEnv(t, noEnv, args...)
+}
+
+// startWithEnv is startInProcess with the environment variables getenv reads.
+func startWithEnv(t *testing.T, getenv func(string) string, args ...string) *inProcess {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout := &lockedBuffer{wrote: make(chan struct{})}
 	p := &inProcess{stderr: &lockedBuffer{}}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), stdout, p.stderr) }()
+	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, stdout, p.stderr) }()
 
 	wait, cancelWait := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelWait()
@@ -495,8 +533,8 @@ func startInProcess(t *testing.T, args ...string) *inProcess {
 	return p
 }
 
-// answer is an HTTP answer, its body read.
-type answer struct {
+// response is an HTTP response, its body read.
+type response struct {
 	status int
 	header http.Header
 	raw    string
@@ -509,7 +547,7 @@ type apiError struct {
 }
 
 // send makes c's request against base with plain net/http, as curl would.
-func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string, c apiCall) answer {
+func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string, c apiCall) response {
 	t.Helper()
 	var body io.Reader
 	if c.body != "" {
@@ -520,6 +558,9 @@ func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string
 	if c.auth {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	if c.control {
+		req.Header.Set("X-Fake-Control-Token", "fake-control")
+	}
 	if c.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -528,11 +569,11 @@ func send(ctx context.Context, t *testing.T, hc *http.Client, base, token string
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	return response{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
 }
 
-// decodeAs decodes an answer's JSON body.
-func decodeAs[T any](t *testing.T, a answer) T {
+// decodeAs decodes a response's JSON body.
+func decodeAs[T any](t *testing.T, a response) T {
 	t.Helper()
 	var v T
 	require.NoError(t, json.Unmarshal([]byte(a.raw), &v), a.raw)
@@ -562,4 +603,155 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// noEnv is an environment with no variable set.
+func noEnv(string) string { return "" }
+
+// env is an environment of the given variables.
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestEnvironmentVariablesReachTheServerAndFlagsWin(t *testing.T) {
+	vars := map[string]string{envToken: "env-token", envRate: "0", envSpeed: "1h", envAddr: "127.0.0.1:1"}
+	// -addr on the command line (startWithEnv adds -addr 127.0.0.1:0) wins over COMPUTE_FAKE_ADDR.
+	p := startWithEnv(t, env(vars), "-speed", "0")
+	ctx := context.Background()
+	hc := http.DefaultClient
+	a := send(ctx, t, hc, p.url, "env-token", listImages)
+	require.Equal(t, http.StatusOK, a.status, "COMPUTE_FAKE_TOKEN sets the token: %s", a.raw)
+	require.NotContains(t, p.banner, "env-token", "a token of the user's choosing is not shown")
+	for _, c := range []apiCall{createGroup, createFloatingIP, createInstance, getInstance} {
+		a = send(ctx, t, hc, p.url, "env-token", c)
+		require.Less(t, a.status, 300, a.raw)
+	}
+	in := decodeAs[struct {
+		Instance struct{ Status string } `json:"instance"`
+	}](t, a).Instance
+	require.Equal(t, "active", in.Status, "-speed 0 wins over COMPUTE_FAKE_SPEED=1h")
+	for range 20 {
+		a = send(ctx, t, hc, p.url, "env-token", listImages)
+		require.Equal(t, http.StatusOK, a.status, "COMPUTE_FAKE_RATE=0 turns the limit off")
+	}
+}
+
+func TestInvalidEnvironmentVariableExits2(t *testing.T) {
+	for name, vars := range map[string]map[string]string{
+		"rate":  {envRate: "fast"},
+		"speed": {envSpeed: "2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, 2, run(context.Background(), nil, env(vars), &stdout, &stderr))
+			for k := range vars {
+				require.Contains(t, stderr.String(), k, "the message names the variable")
+			}
+			require.Empty(t, stdout.String())
+		})
+	}
+	var stderr bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), nil, env(map[string]string{envToken: "  ", envControl: "s3cret"}), io.Discard, &stderr))
+	require.NotContains(t, stderr.String(), "s3cret")
+}
+
+func TestCatalogFile(t *testing.T) {
+	dir := t.TempDir()
+	custom := `{"regions":[{"id":"LAB-1","name":"Lab"}],
+		"instance_types":[{"id":"tiny","vcpus":1,"memory_gib":1,"regions":["LAB-1"]}],
+		"placement_options":["AUTO"],
+		"images":[{"id":"img-alpine","name":"Alpine","type":"base-os","family":"alpine","slug":"alpine","os_type":"linux","versions":[],"regions":["LAB-1"]}],
+		"ssh_keys":[{"id":"key-lab","name":"lab"}],
+		"volumes":[]}`
+	file := filepath.Join(dir, "catalog.json")
+	require.NoError(t, os.WriteFile(file, []byte(custom), 0o600))
+
+	// -print-catalog shows the file's catalogue in the same format, which reads back unchanged.
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"-catalog", file, "-print-catalog"}, noEnv, &stdout, &stderr), stderr.String())
+	cat, err := computetest.ParseCatalog(stdout.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, "LAB-1", cat.Regions[0].ID)
+	require.Equal(t, "2026-01-15T09:00:00Z", cat.Images[0].CreatedAt.Format(time.RFC3339), "an image without timestamps gets the default ones")
+
+	// The default catalogue's own output reads back as the default catalogue.
+	stdout.Reset()
+	require.Equal(t, 0, run(context.Background(), []string{"-print-catalog"}, noEnv, &stdout, &stderr))
+	def, err := computetest.ParseCatalog(stdout.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, computetest.DefaultCatalog(), def)
+
+	// The server uses it, also through COMPUTE_FAKE_CATALOG.
+	p := startWithEnv(t, env(map[string]string{envCatalog: file}), "-speed", "0", "-rate", "0")
+	a := send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, apiCall{"POST", "/compute/v1/instances",
+		`{"name":"a","hostname":"a","type":"tiny","region":"LAB-1","image":"alpine","ssh_keys":["key-lab"]}`, true, false})
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	a = send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, createFloatingIP)
+	require.Equal(t, http.StatusBadRequest, a.status, "the default regions are gone: %s", a.raw)
+
+	// A file that is not a catalogue, or contradicts itself, exits 2 with the reason.
+	for name, body := range map[string]string{
+		"unknown key":    `{"regions":[{"id":"A","name":"a"}],"colour":"red"}`,
+		"no regions":     `{"regions":[]}`,
+		"unknown region": `{"regions":[{"id":"A","name":"a"}],"instance_types":[{"id":"t","regions":["B"]}]}`,
+		"image type":     `{"regions":[{"id":"A","name":"a"}],"images":[{"id":"i","type":"snapshot","regions":["A"]}]}`,
+		"not json":       `regions: [A]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+			require.NoError(t, os.WriteFile(f, []byte(body), 0o600))
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, 2, run(context.Background(), []string{"-catalog", f, "-print-catalog"}, noEnv, &stdout, &stderr))
+			require.Contains(t, stderr.String(), "-catalog "+f)
+			require.Empty(t, stdout.String())
+		})
+	}
+	var stderr2 bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), []string{"-catalog", filepath.Join(dir, "missing.json")}, noEnv, io.Discard, &stderr2))
+}
+
+// modulePath is the package path the README gives for go install and go run from another module.
+const modulePath = "github.com/compute-sdk/compute-go/cmd/compute-fake"
+
+// TestGoRunAndInstallFromAnotherModule does what the README's go install and go run lines do, from a
+// module of its own, as a user of another language would: the package path resolves, builds and
+// runs. The README's lines end in @latest, which fetches the published version; here a replace
+// directive points the module path at this checkout instead, so that the test runs offline.
+func TestGoRunAndInstallFromAnotherModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	gomod := "module example.com/ci\n\ngo 1.25\n\nrequire github.com/compute-sdk/compute-go v0.0.0\n\n" +
+		"replace github.com/compute-sdk/compute-go => " + root + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o600))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	gobin := filepath.Join(dir, "bin")
+	goCmd := func(args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, goTool, args...)
+		cmd.Dir = dir
+		// The test's own environment, as a user's: an empty module cache is filled from the proxy.
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod "+os.Getenv("GOFLAGS"), "GOWORK=off", "GOBIN="+gobin)
+		return cmd
+	}
+
+	out, err := goCmd("run", modulePath, "-print-catalog").Output()
+	require.NoError(t, err, "go run %s", modulePath)
+	cat, err := computetest.ParseCatalog(out)
+	require.NoError(t, err)
+	require.Equal(t, computetest.DefaultCatalog(), cat)
+
+	b, err := goCmd("install", modulePath).CombinedOutput()
+	require.NoError(t, err, "go install: %s", b)
+	out, err = exec.CommandContext(ctx, filepath.Join(gobin, "compute-fake"), "-h").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "COMPUTE_FAKE_TOKEN")
 }

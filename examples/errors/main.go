@@ -55,12 +55,12 @@ func run(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	explain(stdout, "delete a protected instance", c.Instances.Delete(ctx, inst.ID))
 
-	// An unknown outcome: the fake takes the create, then drops the connection before answering.
+	// An unknown outcome: the fake takes the create, then drops the connection before responding.
 	env.Server.FailNext(1, computetest.Match{Method: "POST", Path: "/compute/v1/instances"},
 		computetest.Fault{DropAfterProcessing: true})
 	_, err = c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "lost", Hostname: "lost",
 		Type: env.Type, Region: env.Region, Image: env.Image, SSHKeys: []string{"key-ci"}})
-	explain(stdout, "create whose answer is lost", err)
+	explain(stdout, "create whose response is lost", err)
 	return 0
 }
 

@@ -21,7 +21,7 @@ func TestErrorsOnTheEmbeddedFake(t *testing.T) {
 		want := "get a missing instance:\n    not found: status 404, code 02008 (Instance not found)\n" +
 			"create with a short password:\n    refused before sending: field \"password\" must be at least 16 characters, got 5\n" +
 			"delete a protected instance:\n    termination protected: unprotect it first (IsProtected: compute.Ptr(false))\n" +
-			"create whose answer is lost:\n    outcome unknown: it may have happened; look it up before trying again\n"
+			"create whose response is lost:\n    outcome unknown: it may have happened; look it up before trying again\n"
 		assert.Contains(t, out.String(), want)
 	})
 }

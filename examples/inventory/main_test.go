@@ -32,7 +32,7 @@ func TestInventoryOnlyReadsAService(t *testing.T) {
 	defer srv.Close()
 	c := srv.Client()
 	for range 150 {
-		_, err := c.SecurityGroups.Create(context.Background(), &compute.SecurityGroupCreateRequest{Name: "g", Region: "eu-west-1"})
+		_, err := c.SecurityGroups.Create(context.Background(), &compute.SecurityGroupCreateRequest{Name: "g", Region: "NORD-NO-KRS-1"})
 		require.NoError(t, err)
 	}
 	srv.ResetRequests()

@@ -7,7 +7,7 @@
 // With no COMPUTE_API_URL and COMPUTE_API_TOKEN set it runs against an embedded computetest server
 // and says so. With them set it talks to that service; because an instance costs money there, it
 // refuses to create anything unless given -yes. COMPUTE_REGION, COMPUTE_TYPE and COMPUTE_IMAGE
-// choose what to create (defaults eu-west-1, std.small, ubuntu-24.04), and -ssh-key an SSH key ID
+// choose what to create (defaults NORD-NO-KRS-1, vcpu-2_memory-4g, ubuntu-24.04), and -ssh-key an SSH key ID
 // (otherwise a random password is used).
 package main
 

@@ -40,8 +40,8 @@ func New(out io.Writer) (*Env, func(), error) {
 			return nil, nil, err
 		}
 		fmt.Fprintf(out, "Using the service at %s (from %s).\n", url, compute.EnvBaseURL)
-		return &Env{Client: c, Remote: true, Region: envOr("COMPUTE_REGION", "eu-west-1"),
-			Type: envOr("COMPUTE_TYPE", "std.small"), Image: envOr("COMPUTE_IMAGE", "ubuntu-24.04")}, func() {}, nil
+		return &Env{Client: c, Remote: true, Region: envOr("COMPUTE_REGION", "NORD-NO-KRS-1"),
+			Type: envOr("COMPUTE_TYPE", "vcpu-2_memory-4g"), Image: envOr("COMPUTE_IMAGE", "ubuntu-24.04")}, func() {}, nil
 	}
 	// In memory: nothing else on the machine can reach the fake, and a test can run a whole example
 	// inside a testing/synctest bubble, where the transitions take no real time.
@@ -53,7 +53,7 @@ func New(out io.Writer) (*Env, func(), error) {
 		return nil, nil, err
 	}
 	fmt.Fprintf(out, "No %s/%s set: using an embedded computetest server (in memory).\n", compute.EnvBaseURL, compute.EnvToken)
-	return &Env{Client: c, Server: srv, Region: "eu-west-1", Type: "std.small", Image: "ubuntu-24.04"}, srv.Close, nil
+	return &Env{Client: c, Server: srv, Region: "NORD-NO-KRS-1", Type: "vcpu-2_memory-4g", Image: "ubuntu-24.04"}, srv.Close, nil
 }
 
 func envOr(name, fallback string) string {

@@ -1,4 +1,4 @@
-package computetest
+package engine
 
 import (
 	"maps"
@@ -7,8 +7,6 @@ import (
 	"path"
 	"slices"
 	"time"
-
-	compute "github.com/compute-sdk/compute-go"
 )
 
 // Match selects requests by method and path. An empty field matches everything.
@@ -37,24 +35,24 @@ func (m Match) matches(method, escapedPath string) bool {
 type Fault struct {
 	// Latency delays the request before anything else; it ends early if the client goes away.
 	Latency time.Duration
-	// Drop closes the connection without processing the request or answering it.
+	// Drop closes the connection without processing the request or sending a response.
 	Drop bool
-	// Status answers with this status without processing the request. The body is Body if set,
+	// Status sends a response with this status without processing the request. The body is Body if set,
 	// otherwise the contract's {code, message} with Code and Message.
 	Status int
-	// Code is the error code of the answer, for example compute.CodeOutOfStock.
-	Code compute.ErrorCode
-	// Message is the error message of the answer.
+	// Code is the error code of the response, for example "02036".
+	Code string
+	// Message is the error message of the response.
 	Message string
 	// RetryAfter, if set, is sent as the Retry-After header with Status.
 	RetryAfter string
-	// Body, if set, is sent verbatim as the answer's body with Status (an HTML page, a truncated
+	// Body, if set, is sent verbatim as the response's body with Status (an HTML page, a truncated
 	// JSON document), with the content type ContentType (default text/html).
 	Body []byte
 	// ContentType is the Content-Type of Body.
 	ContentType string
 	// DropAfterProcessing processes the request (it takes effect: an instance is created, a
-	// charge is made) and then closes the connection without answering, the case where the client
+	// charge is made) and then closes the connection without sending a response, the case where the client
 	// cannot know the outcome.
 	DropAfterProcessing bool
 }
@@ -72,8 +70,8 @@ type Rule struct {
 	Fault Fault
 }
 
-// rule is a Rule with its remaining count.
-type rule struct {
+// faultRule is a Rule with its remaining count.
+type faultRule struct {
 	Rule
 	left int // -1 = unbounded
 }
@@ -81,44 +79,44 @@ type rule struct {
 // Inject adds a fault rule. Rules are tried in the order they were added; the first that hits a request
 // decides its fault. Authentication and rate limiting happen before faults, so a fault never hits a
 // request the service would have refused anyway.
-func (s *Server) Inject(r Rule) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine) Inject(r Rule) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	left := r.Times
 	if left <= 0 {
 		left = -1
 	}
-	s.rules = append(s.rules, &rule{Rule: r, left: left})
+	e.rules = append(e.rules, &faultRule{Rule: r, left: left})
 }
 
 // FailNext makes the next n requests that match m fail with f. It is Inject with Times: n.
-func (s *Server) FailNext(n int, m Match, f Fault) {
+func (e *Engine) FailNext(n int, m Match, f Fault) {
 	if n <= 0 {
 		return
 	}
-	s.Inject(Rule{Match: m, Times: n, Fault: f})
+	e.Inject(Rule{Match: m, Times: n, Fault: f})
 }
 
 // ClearFaults removes every fault rule.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rules = nil
+func (e *Engine) ClearFaults() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rules = nil
 }
 
-// pickFault returns the fault for this request, if a rule hits it. The caller holds s.mu.
-func (s *Server) pickFault(method, escapedPath string) (Fault, bool) {
-	for i, r := range s.rules {
+// pickFault returns the fault for this request, if a rule hits it. The caller holds e.mu.
+func (e *Engine) pickFault(method, escapedPath string) (Fault, bool) {
+	for i, r := range e.rules {
 		if !r.Match.matches(method, escapedPath) {
 			continue
 		}
-		if r.Probability > 0 && r.Probability < 1 && s.rand.Float64() >= r.Probability {
+		if r.Probability > 0 && r.Probability < 1 && e.rand.Float64() >= r.Probability {
 			continue
 		}
 		if r.left > 0 {
 			r.left--
 			if r.left == 0 {
-				s.rules = slices.Delete(s.rules, i, i+1)
+				e.rules = slices.Delete(e.rules, i, i+1)
 			}
 		}
 		return r.Fault, true
@@ -143,22 +141,22 @@ type Request struct {
 	Auth string
 	// Header is the request's header without Authorization and X-Auth-Token.
 	Header http.Header
-	// Status is the status answered, 0 if the connection was dropped without an answer.
+	// Status is the status of the response, 0 if the connection was dropped without a response.
 	Status int
 	// Fault says the request was hit by an injected fault.
 	Fault bool
-	// Processed says the request took effect on the server's state (or, for a read, was answered
+	// Processed says the request took effect on the server's state (or, for a read, was served
 	// from it). A request refused by authentication, the rate limit or a fault is not processed.
 	Processed bool
 }
 
 // Requests returns a copy of every request received so far, in order of arrival; changing it
 // changes nothing in the server.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.log))
-	for i, r := range s.log {
+func (e *Engine) Requests() []Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Request, len(e.log))
+	for i, r := range e.log {
 		out[i] = *r
 		out[i].Header = r.Header.Clone()
 		out[i].Query = maps.Clone(r.Query)
@@ -171,8 +169,8 @@ func (s *Server) Requests() []Request {
 }
 
 // ResetRequests forgets the requests received so far.
-func (s *Server) ResetRequests() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log = nil
+func (e *Engine) ResetRequests() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.log = nil
 }

@@ -1,4 +1,4 @@
-package computetest
+package engine
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	compute "github.com/compute-sdk/compute-go"
 )
 
 // table keeps resources by ID in creation order, the order lists show them in.
@@ -59,63 +57,63 @@ func (p *pending) due(now time.Time) bool { return p != nil && !now.Before(p.at)
 
 // newID returns the next identifier of a kind: "ins-000001", "sg-000001", and so on. IDs are
 // sequential so that test output is repeatable.
-func (s *Server) newID(prefix string) string {
-	s.seq[prefix]++
-	return fmt.Sprintf("%s-%06d", prefix, s.seq[prefix])
+func (e *Engine) newID(prefix string) string {
+	e.seq[prefix]++
+	return fmt.Sprintf("%s-%06d", prefix, e.seq[prefix])
 }
 
 // now is the server's clock plus what Advance added, truncated to the contract's millisecond
 // precision so that what the server stores is what it shows.
-func (s *Server) now() time.Time {
-	return s.cfg.clock().Add(s.offset).UTC().Truncate(time.Millisecond)
+func (e *Engine) now() time.Time {
+	return e.cfg.Clock().Add(e.offset).UTC().Truncate(time.Millisecond)
 }
 
 // Advance moves the server's clock forward by d, completing the transitions due by then. It works
 // with any clock, real or fake.
-func (s *Server) Advance(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine) Advance(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if d > 0 {
-		s.offset += d
+		e.offset += d
 	}
-	s.settle(s.now())
+	e.settle(e.now())
 }
 
 // settle completes every transition due at now, in creation order so that the addresses handed out
-// are repeatable. The caller holds s.mu.
-func (s *Server) settle(now time.Time) {
+// are repeatable. The caller holds e.mu.
+func (e *Engine) settle(now time.Time) {
 	var instances []*instance
-	for _, id := range s.instances.order {
-		if in := s.instances.byID[id]; in.next.due(now) {
+	for _, id := range e.instances.order {
+		if in := e.instances.byID[id]; in.next.due(now) {
 			instances = append(instances, in)
 		}
 	}
 	for _, in := range instances {
-		s.settleInstance(in, now)
+		e.settleInstance(in, now)
 	}
-	for _, id := range s.groups.order {
-		if g := s.groups.byID[id]; g.next.due(now) {
-			g.v.Status = compute.SecurityGroupStatus(g.next.to)
+	for _, id := range e.groups.order {
+		if g := e.groups.byID[id]; g.next.due(now) {
+			g.Status = g.next.to
 			g.next = nil
 		}
 	}
-	for _, id := range s.fips.order {
-		if f := s.fips.byID[id]; f.next.due(now) {
-			f.v.Status = compute.FloatingIPStatus(f.next.to)
-			f.v.IPAddress = s.newAddress("100.64.", f.v.Version)
-			f.v.UpdatedAt = f.next.at
+	for _, id := range e.fips.order {
+		if f := e.fips.byID[id]; f.next.due(now) {
+			f.Status = f.next.to
+			f.IPAddress = nullString(e.newAddress("100.64.", f.Version))
+			f.UpdatedAt = stamp(f.next.at)
 			f.next = nil
-			s.refreshPublicIP(f)
+			e.refreshPublicIP(f)
 		}
 	}
 }
 
 // newAddress hands out addresses, one per call, from a prefix of two octets: 62,500 before one
 // repeats.
-func (s *Server) newAddress(prefix string, version compute.IPVersion) string {
-	s.seq["addr:"+prefix]++
-	n := s.seq["addr:"+prefix]
-	if version == compute.IPVersionIPv6 {
+func (e *Engine) newAddress(prefix string, version string) string {
+	e.seq["addr:"+prefix]++
+	n := e.seq["addr:"+prefix]
+	if version == "ipv6" {
 		return fmt.Sprintf("2001:db8::%x", n)
 	}
 	return fmt.Sprintf("%s%d.%d", prefix, n/250%250, 1+n%250)
@@ -128,21 +126,21 @@ func listParams(q url.Values) (perPage, page int, err *apiError) {
 	if v := q.Get("per_page"); v != "" {
 		n, convErr := strconv.Atoi(v)
 		if convErr != nil || n < 1 || n > 100 {
-			return 0, 0, badRequest(compute.CodeBadRequest, "per_page must be an integer from 1 to 100, got %q", v)
+			return 0, 0, badRequest(codeBadRequest, "per_page must be an integer from 1 to 100, got %q", v)
 		}
 		perPage = n
 	}
 	if v := q.Get("page"); v != "" {
 		n, convErr := strconv.Atoi(v)
 		if convErr != nil || n < 1 {
-			return 0, 0, badRequest(compute.CodeBadRequest, "page must be a positive integer, got %q", v)
+			return 0, 0, badRequest(codeBadRequest, "page must be a positive integer, got %q", v)
 		}
 		page = n
 	}
 	return perPage, page, nil
 }
 
-// pageOf answers one page of items under the collection key, with the contract's envelope, turning
+// pageOf is one page of items under the collection key, with the contract's envelope, turning
 // only the items of the page into their wire shape. A page past the end is empty, with the true
 // total_count.
 func pageOf[T, W any](c *call, key string, items []T, wire func(T) W) (int, any, *apiError) {

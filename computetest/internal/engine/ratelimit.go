@@ -1,4 +1,4 @@
-package computetest
+package engine
 
 import (
 	"math"
