@@ -39,6 +39,13 @@ func NewServer(opts ...Option) *Server {
 			o(&cfg)
 		}
 	}
+	if !cfg.inMemory && cfg.listener == nil && inSynctestBubble() {
+		// A loopback socket inside a bubble: the bubble's clock never advances while a goroutine
+		// waits on the network, so the test would hang until the binary's timeout. Fail now, and
+		// say what to add.
+		panic("computetest: NewServer inside a testing/synctest bubble needs computetest.WithInMemoryNetwork(): " +
+			"a loopback socket would stop the bubble's fake clock and hang the test")
+	}
 	s := &Server{e: engine.New(cfg.engine)}
 	s.Token = s.e.Token()
 	switch {
@@ -193,3 +200,11 @@ func (s *Server) Requests() []Request { return s.e.Requests() }
 
 // ResetRequests forgets the requests received so far.
 func (s *Server) ResetRequests() { s.e.ResetRequests() }
+
+// inSynctestBubble reports whether the caller runs inside a testing/synctest bubble, whose fake
+// clock starts at midnight UTC, 2000-01-01. No real clock reads a time before 2001, and a test
+// would have to advance its bubble's clock by a year to read one after; testing/synctest has no
+// exported way to ask.
+func inSynctestBubble() bool {
+	return time.Now().Before(time.Date(2001, time.January, 1, 0, 0, 0, 0, time.UTC))
+}
