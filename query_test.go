@@ -38,6 +38,14 @@ func TestListQueriesAsTheServerReadsThem(t *testing.T) {
 			_, err := c.Images.List(context.Background(), &ImageListOptions{Type: ImageTypeSnapshot})
 			return err
 		}, url.Values{"type": {"snapshot"}}},
+		{"SSHKeys.List", func(c *Client) error { _, err := c.SSHKeys.List(context.Background(), opts); return err }, paged},
+		{"Volumes.List", func(c *Client) error { _, err := c.Volumes.List(context.Background(), opts); return err }, paged},
+		{"Filesystems.List", func(c *Client) error { _, err := c.Filesystems.List(context.Background(), opts); return err }, paged},
+		{"Snapshots.List", func(c *Client) error { _, err := c.Snapshots.List(context.Background(), opts); return err }, paged},
+		{"Availability.Instances", func(c *Client) error {
+			_, err := c.Availability.Instances(context.Background(), "NORD-NO-KRS-1", &AvailabilityOptions{Placement: "a b&c"})
+			return err
+		}, url.Values{"placement": {"a b&c"}}},
 		{"Instances.List without options", func(c *Client) error { _, err := c.Instances.List(context.Background(), nil); return err }, url.Values{}},
 		{"Images.List without options", func(c *Client) error { _, err := c.Images.List(context.Background(), nil); return err }, url.Values{}},
 	} {
