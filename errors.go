@@ -291,19 +291,6 @@ func (p *problems) add(field, format string, args ...any) {
 	*p = append(*p, FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
-// merge records the problems of err, the result of a nested Validate; any other non-nil error is
-// recorded against field.
-func (p *problems) merge(field string, err error) {
-	var ve *ValidationError
-	switch {
-	case err == nil:
-	case errors.As(err, &ve):
-		*p = append(*p, ve.Problems...)
-	default:
-		p.add(field, "%v", err)
-	}
-}
-
 // err is nil when no problem was recorded, else a *ValidationError listing them all.
 func (p problems) err() error {
 	if len(p) == 0 {
