@@ -28,6 +28,22 @@ type operation struct {
 	accept string
 	// maxBody overrides the bound of a success response's body (maxResponseBody by default).
 	maxBody int64
+	// notFound is the code of a DELETE's 404 that says the resource does not exist (see gone).
+	notFound ErrorCode
+}
+
+// gone reports whether e, the response to a DELETE, says that the resource does not exist: a 404
+// with the resource's not-found code. An invalid route's 404 (02001) or a proxy's HTML page says
+// nothing about the resource. Without a not-found code in the table (filesystems: the contract
+// names none), a 404 with the JSON error shape and any other code counts.
+func (op operation) gone(e *APIError) bool {
+	if op.method != http.MethodDelete || e.StatusCode != http.StatusNotFound {
+		return false
+	}
+	if op.notFound != "" {
+		return e.Code == op.notFound
+	}
+	return e.Code != "" && e.Code != CodeInvalidRoute
 }
 
 // maxResponseBody bounds the body of a success response, decompressed bytes included. The largest
@@ -116,10 +132,16 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		apiErr := newAPIError(resp, data, r.op.method, path, st.attempts(), &c.transport.cred)
-		if r.op.method == http.MethodDelete && resp.StatusCode == http.StatusNotFound && st.mayHaveBeenProcessed() {
-			// An earlier attempt of this DELETE may have been processed before its response was
-			// lost (a 5xx or a broken connection): the resource is gone, which is what the caller asked.
-			return nil, nil
+		if r.op.method != http.MethodGet && resp.StatusCode < 500 && st.mayHaveBeenProcessed() {
+			// An earlier attempt may have been processed before its response was lost (a 5xx or a
+			// broken connection), so this refusal may be about what that attempt did: a DELETE
+			// refused because the instance is now "deleting", an action refused because the
+			// instance is already stopping. Only the resource's not-found 404 says for sure that a
+			// DELETE's work is done; anything else is an unknown outcome, never a definite failure.
+			if r.op.gone(apiErr) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("%w: %w", ErrOutcomeUnknown, apiErr)
 		}
 		if !r.op.idempotent && resp.StatusCode >= 500 {
 			return nil, fmt.Errorf("%w: %w", ErrOutcomeUnknown, apiErr)
@@ -202,9 +224,9 @@ func send(ctx context.Context, c *Client, r request) error {
 	return err
 }
 
-// expandPath fills tmpl's {name} segments with ids, path-escaped so that no ID can change the
-// route: "/" and "?" are escaped by url.PathEscape, and the dot segments "." and ".." are escaped
-// too. An empty ID is refused with a ValidationError naming the segment.
+// expandPath fills tmpl's {name} segments with ids, path-escaped (a space, "?" or "#" cannot end
+// the path). An ID that could name another resource is refused with a ValidationError naming the
+// segment, before any request (see checkPathID).
 func expandPath(tmpl string, ids []string) (string, error) {
 	var b strings.Builder
 	rest := tmpl
@@ -222,49 +244,32 @@ func expandPath(tmpl string, ids []string) (string, error) {
 		if i >= len(ids) {
 			return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
 		}
-		id := ids[i]
-		if strings.TrimSpace(id) == "" {
-			return "", invalid(name, "must not be empty")
+		if err := checkPathID(name, ids[i]); err != nil {
+			return "", err
 		}
 		b.WriteString(rest[:open])
-		if id == "." || id == ".." {
-			b.WriteString(strings.ReplaceAll(id, ".", "%2E"))
-		} else {
-			b.WriteString(url.PathEscape(id))
-		}
+		b.WriteString(url.PathEscape(ids[i]))
 		rest = rest[end+1:]
 	}
 }
 
-// errNilContext refuses a nil context before any request.
-var errNilContext = invalid("ctx", "must not be nil (use context.Background())")
-
-// redactedError returns err with the token scrubbed from its text, keeping its chain for errors.Is
-// and errors.As. Transport errors can quote a URL or a header line the server sent back.
-func redactedError(err error, cred *credential) error {
-	msg := err.Error()
-	if clean := cred.redact(msg); clean != msg {
-		return &scrubbedError{msg: clean, err: err}
-	}
-	return err
-}
-
-// scrubbedError is an error whose text had the token removed; Unwrap keeps the original chain.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-
-// Unwrap returns the errors that the original error wrapped, so that errors.Is and errors.As still
-// see them.
-func (e *scrubbedError) Unwrap() []error {
-	switch u := e.err.(type) {
-	case interface{ Unwrap() []error }:
-		return u.Unwrap()
-	case interface{ Unwrap() error }:
-		return []error{u.Unwrap()}
+// checkPathID refuses an ID that could reach another resource than the one it names. Escaped, "/"
+// and "\\" are still read as separators by some proxies and servers, "%" is decoded a second time
+// by some, "." and ".." are dot segments that a proxy resolves, and control characters end a
+// request line for a careless one. The service's IDs are UUIDs, so refusing them costs nothing.
+func checkPathID(name, id string) error {
+	switch {
+	case strings.TrimSpace(id) == "":
+		return invalid(name, "must not be empty")
+	case id == "." || id == "..":
+		return invalid(name, "must not be a dot segment (%q)", id)
+	case strings.ContainsAny(id, `/\%`):
+		return invalid(name, `must not contain "/", "\\" or "%%" (%q)`, id)
+	case strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return invalid(name, "must not contain control characters (%q)", id)
 	}
 	return nil
 }
+
+// errNilContext refuses a nil context before any request.
+var errNilContext = invalid("ctx", "must not be nil (use context.Background())")

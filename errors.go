@@ -161,6 +161,7 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 		redact = cred.redact
 	}
 	e.RequestID = cutString(redact(e.RequestID))
+	e.Path = redact(path) // an ID given by the caller can hold anything, the token included
 	body = []byte(redact(string(body)))
 	var shape struct {
 		Code    string `json:"code"`

@@ -223,11 +223,11 @@ func TestFloatingIPIDIsPathEscaped(t *testing.T) {
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	})
-	require.NoError(t, c.FloatingIPs.Delete(context.Background(), "../x"))
+	require.NoError(t, c.FloatingIPs.Delete(context.Background(), "..x?y"))
 	require.NoError(t, c.FloatingIPs.Delete(context.Background(), "a b#c"))
 	reqs := rec.all()
 	require.Len(t, reqs, 2)
-	assert.Equal(t, "/compute/v1/floating-ips/..%2Fx", reqs[0].Path)
+	assert.Equal(t, "/compute/v1/floating-ips/..x%3Fy", reqs[0].Path)
 	assert.Equal(t, "/compute/v1/floating-ips/a%20b%23c", reqs[1].Path)
 }
 

@@ -18,17 +18,22 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzExpandPath checks that no ID can change the route: the expanded path always parses back to the
-// template's segments with the ID as exactly one segment, and never carries a query or fragment.
+// FuzzExpandPath checks that no ID can change the route: an ID that could ("/", "\\", "%", a dot
+// segment, a control character, nothing) is refused, and any other expands to a path that parses
+// back to the template's segments with the ID as exactly one segment, never carrying a query or
+// fragment.
 func FuzzExpandPath(f *testing.F) {
 	for _, seed := range []string{"i-1", "../x", "a?b", "..", ".", "a#b", "%2F", "a/b/c", "\x00", "é", " "} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
 		p, err := expandPath("/compute/v1/instances/{instance_id}/actions", []string{id})
-		if strings.TrimSpace(id) == "" {
-			if err == nil {
-				t.Fatalf("empty ID %q accepted", id)
+		refused := strings.TrimSpace(id) == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\%`) ||
+			strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f })
+		if refused {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Field != "instance_id" {
+				t.Fatalf("ID %q accepted or refused without naming instance_id: %v", id, err)
 			}
 			return
 		}

@@ -151,11 +151,16 @@ func TestDebugLogOfAFailingAndRetryingSequenceHasNoToken(t *testing.T) {
 						replyJSON(w, status, map[string]string{"message": "you sent " + credential(r)})
 					}
 				}
+				// The DELETE's 404 after a lost 502 counts as "already deleted" only with the
+				// instance's not-found code.
+				echoNotFound := func(w http.ResponseWriter, r *http.Request) {
+					replyJSON(w, 404, map[string]string{"code": "02008", "message": "you sent " + credential(r)})
+				}
 				routes := map[string]http.HandlerFunc{
 					"GET /compute/v1/instances/i-1": sequence(serveJSON([]byte(`{"instance": {"id": "i-1"}}`)),
 						rateLimited("1"), echo(503), func(w http.ResponseWriter, r *http.Request) { hangUp(w) }),
 					"POST /compute/v1/instances":       sequence(echo(500), rateLimited("2")),
-					"DELETE /compute/v1/instances/i-1": sequence(echo(404), echo(502)),
+					"DELETE /compute/v1/instances/i-1": sequence(echoNotFound, echo(502)),
 					"GET /compute/v1/instances/slow":   hangUntilGone,
 				}
 				logs := &lockedBuffer{}

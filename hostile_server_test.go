@@ -1,16 +1,25 @@
 package compute
 
 // What can a broken, misconfigured or hostile server do to a caller? Each test below is one
-// guarantee: nothing that is not the resource reads as success, and every walk ends.
+// guarantee of the README's "Safety against a bad server" section: memory stays bounded, nothing
+// that is not the resource reads as success, secrets stay home, and every loop ends.
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -237,4 +246,282 @@ func TestHostileManyClientsShareConnections(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.LessOrEqual(t, conns.Load(), int32(2), "50 clients one after another reuse the shared pool")
+}
+
+func allocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+func repeatReader(prefix, item string, n int, suffix string) io.Reader {
+	items := io.LimitReader(&cycle{s: item + ","}, int64(n*(len(item)+1)-1))
+	return io.MultiReader(strings.NewReader(prefix), items, strings.NewReader(suffix))
+}
+
+type cycle struct {
+	s string
+	i int
+}
+
+func (c *cycle) Read(p []byte) (int, error) {
+	for n := range p {
+		p[n] = c.s[c.i]
+		c.i = (c.i + 1) % len(c.s)
+	}
+	return len(p), nil
+}
+
+func TestHostilePageWithMoreItemsThanAskedFor(t *testing.T) {
+	t.Parallel()
+	c := responding(t, http.StatusOK, `{"instances":[{"id":"a"},{"id":"b"},{"id":"c"}],"total_count":3,"page":1,"per_page":2}`)
+	p, err := c.Instances.List(context.Background(), &ListOptions{PerPage: 2})
+	assert.Nil(t, p)
+	require.ErrorContains(t, err, "more than the 2 items asked for")
+
+	c = responding(t, http.StatusOK, `{"instances":[`+strings.Repeat(`{},`, 100)+`{}]}`)
+	_, err = c.Instances.List(context.Background(), nil)
+	require.ErrorContains(t, err, "more than the 100 items asked for", "no page holds more than the contract's maximum")
+}
+
+func TestHostileHugePageCostsLittleMemory(t *testing.T) {
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Request: r,
+			Body: io.NopCloser(repeatReader(`{"instances":[`, `{}`, 10_000_000, `],"total_count":10000000}`))}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}), WithoutRetries())
+	require.NoError(t, err)
+	var listErr error
+	alloc := allocatedBy(func() { _, listErr = c.Instances.List(context.Background(), nil) })
+	require.Error(t, listErr)
+	assert.Less(t, alloc, uint64(8<<20), "a 30 MB page allocated %d MiB", alloc>>20)
+}
+
+func gzipBomb(n int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(http.StatusOK)
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		_, _ = io.Copy(zw, repeatReader(`{"instances":[`, `{"id":"x"}`, n/11, `]}`))
+		_ = zw.Close()
+	}
+}
+
+func TestHostileGzipBombIsBoundedAfterDecompression(t *testing.T) {
+	c, rec := newTestClient(t, gzipBomb(64<<20), WithoutRetries())
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	alloc := allocatedBy(func() {
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = c.Instances.List(context.Background(), nil) })
+		}
+		wg.Wait()
+	})
+	for _, err := range errs {
+		require.ErrorIs(t, err, errTooLarge)
+	}
+	assert.Equal(t, 8, rec.count())
+	assert.Less(t, alloc, uint64(64<<20), "8 calls allocated %d MiB for 512 MiB of decompressed responses", alloc>>20)
+}
+
+func TestHostileRefusalAfterAPossiblyProcessedAttempt(t *testing.T) {
+	t.Parallel()
+	lost := func(w http.ResponseWriter, r *http.Request) { hangUp(w) }
+	for name, tc := range map[string]struct {
+		then    http.HandlerFunc
+		wantNil bool
+	}{
+		"refused as deleting": {func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 400, map[string]string{"code": "02069", "message": "Only running or stopped instances can be deleted"})
+		}, false},
+		"404 with the instance's not-found code": {instanceNotFound, true},
+		"404 invalid route": {func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 404, map[string]string{"code": "02001", "message": "Invalid route"})
+		}, false},
+		"HTML 404 from a proxy": {func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, 404, "<html>Not Found</html>")
+		}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, rec := newTestClient(t, sequence(tc.then, lost))
+			err := c.Instances.Delete(context.Background(), "i-1")
+			assert.Equal(t, 2, rec.count())
+			if tc.wantNil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrOutcomeUnknown, "a refusal after a possibly processed attempt")
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr, "the refusal is still there to read")
+		})
+	}
+}
+
+func TestHostileTokenInEveryLayersText(t *testing.T) {
+	t.Parallel()
+	t.Run("redirect Location in a transport error", func(t *testing.T) {
+		t.Parallel()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://127.0.0.1:1/"+testToken, http.StatusFound)
+		}, WithoutRetries())
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.Error(t, err)
+		requireNoToken(t, err.Error())
+	})
+	t.Run("malformed MIME header", func(t *testing.T) {
+		t.Parallel()
+		c := rawServer(t, "HTTP/1.1 200 OK\r\nX-Echo "+testToken+"\r\n\r\n")
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.Error(t, err)
+		requireNoToken(t, err.Error())
+	})
+	t.Run("the debug log's path", func(t *testing.T) {
+		t.Parallel()
+		// newTestClient fails the test when its debug log holds the token.
+		c, _ := newTestClient(t, instanceNotFound)
+		_, err := c.Instances.Get(context.Background(), "x"+testToken)
+		require.Error(t, err)
+		requireNoToken(t, err.Error())
+	})
+}
+
+func rawServer(t *testing.T, raw string) *Client {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				_, _ = http.ReadRequest(bufio.NewReader(conn))
+				_, _ = io.WriteString(conn, raw)
+			}()
+		}
+	}()
+	c, err := NewClient(testToken, WithBaseURL("http://"+l.Addr().String()), WithoutRetries())
+	require.NoError(t, err)
+	return c
+}
+
+func TestHostileSplitTokenInAnExcerpt(t *testing.T) {
+	t.Parallel()
+	for _, token := range []string{testToken, "tok SECRET 7f3a9c1e2b"} {
+		for _, body := range []string{
+			"<html>" + token[:7] + "\n" + token[7:] + "</html>",
+			"<pre>" + token[:4] + "\t" + token[4:11] + "\r\n" + token[11:] + "</pre>",
+			strings.ReplaceAll(token, " ", "\t"),
+			strings.Join(strings.Split(token, ""), " "),
+		} {
+			cred := newCredential(token, false)
+			e := newAPIError(&http.Response{StatusCode: 502, Header: http.Header{}}, []byte(body), "GET", "/p", 1, &cred)
+			msg := e.Error()
+			for i := 0; i+5 <= len(token); i++ {
+				assert.NotContains(t, msg, token[i:i+5], "a run of the token survived in %q", msg)
+			}
+		}
+	}
+}
+
+func TestHostilePlainHTTPToLocalhostNames(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080", "http://127.3.4.5"} {
+		_, err := NewClient(testToken, WithBaseURL(u))
+		assert.NoError(t, err, u)
+	}
+	for _, u := range []string{"http://api.localhost:8080", "http://evil.localhost", "http://localhost.example.com", "http://10.0.0.1"} {
+		_, err := NewClient(testToken, WithBaseURL(u))
+		assert.Error(t, err, u)
+	}
+}
+
+func TestHostileIDsThatCouldChangeTheRoute(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, instanceNotFound)
+	for _, id := range []string{"a/b", `a\b`, ".", "..", "../i-2", "a/../b", "i-1\n", "i\x00", "i\x7f", "%2F..%2F"} {
+		_, err := c.Instances.Get(context.Background(), id)
+		var verr *ValidationError
+		require.ErrorAs(t, err, &verr, "%q", id)
+		assert.Equal(t, "instance_id", verr.Field)
+	}
+	assert.Zero(t, rec.count(), "nothing was sent")
+}
+
+// BenchmarkHostileBytesPerResponse reports the heap bytes one List costs for a legitimate page of
+// 100 instances (the largest response of the contract), and for two hostile responses measured in
+// the same run: a 30 MB page of ten million {} and a gzip body that decompresses to 64 MiB. The
+// ratios to the legitimate page are the guarantee: a hostile response costs a small multiple of a
+// real one, not what its size claims.
+func BenchmarkHostileBytesPerResponse(b *testing.B) {
+	legit := pageOf100Instances(b)
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	_, _ = io.Copy(zw, repeatReader(`{"instances":[`, `{"id":"x"}`, (64<<20)/11, `]}`))
+	require.NoError(b, zw.Close())
+	bodies := map[string]func() io.Reader{
+		"legit":     func() io.Reader { return bytes.NewReader(legit) },
+		"huge-page": func() io.Reader { return repeatReader(`{"instances":[`, `{}`, 10_000_000, `],"total_count":10000000}`) },
+		"gzip-bomb": func() io.Reader { return bytes.NewReader(bomb.Bytes()) },
+	}
+	perResponse := map[string]float64{}
+	for _, name := range []string{"legit", "huge-page", "gzip-bomb"} {
+		body := bodies[name]
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			h := http.Header{"Content-Type": {"application/json"}}
+			var rc io.ReadCloser = io.NopCloser(body())
+			if name == "gzip-bomb" {
+				// What net/http's transparent gzip would hand over, decompressed.
+				zr, err := gzip.NewReader(body())
+				if err != nil {
+					return nil, err
+				}
+				rc = zr
+			}
+			return &http.Response{StatusCode: 200, Header: h, Request: r, Body: rc}, nil
+		})
+		c, err := NewClient(testToken, WithBaseURL("https://api.example.com"),
+			WithHTTPClient(&http.Client{Transport: rt}), WithoutRetries(), WithoutRateLimit())
+		require.NoError(b, err)
+		ctx := context.Background()
+		_, err = c.Instances.List(ctx, &ListOptions{PerPage: 100})
+		require.Equal(b, name == "legit", err == nil, "%s: %v", name, err)
+		n := 0
+		alloc := allocatedBy(func() {
+			for range b.N {
+				_, _ = c.Instances.List(ctx, &ListOptions{PerPage: 100})
+				n++
+			}
+		})
+		perResponse[name] = float64(alloc) / float64(n)
+	}
+	b.ReportMetric(perResponse["legit"], "legit-B/response")
+	b.ReportMetric(perResponse["huge-page"], "huge-page-B/response")
+	b.ReportMetric(perResponse["gzip-bomb"], "gzip-bomb-B/response")
+	b.ReportMetric(perResponse["huge-page"]/perResponse["legit"], "huge/legit")
+	b.ReportMetric(perResponse["gzip-bomb"]/perResponse["legit"], "bomb/legit")
+}
+
+// pageOf100Instances returns a page of 100 distinct instances, copies of the golden one.
+func pageOf100Instances(tb testing.TB) []byte {
+	var env struct {
+		Instance map[string]any `json:"instance"`
+	}
+	require.NoError(tb, json.Unmarshal(golden(tb, "instance_get_response.json"), &env))
+	items := make([]map[string]any, 100)
+	for i := range items {
+		items[i] = maps.Clone(env.Instance)
+		items[i]["id"] = fmt.Sprintf("%08x-5b2e-4d8a-9f0e-1a2b3c4d5e6f", i)
+	}
+	page, err := json.Marshal(map[string]any{"instances": items, "total_count": 100, "page": 1, "per_page": 100})
+	require.NoError(tb, err)
+	return page
 }

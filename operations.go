@@ -9,18 +9,18 @@ var (
 	opUpdateSecurityGroup = operation{method: "PUT", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true}
 	opListSecurityGroups  = operation{method: "GET", path: "/compute/v1/security-groups", idempotent: true}
 	opGetSecurityGroup    = operation{method: "GET", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true}
-	opDeleteSecurityGroup = operation{method: "DELETE", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true}
+	opDeleteSecurityGroup = operation{method: "DELETE", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true, notFound: CodeSecurityGroupNotFound}
 
 	opCreateFloatingIP = operation{method: "POST", path: "/compute/v1/floating-ips"}
 	opListFloatingIPs  = operation{method: "GET", path: "/compute/v1/floating-ips", idempotent: true}
 	opGetFloatingIP    = operation{method: "GET", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true}
 	opUpdateFloatingIP = operation{method: "PATCH", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true}
-	opDeleteFloatingIP = operation{method: "DELETE", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true}
+	opDeleteFloatingIP = operation{method: "DELETE", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true, notFound: CodeFloatingIPNotFound}
 
 	opCreateInstance        = operation{method: "POST", path: "/compute/v1/instances"}
 	opListInstances         = operation{method: "GET", path: "/compute/v1/instances", idempotent: true}
 	opGetInstance           = operation{method: "GET", path: "/compute/v1/instances/{instance_id}", idempotent: true}
-	opDeleteInstance        = operation{method: "DELETE", path: "/compute/v1/instances/{instance_id}", idempotent: true}
+	opDeleteInstance        = operation{method: "DELETE", path: "/compute/v1/instances/{instance_id}", idempotent: true, notFound: CodeInstanceNotFound}
 	opUpdateInstance        = operation{method: "PATCH", path: "/compute/v1/instances/{instance_id}", idempotent: true}
 	opCreateSnapshot        = operation{method: "POST", path: "/compute/v1/instances/{instance_id}/snapshots"}
 	opListSnapshots         = operation{method: "GET", path: "/compute/v1/instances/{instance_id}/snapshots", idempotent: true}
@@ -41,25 +41,26 @@ var (
 	opCreateSSHKey = operation{method: "POST", path: "/compute/v1/ssh-keys"}
 	opGetSSHKey    = operation{method: "GET", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true}
 	opUpdateSSHKey = operation{method: "PATCH", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true}
-	opDeleteSSHKey = operation{method: "DELETE", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true}
+	opDeleteSSHKey = operation{method: "DELETE", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true, notFound: CodeSSHKeyNotFound}
 
 	opListVolumes  = operation{method: "GET", path: "/compute/v1/volumes", idempotent: true}
 	opCreateVolume = operation{method: "POST", path: "/compute/v1/volumes"}
 	opGetVolume    = operation{method: "GET", path: "/compute/v1/volumes/{volume_id}", idempotent: true}
 	opUpdateVolume = operation{method: "PATCH", path: "/compute/v1/volumes/{volume_id}", idempotent: true}
-	opDeleteVolume = operation{method: "DELETE", path: "/compute/v1/volumes/{volume_id}", idempotent: true}
+	opDeleteVolume = operation{method: "DELETE", path: "/compute/v1/volumes/{volume_id}", idempotent: true, notFound: CodeVolumeNotFound}
 
 	opListFilesystems  = operation{method: "GET", path: "/compute/v1/filesystems", idempotent: true}
 	opCreateFilesystem = operation{method: "POST", path: "/compute/v1/filesystems"}
 	opGetFilesystem    = operation{method: "GET", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true}
 	opUpdateFilesystem = operation{method: "PATCH", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true}
+	// The contract names no "filesystem not found" code: any JSON 404 but an invalid route's counts.
 	opDeleteFilesystem = operation{method: "DELETE", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true}
 
 	opListAllSnapshots = operation{method: "GET", path: "/compute/v1/snapshots", idempotent: true}
 	opImportSnapshot   = operation{method: "POST", path: "/compute/v1/snapshots"}
 	opGetSnapshot      = operation{method: "GET", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true}
 	opUpdateSnapshot   = operation{method: "PATCH", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true}
-	opDeleteSnapshot   = operation{method: "DELETE", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true}
+	opDeleteSnapshot   = operation{method: "DELETE", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true, notFound: CodeSnapshotNotFound}
 	opCloneSnapshot    = operation{method: "POST", path: "/compute/v1/snapshots/{snapshot_id}/clone"}
 
 	opListQuotas       = operation{method: "GET", path: "/compute/v1/quotas", idempotent: true}

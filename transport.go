@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -409,24 +408,4 @@ func isNotSent(err error) bool {
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// credential holds the token in closures: no field of any value holds it, so neither %v nor a
-// reflective dumper (go-spew, a debugger's pretty-printer) can print it.
-type credential struct {
-	// header returns the header name and value that carry the token.
-	header func() (name, value string)
-	// redact replaces the token in s.
-	redact func(s string) string
-}
-
-func newCredential(token string, legacy bool) credential {
-	name, value := "Authorization", "Bearer "+token
-	if legacy {
-		name, value = "X-Auth-Token", token
-	}
-	return credential{
-		header: func() (string, string) { return name, value },
-		redact: func(s string) string { return strings.ReplaceAll(s, token, "[REDACTED]") },
-	}
 }
