@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -125,8 +124,8 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		return nil, c.failed(st, path, err)
 	}
 	defer resp.Body.Close()
-	// The transport has read the body already (see attemptTransport.RoundTrip); this copies it.
-	data, err := io.ReadAll(resp.Body)
+	// The transport has read the body already (see attemptTransport.RoundTrip).
+	data, err := bodyBytes(resp.Body)
 	if err != nil {
 		return nil, c.failed(st, path, err)
 	}

@@ -184,7 +184,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		t.log(parent, "compute: attempt failed", req, n, start, slog.String("error", t.cred.redact(err.Error())))
 		return nil, err
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.Body = &attemptBody{Reader: bytes.NewReader(body), data: body}
 	// The response points at the request this transport was given, not at the attempt's copy, which
 	// carries the credential: the caller's http.Client hands resp.Request to its CheckRedirect hook.
 	resp.Request = req
@@ -213,6 +213,25 @@ const maxErrorBody = 64 << 10
 
 // errTooLarge ends a call whose success response is larger than the operation's bound.
 var errTooLarge = errors.New("the response body is larger than the client accepts")
+
+// attemptBody is a response body that the attempt read whole; the call takes its bytes (bodyBytes)
+// instead of copying them out.
+type attemptBody struct {
+	*bytes.Reader
+	data []byte
+}
+
+// Close implements io.Closer; the connection was released when the body was read.
+func (*attemptBody) Close() error { return nil }
+
+// bodyBytes returns the bytes of a response body: those the attempt read, or, for a body that did
+// not come through attemptTransport, what is left to read.
+func bodyBytes(body io.Reader) ([]byte, error) {
+	if b, ok := body.(*attemptBody); ok {
+		return b.data, nil
+	}
+	return io.ReadAll(body)
+}
 
 // readBody reads resp's body and closes it: a success response up to op's bound (larger is
 // errTooLarge, never retried), any other response up to maxErrorBody (the rest is dropped).
