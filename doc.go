@@ -38,8 +38,9 @@
 // IP) may have been processed when its response is lost, so it is never re-sent: the error matches
 // [ErrOutcomeUnknown], and the caller should look the resource up before trying again. Only a POST
 // that provably was not written (no connection, a failed TLS handshake, a timeout while connecting)
-// is retried. A DELETE retried after a 5xx or a lost response and then answered 404 succeeds: the
-// earlier attempt deleted the resource. Waits use exponential backoff with full jitter and end when
+// is retried. A DELETE retried after a 5xx or a lost response and then refused with the resource's
+// not-found 404 succeeds: the earlier attempt deleted the resource. Any other refusal after such an
+// attempt matches [ErrOutcomeUnknown] too, since it can be about what the earlier attempt did. Waits use exponential backoff with full jitter and end when
 // the context ends; see [RetryPolicy].
 //
 // # Rate limiting

@@ -29,11 +29,13 @@ var (
 	ErrRateLimited = errors.New("compute: rate limited")
 	// ErrServer matches any 5xx response.
 	ErrServer = errors.New("compute: server error")
-	// ErrOutcomeUnknown matches the failure of a non-idempotent request (a POST: create, action,
-	// snapshot) that may have reached the service: a 5xx response, a timeout or a broken connection after
-	// the request was written, or a success response that could not be read. The SDK never re-sends such a request, because the first one may have
-	// been processed (and, for an instance, billed). Look the resource up before trying again.
-	// The error wraps the cause, so errors.As with an [*APIError] still works.
+	// ErrOutcomeUnknown matches the failure of a call that may have changed something without the
+	// client learning what: a POST (create, action, snapshot, attach) whose response was a 5xx, was
+	// lost (a timeout or a broken connection after the request was written) or could not be read;
+	// or any write refused (4xx) after an earlier attempt of it may have been processed, since the
+	// refusal can be about what that attempt did. The SDK never re-sends a POST that may have been
+	// processed (an instance would be billed twice). Look the resource up before trying again. The
+	// error wraps the cause, so errors.As with an [*APIError] still works.
 	ErrOutcomeUnknown = errors.New("compute: outcome unknown, the request may have been processed")
 	// ErrInvalidRequest matches a [*ValidationError]: the SDK refused the input before sending anything.
 	ErrInvalidRequest = errors.New("compute: invalid request")
