@@ -523,6 +523,29 @@ func TestNotFoundCodes(t *testing.T) {
 			return err
 		}, compute.CodeFloatingIPNotFound},
 		{"delete floating IP", func() error { return c.FloatingIPs.Delete(ctx, fip) }, compute.CodeFloatingIPNotFound},
+		{"instance user metadata", func() error { _, err := c.Instances.UserMetadata(ctx, ins); return err }, compute.CodeInstanceNotFound},
+		{"get SSH key", func() error { _, err := c.SSHKeys.Get(ctx, "key-999999"); return err }, compute.CodeSSHKeyNotFound},
+		{"update SSH key", func() error {
+			_, err := c.SSHKeys.Update(ctx, "key-999999", &compute.SSHKeyUpdateRequest{Name: "x"})
+			return err
+		}, compute.CodeSSHKeyNotFound},
+		{"delete SSH key", func() error { return c.SSHKeys.Delete(ctx, "key-999999") }, compute.CodeSSHKeyNotFound},
+		{"get volume", func() error { _, err := c.Volumes.Get(ctx, "vol-999999"); return err }, compute.CodeVolumeNotFound},
+		{"update volume", func() error {
+			_, err := c.Volumes.Update(ctx, "vol-999999", &compute.VolumeUpdateRequest{Name: compute.Ptr("x")})
+			return err
+		}, compute.CodeVolumeNotFound},
+		{"delete volume", func() error { return c.Volumes.Delete(ctx, "vol-999999") }, compute.CodeVolumeNotFound},
+		{"get snapshot", func() error { _, err := c.Snapshots.Get(ctx, "snap-999999"); return err }, compute.CodeSnapshotNotFound},
+		{"update snapshot", func() error {
+			_, err := c.Snapshots.Update(ctx, "snap-999999", &compute.SnapshotUpdateRequest{Name: "x"})
+			return err
+		}, compute.CodeSnapshotNotFound},
+		{"clone snapshot", func() error {
+			_, err := c.Snapshots.Clone(ctx, "snap-999999", &compute.SnapshotCloneRequest{Name: "x", Region: "NORD-NO-KRS-1"})
+			return err
+		}, compute.CodeSnapshotNotFound},
+		{"delete snapshot", func() error { return c.Snapshots.Delete(ctx, "snap-999999") }, compute.CodeSnapshotNotFound},
 	}
 	for _, tc := range cases {
 		err := tc.call()
@@ -530,13 +553,19 @@ func TestNotFoundCodes(t *testing.T) {
 		require.ErrorIs(t, err, compute.ErrNotFound, tc.name)
 	}
 
-	// An unknown route is 404 with 02001, not a resource's code.
-	rawAuthed(t, srv, http.MethodGet, "/compute/v1/volumes", nil).requireError(t, http.StatusNotFound, compute.CodeInvalidRoute)
+	// The contract has no filesystem code: the fake's 404 carries 02004, never the invalid route's.
+	_, err := c.Filesystems.Get(ctx, "fs-999999")
+	requireAPIError(t, err, http.StatusNotFound, compute.CodeBadRequest)
+	require.ErrorIs(t, err, compute.ErrNotFound)
+
+	// An unknown route is 404 with 02001, not a resource's code (the service has no regions
+	// endpoint, difference D12).
+	rawAuthed(t, srv, http.MethodGet, "/compute/v1/regions", nil).requireError(t, http.StatusNotFound, compute.CodeInvalidRoute)
 	rawAuthed(t, srv, http.MethodPost, "/compute/v1/security-groups/"+sg, map[string]any{}).
 		requireError(t, http.StatusNotFound, compute.CodeInvalidRoute)
 
 	// 02015: an unknown snapshot as the image; a real one works.
-	_, err := c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) { r.Image = "snap-999999" }))
+	_, err = c.Instances.Create(ctx, newInstanceRequest(func(r *compute.InstanceCreateRequest) { r.Image = "snap-999999" }))
 	requireAPIError(t, err, http.StatusBadRequest, compute.CodeSnapshotNotFound)
 	src := activeInstance(t, c)
 	snap, err := c.Snapshots.Create(ctx, src.ID, &compute.SnapshotCreateRequest{Name: "golden"})

@@ -29,7 +29,7 @@ type Durations = engine.Durations
 func UniformDurations(d time.Duration) Durations {
 	return Durations{
 		InstanceCreate: d, InstanceStop: d, InstanceStart: d, InstanceReset: d, InstanceDelete: d,
-		SecurityGroupCreate: d, FloatingIPCreate: d,
+		SecurityGroupCreate: d, FloatingIPCreate: d, VolumeCreate: d, FilesystemCreate: d, SnapshotCreate: d,
 	}
 }
 

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
 
-// Catalog is what the fake offers besides the resources created through the API: the contract has no
-// endpoint for regions, instance types, SSH keys or volumes, so a test discovers them here (and
-// compute-fake prints them, and reads a replacement with -catalog). Images are also listed by GET
-// /compute/v1/images. Its JSON form is the format of compute-fake's -catalog file.
+// Catalog is what the fake starts with besides the resources created through the API: the contract
+// has no endpoint for regions or instance types, so a test discovers them here (and compute-fake
+// prints them, and reads a replacement with -catalog). Images are also listed by GET
+// /compute/v1/images; the SSH keys and volumes are the account's first keys and volumes, which the
+// API then lists, changes and deletes like those it creates; the reservations are listed by GET
+// /compute/v1/reservations. Its JSON form is the format of compute-fake's -catalog file.
 type Catalog struct {
 	// Regions are the region identifiers resources can be created in.
 	Regions []Region `json:"regions"`
@@ -29,7 +32,27 @@ type Catalog struct {
 	// Volumes are the account's volumes. Only a volume with status "available" can be attached;
 	// one with status "locked" is refused with 02046.
 	Volumes []Volume `json:"volumes"`
+	// Reservations are the account's reservations, which an instance create or update names in
+	// reservation_id.
+	Reservations []Reservation `json:"reservations,omitempty"`
 }
+
+// Reservation is capacity reserved for one instance type in one region.
+type Reservation struct {
+	// ID is the identifier used as an instance's reservation_id.
+	ID string `json:"id"`
+	// FlavorName is the instance type the reservation is for.
+	FlavorName string `json:"flavor_name"`
+	// Region is where the reservation is.
+	Region string `json:"region"`
+	// Capacity is how many instances the reservation holds.
+	Capacity int `json:"capacity"`
+	// Metadata is the reservation's free-form metadata, shown as it is.
+	Metadata map[string]json.RawMessage `json:"metadata,omitempty"`
+}
+
+// catalogTime is when the default catalogue's images, keys and volumes were made.
+var catalogTime = time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
 
 // Region is a region identifier with a display name.
 type Region struct {
@@ -92,7 +115,8 @@ type SSHKey struct {
 	Name string `json:"name"`
 }
 
-// Volume is a volume of the account.
+// Volume is a volume of the account. The API shows a catalogue volume as a created 10 GiB ssd
+// volume.
 type Volume struct {
 	// ID is the identifier used in a create or update request's volumes.
 	ID string `json:"id"`
@@ -100,7 +124,9 @@ type Volume struct {
 	Name string `json:"name"`
 	// Region is where the volume lives; attaching it to an instance elsewhere gets 02051.
 	Region string `json:"region"`
-	// Status is "available" (attachable), "in-use" (attached) or "locked" (never attachable).
+	// Status is "available" (attachable), "in-use" (attached) or "locked" (never attachable). The
+	// API shows the service's "created" for the first two (difference D11) and the instances that
+	// hold the volume.
 	Status string `json:"status"`
 }
 
@@ -129,9 +155,10 @@ var serviceRegions = []Region{
 // seven regions; four instance types named as the service names them (three CPU types everywhere, a
 // GPU type only in EUC-DE-MUC-1); images of the three public types (a cloud image "ubuntu" with
 // versions 22.04 and 24.04, usable as "ubuntu:24.04"; a Windows image that vcpu-2_memory-4g cannot
-// run; a CUDA image that only the GPU type can run); two SSH keys and five volumes (one locked).
+// run; a CUDA image that only the GPU type can run); two SSH keys, five volumes (one locked) and a
+// reservation of two vcpu-2_memory-4g instances in NORD-NO-KRS-1.
 func DefaultCatalog() Catalog {
-	t0 := time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
+	t0 := catalogTime
 	var all []string
 	for _, r := range serviceRegions {
 		all = append(all, r.ID)
@@ -172,6 +199,8 @@ func DefaultCatalog() Catalog {
 			{ID: "vol-backup", Name: "backup", Region: "NA-CA-FTS-1", Status: VolumeAvailable},
 			{ID: "vol-locked", Name: "locked", Region: "NORD-NO-KRS-1", Status: VolumeLocked},
 		},
+		Reservations: []Reservation{{ID: "res-krs-small", FlavorName: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1",
+			Capacity: 2, Metadata: map[string]json.RawMessage{"term": json.RawMessage(`"12-month"`)}}},
 	}
 }
 
@@ -182,6 +211,14 @@ func (c Catalog) Clone() Catalog {
 	out.PlacementOptions = slices.Clone(c.PlacementOptions)
 	out.SSHKeys = slices.Clone(c.SSHKeys)
 	out.Volumes = slices.Clone(c.Volumes)
+	out.Reservations = make([]Reservation, len(c.Reservations))
+	for i, r := range c.Reservations {
+		r.Metadata = maps.Clone(r.Metadata)
+		out.Reservations[i] = r
+	}
+	if c.Reservations == nil {
+		out.Reservations = nil
+	}
 	out.InstanceTypes = make([]InstanceType, len(c.InstanceTypes))
 	for i, t := range c.InstanceTypes {
 		t.Regions = slices.Clone(t.Regions)
@@ -197,12 +234,31 @@ func (c Catalog) Clone() Catalog {
 	return out
 }
 
-// Catalog returns the catalogue as it is now (volume statuses change as volumes are attached).
+// Catalog returns the catalogue as it is now: its SSH keys and volumes are the account's as the API
+// has left them (created and deleted ones included, volume statuses as attachments made them).
 func (e *Engine) Catalog() Catalog {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.settle(e.now())
-	return e.catalog.Clone()
+	out := e.catalog.Clone()
+	out.SSHKeys = []SSHKey{}
+	for _, k := range e.sshKeys.all() {
+		out.SSHKeys = append(out.SSHKeys, SSHKey{ID: k.ID, Name: k.Name})
+	}
+	out.Volumes = []Volume{}
+	for _, v := range e.volumes.all() {
+		status := VolumeAvailable
+		switch {
+		case v.locked:
+			status = VolumeLocked
+		case e.holder(v.ID) != "":
+			status = VolumeInUse
+		case v.Status != storageCreated:
+			status = v.Status
+		}
+		out.Volumes = append(out.Volumes, Volume{ID: v.ID, Name: v.Name, Region: v.Region, Status: status})
+	}
+	return out
 }
 
 // ParseCatalog reads a catalogue in its JSON form (the format DefaultCatalog marshals to), refusing
@@ -257,7 +313,7 @@ func ParseCatalog(b []byte) (Catalog, error) {
 			return Catalog{}, err
 		}
 	}
-	t0 := time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
+	t0 := catalogTime
 	for i, im := range c.Images {
 		if err := unique("image", im.ID); err != nil {
 			return Catalog{}, err
@@ -290,6 +346,17 @@ func ParseCatalog(b []byte) (Catalog, error) {
 		}
 		if v.Status != VolumeAvailable && v.Status != VolumeLocked {
 			return Catalog{}, fmt.Errorf("volume %q has status %q; it must be available or locked", v.ID, v.Status)
+		}
+	}
+	for _, r := range c.Reservations {
+		if err := unique("reservation", r.ID); err != nil {
+			return Catalog{}, err
+		}
+		if err := inRegions("reservation", r.ID, []string{r.Region}); err != nil {
+			return Catalog{}, err
+		}
+		if r.Capacity < 1 {
+			return Catalog{}, fmt.Errorf("reservation %q has capacity %d; it must hold at least one instance", r.ID, r.Capacity)
 		}
 	}
 	return c, nil

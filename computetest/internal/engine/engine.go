@@ -68,6 +68,13 @@ type Durations struct {
 	SecurityGroupCreate time.Duration
 	// FloatingIPCreate is creating -> created; the address is assigned at the end.
 	FloatingIPCreate time.Duration
+	// VolumeCreate is creating -> created.
+	VolumeCreate time.Duration
+	// FilesystemCreate is creating -> created; the mount path is assigned at the end.
+	FilesystemCreate time.Duration
+	// SnapshotCreate is creating -> created for an imported or cloned snapshot. A snapshot of an
+	// instance is created at once, the only status the seed contract shows for it.
+	SnapshotCreate time.Duration
 }
 
 // Limits are the account quotas the fake enforces. Zero means unlimited.
@@ -78,24 +85,35 @@ type Limits struct {
 	MaxFloatingIPs int
 	// MaxSnapshotsPerInstance refuses a snapshot beyond this many per instance with code 02012.
 	MaxSnapshotsPerInstance int
+	// MaxSnapshots refuses a snapshot (taken, imported or cloned) beyond this many with code 02010.
+	MaxSnapshots int
+	// MaxVolumes refuses a volume create beyond this many volumes with code 02010.
+	MaxVolumes int
+	// MaxFilesystems refuses a filesystem create beyond this many filesystems with code 02010.
+	MaxFilesystems int
+	// MaxSSHKeys refuses an SSH key create beyond this many keys with code 02010.
+	MaxSSHKeys int
 }
 
 // Engine is the fake API as an http.Handler. It is safe for concurrent use.
 type Engine struct {
 	cfg Config
 
-	mu        sync.Mutex
-	offset    time.Duration
-	catalog   Catalog
-	instances table[instance]
-	groups    table[securityGroup]
-	fips      table[floatingIP]
-	snapshots table[snapshot]
-	seq       map[string]int
-	rules     []*faultRule
-	rand      *rand.Rand
-	log       []*Request
-	buckets   map[string]*bucket
+	mu          sync.Mutex
+	offset      time.Duration
+	catalog     Catalog
+	instances   table[instance]
+	groups      table[securityGroup]
+	fips        table[floatingIP]
+	snapshots   table[snapshot]
+	sshKeys     table[sshKey]
+	volumes     table[volume]
+	filesystems table[filesystem]
+	seq         map[string]int
+	rules       []*faultRule
+	rand        *rand.Rand
+	log         []*Request
+	buckets     map[string]*bucket
 }
 
 // New returns an Engine with the state empty and the catalogue seeded.
@@ -134,6 +152,16 @@ func (e *Engine) resetState() {
 	e.groups = newTable[securityGroup]()
 	e.fips = newTable[floatingIP]()
 	e.snapshots = newTable[snapshot]()
+	e.sshKeys = newTable[sshKey]()
+	e.volumes = newTable[volume]()
+	e.filesystems = newTable[filesystem]()
+	seeded := stamp(catalogTime)
+	for _, k := range e.catalog.SSHKeys {
+		e.sshKeys.add(k.ID, seedSSHKey(k, seeded))
+	}
+	for _, v := range e.catalog.Volumes {
+		e.volumes.add(v.ID, seedVolume(v, seeded))
+	}
 	e.seq = map[string]int{}
 	e.rules = nil
 	e.log = nil

@@ -54,6 +54,9 @@ type instanceBody struct {
 type instance struct {
 	instanceBody
 	next *pending
+	// userMetadata is the create's metadata object as it was sent, what the user-metadata route
+	// shows ({} when the create had none).
+	userMetadata []byte
 	// baseImage is the catalogue image the instance runs, also when it was built from a snapshot:
 	// what decides which instance types it can run on.
 	baseImage string
@@ -90,10 +93,9 @@ func (e *Engine) settleInstance(in *instance, now time.Time) {
 	}
 }
 
-// destroy removes an instance whose delete completed: its volumes become available again and its
-// floating IP unattached. Its snapshots stay.
+// destroy removes an instance whose delete completed: its volumes are free again (a volume shows
+// the instances that hold it) and its floating IP unattached. Its snapshots stay.
 func (e *Engine) destroy(in *instance) {
-	e.setVolumes(in.Volumes, VolumeAvailable)
 	if in.FloatingIP != nil {
 		if f, ok := e.fips.get(in.FloatingIP.ID); ok {
 			f.Instance = nil
@@ -240,12 +242,14 @@ func (e *Engine) createInstance(c *call) (int, any, *apiError) {
 	if req.placement != "AUTO" && !slices.Contains(e.catalog.PlacementOptions, req.placement) {
 		return 0, nil, badRequest(codeInvalidPlacementOption, "invalid placement option %q", req.placement)
 	}
-	if req.reservationID != "" {
-		return 0, nil, badRequest(codeReservationNotFound, "reservation %q not found", req.reservationID)
-	}
 	typ, err := e.instanceType(req.typ, req.region)
 	if err != nil {
 		return 0, nil, err
+	}
+	if req.reservationID != "" {
+		if err := e.reservation(req.reservationID, req.typ, req.region, ""); err != nil {
+			return 0, nil, err
+		}
 	}
 	img, err := e.resolveImage(req.image, req.region, typ)
 	if err != nil {
@@ -276,19 +280,22 @@ func (e *Engine) createInstance(c *call) (int, any, *apiError) {
 			return 0, nil, err
 		}
 	}
-	if m := e.cfg.Limits.MaxInstances; m > 0 && len(e.instances.order) >= m {
-		return 0, nil, badRequest(codeMaxQuotaReached, "max quota reached: %d instances", m)
+	if err := e.quota(quotaInstances); err != nil {
+		return 0, nil, err
+	}
+	userMetadata := []byte("{}")
+	if o.has("metadata") {
+		userMetadata = o.m["metadata"]
 	}
 
-	in := &instance{baseImage: img.base, instanceBody: instanceBody{
+	in := &instance{baseImage: img.base, userMetadata: userMetadata, instanceBody: instanceBody{
 		ID: e.newID("ins"), Name: req.name, Hostname: req.hostname,
 		DNSName: fmt.Sprintf("%s.%s.compute.example", req.hostname, strings.ToLower(req.region)),
 		Type:    req.typ, Region: req.region, PlacementOption: req.placement, Image: img.ref,
 		SSHKeys: keys, SecurityGroups: groups, Volumes: vols, IsProtected: req.isProtected,
-		DiskSize: disk, OSType: img.osType, CreatedAt: stamp(c.now),
+		DiskSize: disk, OSType: img.osType, ReservationID: nullString(req.reservationID), CreatedAt: stamp(c.now),
 	}}
 	in.begin(c.now, instanceCreating, instanceActive, e.cfg.Durations.InstanceCreate)
-	e.setVolumes(vols, VolumeInUse)
 	if fip != nil {
 		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
 		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
@@ -346,6 +353,9 @@ func (e *Engine) resolveImage(ref, region string, typ InstanceType) (resolved, *
 	var out resolved
 	var regions []string
 	if snap, ok := e.snapshots.get(ref); ok {
+		if snap.Status != snapshotCreated {
+			return out, badRequest(codeInvalidImage, "invalid image: snapshot %q is %s, not created", ref, snap.Status)
+		}
 		out = resolved{ref: Ref{ID: snap.ID, Name: snap.Name}, base: snap.baseImage, osType: snap.OSType, minDisk: snap.Size}
 		regions = snap.regions
 	} else {
@@ -376,14 +386,17 @@ func (e *Engine) resolveImage(ref, region string, typ InstanceType) (resolved, *
 	return out, nil
 }
 
+// sshKeyRefs resolves a create's ssh_keys: an ID that is not a key of the account is 02047.
 func (e *Engine) sshKeyRefs(ids []string) ([]Ref, *apiError) {
 	out := []Ref{}
 	for _, id := range ids {
-		i := slices.IndexFunc(e.catalog.SSHKeys, func(k SSHKey) bool { return k.ID == id })
-		if i < 0 {
+		k, ok := e.sshKeys.get(id)
+		if !ok {
 			return nil, badRequest(codeSSHKeyNotFound, "ssh key %q not found", id)
 		}
-		out = append(out, Ref{ID: id, Name: e.catalog.SSHKeys[i].Name})
+		if !hasRef(out, id) {
+			out = append(out, Ref{ID: id, Name: k.Name})
+		}
 	}
 	return out, nil
 }
@@ -405,45 +418,32 @@ func (e *Engine) groupRefs(ids []string, region string) ([]Ref, *apiError) {
 	return out, nil
 }
 
-// attachableVolumes checks that each volume exists in the region and is available, or is already
-// attached to owner (an update that keeps it).
+// attachableVolumes checks that each volume exists in the region and is available (created and held
+// by no instance, the seed's "available"; difference D11), or is already attached to owner (an update
+// that keeps it). A volume is attached to one instance at a time.
 func (e *Engine) attachableVolumes(ids []string, region, owner string) ([]Ref, *apiError) {
 	out := []Ref{}
 	for _, id := range ids {
-		i := slices.IndexFunc(e.catalog.Volumes, func(v Volume) bool { return v.ID == id })
-		if i < 0 {
+		v, ok := e.volumes.get(id)
+		if !ok {
 			return nil, badRequest(codeVolumeNotFound, "volume %q not found", id)
 		}
-		v := e.catalog.Volumes[i]
+		holder := e.holder(id)
 		switch {
 		case hasRef(out, id):
 			return nil, badRequest(codeVolumeAlreadyAttached, "volume %q is listed twice", id)
 		case v.Region != region:
 			return nil, badRequest(codeRegionsMismatch, "regions mismatch: volume %q is in %s, not %s", id, v.Region, region)
-		case v.Status == VolumeLocked:
+		case v.locked && (owner == "" || holder != owner):
 			return nil, badRequest(codeVolumeLocked, "volume %q is locked, cannot be attached or detached", id)
-		case v.Status != VolumeAvailable && !e.attachedTo(id, owner):
-			return nil, badRequest(codeVolumeAttachFailed, "volume %q cannot be attached: its status is %q, not available", id, v.Status)
+		case holder != "" && holder != owner:
+			return nil, badRequest(codeVolumeAttachFailed, "volume %q cannot be attached: it is attached to instance %q", id, holder)
+		case v.Status != storageCreated:
+			return nil, badRequest(codeVolumeAttachFailed, "volume %q cannot be attached: its status is %q, not created", id, v.Status)
 		}
 		out = append(out, Ref{ID: id, Name: v.Name})
 	}
 	return out, nil
-}
-
-func (e *Engine) attachedTo(volume, owner string) bool {
-	in, ok := e.instances.get(owner)
-	return ok && hasRef(in.Volumes, volume)
-}
-
-// setVolumes gives the listed catalogue volumes a status.
-func (e *Engine) setVolumes(refs []Ref, status string) {
-	for _, r := range refs {
-		for i := range e.catalog.Volumes {
-			if e.catalog.Volumes[i].ID == r.ID {
-				e.catalog.Volumes[i].Status = status
-			}
-		}
-	}
 }
 
 func (e *Engine) attachableFloatingIP(id, region string) (*floatingIP, *apiError) {
@@ -538,7 +538,9 @@ func (e *Engine) updateInstance(c *call) (int, any, *apiError) {
 		return 0, nil, badRequest(codeInsufficientDiskSize, "disk_size can only grow: %d GiB is less than the current %d GiB", disk, in.DiskSize)
 	}
 	if o.has("reservation_id") {
-		return 0, nil, badRequest(codeReservationNotFound, "reservation %q not found", reservation)
+		if err := e.reservation(reservation, in.Type, in.Region, in.ID); err != nil {
+			return 0, nil, err
+		}
 	}
 	groups, vols := in.SecurityGroups, in.Volumes
 	if o.has("security_groups") {
@@ -559,15 +561,16 @@ func (e *Engine) updateInstance(c *call) (int, any, *apiError) {
 			return 0, nil, err
 		}
 		for _, old := range in.Volumes {
-			if !hasRef(vols, old.ID) && e.volumeStatus(old.ID) == VolumeLocked {
+			if v, ok := e.volumes.get(old.ID); ok && v.locked && !hasRef(vols, old.ID) {
 				return 0, nil, badRequest(codeVolumeLocked, "volume %q is locked, cannot be detached", old.ID)
 			}
 		}
 	}
 	// Every check passed: apply the whole change.
-	e.setVolumes(in.Volumes, VolumeAvailable)
-	e.setVolumes(vols, VolumeInUse)
 	in.SecurityGroups, in.Volumes = groups, vols
+	if o.has("reservation_id") {
+		in.ReservationID = nullString(reservation)
+	}
 	if o.has("name") {
 		in.Name = name
 		if in.FloatingIP != nil {
@@ -586,13 +589,14 @@ func (e *Engine) updateInstance(c *call) (int, any, *apiError) {
 	return http.StatusOK, map[string]any{"instance": &in.instanceBody}, nil
 }
 
-func (e *Engine) volumeStatus(id string) string {
-	for _, v := range e.catalog.Volumes {
-		if v.ID == id {
-			return v.Status
-		}
+// userMetadata shows the metadata object the instance was created with ({} when it had none). The
+// extended document leaves the object's keys open; the fake's choice is the create's own object.
+func (e *Engine) userMetadata(c *call) (int, any, *apiError) {
+	in, err := e.instance(c.ids[0])
+	if err != nil {
+		return 0, nil, err
 	}
-	return ""
+	return http.StatusOK, document{contentType: "application/json", body: append(slices.Clip(in.userMetadata), '\n')}, nil
 }
 
 // deleteInstance starts a destroy. The contract limits it by status with two codes and does not say

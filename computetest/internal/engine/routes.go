@@ -26,7 +26,8 @@ type route struct {
 // prefix is where the compute family lives.
 const prefix = "/compute/v1/"
 
-// routes are every operation of the contract, and the OpenAPI description.
+// routes are every operation of the contract and of the extended document (45), and the OpenAPI
+// description.
 var routes = []route{
 	{http.MethodPost, "security-groups", (*Engine).createSecurityGroup},
 	{http.MethodGet, "security-groups", (*Engine).listSecurityGroups},
@@ -48,7 +49,32 @@ var routes = []route{
 	{http.MethodGet, "instances/{}/snapshots", (*Engine).listSnapshots},
 	{http.MethodGet, "instances/{}/actions", (*Engine).listActions},
 	{http.MethodPost, "instances/{}/actions", (*Engine).performAction},
+	{http.MethodGet, "instances/{}/user-metadata", (*Engine).userMetadata},
 	{http.MethodGet, "images", (*Engine).listImages},
+	{http.MethodPost, "ssh-keys", (*Engine).createSSHKey},
+	{http.MethodGet, "ssh-keys", (*Engine).listSSHKeys},
+	{http.MethodGet, "ssh-keys/{}", (*Engine).getSSHKey},
+	{http.MethodPatch, "ssh-keys/{}", (*Engine).updateSSHKey},
+	{http.MethodDelete, "ssh-keys/{}", (*Engine).deleteSSHKey},
+	{http.MethodPost, "volumes", (*Engine).createVolume},
+	{http.MethodGet, "volumes", (*Engine).listVolumes},
+	{http.MethodGet, "volumes/{}", (*Engine).getVolume},
+	{http.MethodPatch, "volumes/{}", (*Engine).updateVolume},
+	{http.MethodDelete, "volumes/{}", (*Engine).deleteVolume},
+	{http.MethodPost, "filesystems", (*Engine).createFilesystem},
+	{http.MethodGet, "filesystems", (*Engine).listFilesystems},
+	{http.MethodGet, "filesystems/{}", (*Engine).getFilesystem},
+	{http.MethodPatch, "filesystems/{}", (*Engine).updateFilesystem},
+	{http.MethodDelete, "filesystems/{}", (*Engine).deleteFilesystem},
+	{http.MethodPost, "snapshots", (*Engine).importSnapshot},
+	{http.MethodGet, "snapshots", (*Engine).listAllSnapshots},
+	{http.MethodGet, "snapshots/{}", (*Engine).getSnapshot},
+	{http.MethodPatch, "snapshots/{}", (*Engine).updateSnapshot},
+	{http.MethodDelete, "snapshots/{}", (*Engine).deleteSnapshot},
+	{http.MethodPost, "snapshots/{}/clone", (*Engine).cloneSnapshot},
+	{http.MethodGet, "quotas", (*Engine).listQuotas},
+	{http.MethodGet, "reservations", (*Engine).listReservations},
+	{http.MethodGet, "availability/{}/instances", (*Engine).availability},
 	{http.MethodGet, "openapi.yaml", (*Engine).openAPI},
 }
 

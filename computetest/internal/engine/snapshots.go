@@ -7,6 +7,8 @@ import (
 )
 
 // snapshotBody is a snapshot as the contract shows it (size in GiB, as the extended document says).
+// A snapshot of an instance carries source_instance_id and the seed's resource_id, both the
+// instance's ID; a clone carries source_snapshot_id; an import carries none of the three.
 type snapshotBody struct {
 	ID               string `json:"id"`
 	Name             string `json:"name"`
@@ -14,14 +16,16 @@ type snapshotBody struct {
 	Region           string `json:"region"`
 	Status           string `json:"status"`
 	OSType           string `json:"os_type"`
-	SourceInstanceID string `json:"source_instance_id"`
-	ResourceID       string `json:"resource_id"`
+	SourceInstanceID string `json:"source_instance_id,omitempty"`
+	SourceSnapshotID string `json:"source_snapshot_id,omitempty"`
+	ResourceID       string `json:"resource_id,omitempty"`
 	CreatedAt        stamp  `json:"created_at"`
 	UpdatedAt        stamp  `json:"updated_at"`
 }
 
 type snapshot struct {
 	snapshotBody
+	next *pending
 	// regions are where the snapshot can be used as an image: its own and the replicated one.
 	regions   []string
 	baseImage string
@@ -78,6 +82,9 @@ func (e *Engine) createSnapshot(c *call) (int, any, *apiError) {
 	}
 	if m := e.cfg.Limits.MaxSnapshotsPerInstance; m > 0 && len(e.snapshotsOf(in.ID)) >= m {
 		return 0, nil, badRequest(codeSnapshotQuotaReached, "max instance snapshots quota reached (%d)", m)
+	}
+	if err := e.quota(quotaSnapshots); err != nil {
+		return 0, nil, err
 	}
 	family := e.imageFamily(in.baseImage)
 	sn := &snapshot{baseImage: in.baseImage, family: family, regions: []string{in.Region}, snapshotBody: snapshotBody{

@@ -97,6 +97,18 @@ func (e *Engine) settle(now time.Time) {
 			g.next = nil
 		}
 	}
+	for _, v := range e.volumes.all() {
+		if v.next.due(now) {
+			v.Status, v.UpdatedAt = v.next.to, stamp(v.next.at)
+			v.next = nil
+		}
+	}
+	for _, fs := range e.filesystems.all() {
+		e.settleFilesystem(fs, now)
+	}
+	for _, sn := range e.snapshots.all() {
+		settleSnapshot(sn, now)
+	}
 	for _, id := range e.fips.order {
 		if f := e.fips.byID[id]; f.next.due(now) {
 			f.Status = f.next.to

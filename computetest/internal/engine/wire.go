@@ -52,6 +52,13 @@ const (
 	codeDeleteRequiresRunningOrStopped = "02069"
 	codeFloatingIPVersionUnavailable   = "02075"
 	codeReservationNotFound            = "02067"
+	codeInvalidSSHKey                  = "02005"
+	codeSnapshotInUse                  = "02016"
+	codeAttachedVolumeNotDeletable     = "02022"
+	codeSSHKeyImproperlyFormatted      = "02048"
+	codeProvidedPrivateKey             = "02053"
+	codeVolumeTypeUnavailable          = "02054"
+	codeFilesystemResizeInvalid        = "02068"
 )
 
 // stamp is a timestamp as the contract shows them: RFC 3339 in UTC with exactly three fraction
