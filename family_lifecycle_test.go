@@ -2,7 +2,6 @@ package compute_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"slices"
 	"testing"
@@ -65,9 +64,7 @@ func TestSSHKeyLifecycleAgainstTheFake(t *testing.T) {
 		assert.Contains(t, inst.SSHKeys, compute.Ref{ID: key.ID, Name: "ci-2"})
 		_, err = c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "k-2", Hostname: "k-2",
 			Type: lifeType, Region: lifeRegion, Image: lifeImage, SSHKeys: []string{"no-such-key"}})
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, compute.CodeSSHKeyNotFound) || errors.Is(err, compute.CodeInvalidSSHKey),
-			"an unknown key is 02047 or 02005: %v", err)
+		requireCode(t, err, http.StatusBadRequest, compute.CodeSSHKeyNotFound)
 
 		require.NoError(t, c.SSHKeys.Delete(ctx, key.ID))
 		_, err = c.SSHKeys.Get(ctx, key.ID)
@@ -90,9 +87,7 @@ func TestVolumeLifecycleAgainstTheFake(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 20, grown.Size)
 		_, err = c.Volumes.Update(ctx, vol.ID, &compute.VolumeUpdateRequest{Size: compute.Ptr(15)})
-		var apiErr *compute.APIError
-		require.ErrorAs(t, err, &apiErr, "a volume only grows")
-		assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
+		requireCode(t, err, http.StatusBadRequest, compute.CodeBadRequest) // a volume only grows
 
 		page, err := c.Volumes.List(ctx, nil)
 		require.NoError(t, err)
@@ -115,6 +110,19 @@ func TestVolumeLifecycleAgainstTheFake(t *testing.T) {
 
 		_, err = c.Instances.DetachVolume(ctx, inst.ID, vol.ID)
 		require.NoError(t, err)
+		vol, err = c.Volumes.Get(ctx, vol.ID)
+		require.NoError(t, err)
+		assert.Empty(t, vol.Instances)
+
+		// Deleting the instance releases its volumes: once it is gone, the volume can be deleted.
+		_, err = c.Instances.AttachVolume(ctx, inst.ID, vol.ID)
+		require.NoError(t, err)
+		require.NoError(t, c.Instances.Delete(ctx, inst.ID))
+		require.NoError(t, c.Instances.WaitForDeletion(ctx, inst.ID))
+		vol, err = c.Volumes.Get(ctx, vol.ID)
+		require.NoError(t, err)
+		assert.Empty(t, vol.Instances)
+		assert.True(t, vol.Available())
 		require.NoError(t, c.Volumes.Delete(ctx, vol.ID))
 		_, err = c.Volumes.WaitForStatus(ctx, vol.ID, compute.VolumeStatus("gone"))
 		require.ErrorIs(t, err, compute.CodeVolumeNotFound, "404 after delete")
@@ -211,8 +219,46 @@ func TestAccountReadsAgainstTheFake(t *testing.T) {
 		require.NoError(t, err)
 		md, err := c.Instances.UserMetadata(ctx, inst.ID)
 		require.NoError(t, err)
-		assert.NotNil(t, md, "user metadata is a JSON object")
+		assert.Contains(t, md, "user_data", "the fake's user metadata is the metadata given at create")
 		_, err = c.Instances.UserMetadata(ctx, "no-such-instance")
-		require.ErrorIs(t, err, compute.CodeInstanceNotFound)
+		requireCode(t, err, http.StatusNotFound, compute.CodeInstanceNotFound)
 	})
+}
+
+func TestQuotasCountAndRefuseAgainstTheFake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+			computetest.WithLimits(computetest.Limits{MaxFilesystems: 1, MaxSnapshots: 1}))
+		defer srv.Close()
+		ctx, c := context.Background(), srv.Client()
+		used := func(key string) int {
+			t.Helper()
+			qs, err := c.Quotas.List(ctx)
+			require.NoError(t, err)
+			i := slices.IndexFunc(qs, func(q compute.Quota) bool { return q.Key == key })
+			require.GreaterOrEqual(t, i, 0, "quota %q", key)
+			return qs[i].Used
+		}
+		require.Equal(t, 0, used("filesystems"))
+		_, err := c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "a", Region: lifeRegion, Size: 1})
+		require.NoError(t, err)
+		require.Equal(t, 1, used("filesystems"))
+		_, err = c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "b", Region: lifeRegion, Size: 1})
+		requireCode(t, err, http.StatusBadRequest, compute.CodeMaxQuotaReached)
+
+		_, err = c.Snapshots.Import(ctx, &compute.SnapshotImportRequest{Name: "a", Region: lifeRegion, Size: 1, URL: "https://example.com/a.raw"})
+		require.NoError(t, err)
+		_, err = c.Snapshots.Import(ctx, &compute.SnapshotImportRequest{Name: "b", Region: lifeRegion, Size: 1, URL: "https://example.com/b.raw"})
+		requireCode(t, err, http.StatusBadRequest, compute.CodeMaxQuotaReached)
+		require.Equal(t, 1, used("snapshots"))
+	})
+}
+
+// requireCode checks that err is an *APIError with this status and code.
+func requireCode(t *testing.T, err error, status int, code compute.ErrorCode) {
+	t.Helper()
+	var apiErr *compute.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, code, apiErr.Code, "%v", err)
+	assert.Equal(t, status, apiErr.StatusCode, "%v", err)
 }

@@ -173,15 +173,16 @@ type availabilityBody struct {
 
 // availability reports, for a region, every instance type of the catalogue: available when the type
 // is offered there and the instance quota has room, with count the instances that can still be
-// created when a quota is set. placement is echoed; an unknown region is 02004 and a placement the
-// catalogue does not list 02052.
+// created when a quota is set. placement is echoed; an unknown region is 02004 and a placement that is
+// neither a catalogue placement option nor "NONE" (the example of an earlier revision of the
+// service's description) is 02052.
 func (e *Engine) availability(c *call) (int, any, *apiError) {
 	region := c.ids[0]
 	if !e.knownRegion(region) {
 		return 0, nil, badRequest(codeBadRequest, "unknown region %q", region)
 	}
 	placement := c.query.Get("placement")
-	if placement != "" && !slices.Contains(e.catalog.PlacementOptions, placement) {
+	if placement != "" && placement != "NONE" && !slices.Contains(e.catalog.PlacementOptions, placement) {
 		return 0, nil, badRequest(codeInvalidPlacementOption, "invalid placement option %q", placement)
 	}
 	var count *int
