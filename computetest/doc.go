@@ -11,18 +11,24 @@
 // the SDK, so that a mistake in the SDK's struct tags or validation fails the tests that run the SDK
 // against it. Only this thin package, which hands out a ready *compute.Client, imports the SDK.
 //
-// The fake implements every operation of the contract with its status codes, envelopes and
-// {code, message} error bodies: authentication (Bearer and the deprecated X-Auth-Token; a missing
-// token is 401 with 02014, an unknown one 401 with 01204, a read-only token 403 with 02043 on
-// writes), the stated conditions (update and snapshot only when active, destroy limited by status and
-// protection, start only when stopped, volumes only when available), references to a seeded
-// catalogue (regions, instance types, images, SSH keys, volumes: see Catalog and DefaultCatalog,
-// which uses the service's real region ids), and lifecycles:
+// The fake implements every operation of the contract and of its extended document (45 in all:
+// instances, their actions, snapshots and user metadata, security groups, floating IPs, images, SSH
+// keys, volumes, filesystems, the snapshots collection, quotas, reservations and availability) with
+// their status codes, envelopes and {code, message} error bodies: authentication (Bearer and the
+// deprecated X-Auth-Token; a missing token is 401 with 02014, an unknown one 401 with 01204, a
+// read-only token 403 with 02043 on writes), the stated conditions (update and snapshot only when
+// active, destroy limited by status and protection, start only when stopped, volumes only when
+// available), references to a seeded catalogue (regions, instance types, images, SSH keys, volumes,
+// reservations: see Catalog and DefaultCatalog, which uses the service's real region ids), and
+// lifecycles:
 //
 //	instance:        creating -> active; stop: stopping -> stopped; start: starting -> active;
 //	                 reset: resetting -> active; delete: deleting -> gone (404)
 //	security group:  creating -> created
 //	floating IP:     creating -> created (the address is assigned then)
+//	volume:          creating -> created
+//	filesystem:      creating -> created (the mount path and endpoints are assigned then)
+//	snapshot:        imported or cloned: creating -> created; of an instance: created at once
 //
 // Transitions take the durations set by WithDurations, zero by default (a create responds
 // "creating" and the next read shows "active"), on the server's clock: time.Now, which inside a
@@ -60,12 +66,43 @@
 //     only icmp may leave them out. Ports are both null or both integers 0..65535 with min <= max.
 //     Rules come back in the order sent, every rule with both port keys (null when left out). Any
 //     invalid rule, an unknown key in a rule included, is 400 with 02028.
-//   - Instances show the extended contract's os_type (from the image) and reservation_id (null);
-//     private_ip and public_ip are null until the instance first becomes active. The create accepts
-//     the extended contract's optional fields (billing_type, destroy_on_shutdown, public_ipv6,
-//     reuse_long_term_subscription, metadata.user_data); the fake has no reservations, so any
-//     reservation_id is 400 with 02067. An instance update's security_groups and volumes accept the
-//     full list or the extended contract's {"attach": id} or {"detach": id}, one of the two only.
+//   - Instances show the extended contract's os_type (from the image) and reservation_id (null
+//     unless one was given); private_ip and public_ip are null until the instance first becomes
+//     active. The create accepts the extended contract's optional fields (billing_type with its six
+//     values, destroy_on_shutdown, public_ipv6, reservation_id, reuse_long_term_subscription,
+//     metadata.user_data). A reservation_id must name a catalogue reservation (02067) of the
+//     instance's type and region (02020) with room left (02010). An instance update's
+//     security_groups and volumes accept the full list or the extended contract's {"attach": id} or
+//     {"detach": id}, one of the two only, each alone in the body if wanted.
+//   - User metadata (GET .../user-metadata) is the metadata object given at create (startup_script,
+//     user_data) as sent, or {} when none was given; it is not wrapped.
+//   - SSH keys are never wrapped, unlike every other resource. value comes back byte for byte;
+//     fingerprint is "SHA256:" and the unpadded base64 SHA-256 of the key; type is the algorithm and
+//     size its bits (an RSA key's modulus). A private key is 02053, a value not of the shape
+//     "<algorithm> <base64> [comment]" 02048, an algorithm the fake does not know 02005. Deleting a
+//     key leaves the instances created with it unchanged; an instance create that names a key that
+//     does not exist is 400 with 02047.
+//   - Volumes show the service's status set: a new volume is creating, then created. The seed's
+//     "available" (difference D11) is a created volume that no instance holds; attaching one that is
+//     held or not yet created is 02032, a catalogue volume marked locked 02046. A volume is attached
+//     to one instance at a time, and shows it in instances as {id, name}. Deleting an instance
+//     releases its volumes; deleting an attached volume is 02022. The type defaults to ssd; a type
+//     other than hdd or ssd is 02054. A size that shrinks is 02004.
+//   - Filesystems: type vast only (the default; any other 02004). mount_base_path and
+//     mount_endpoint_range are null while creating and set once created. A shrinking size is 02068.
+//     The contract has no filesystem-not-found code: a missing filesystem is 404 with 02004.
+//   - Updates of SSH keys, volumes, filesystems and snapshots change only the fields given; an
+//     empty body changes nothing and responds 200 (the extended document does not refuse it).
+//   - The snapshots collection lists every snapshot, those taken of an instance included; a deleted
+//     instance's snapshots stay. Import takes an http or https url and os_type linux (the default)
+//     or windows; clone needs a created source (02009) and shows it as source_snapshot_id. A
+//     snapshot that an instance uses as its image cannot be deleted (02016).
+//   - Quotas: one entry per key instances, floating_ips, volumes, filesystems, ssh_keys and
+//     snapshots, used counting what the fake holds; capacity is the WithLimits value, or 2147483647
+//     when unlimited. A create past a limit is 400 with 02010 (floating IPs: 02049).
+//   - Availability lists every catalogue instance type, available where it is offered in the region
+//     and while the instance quota has room (count is the room left when a limit is set). placement
+//     is echoed; an unknown region is 400 with 02004.
 //   - Actions: stop and reset while active, start while stopped, and stop while starting or in
 //     error (the service's own Terraform provider sends stop in those states); any other stop or
 //     reset is 400 with 02009, a start of an active instance 02029, of any other but a stopped one

@@ -512,3 +512,23 @@ func TestCatalogShowsTheLiveFamily(t *testing.T) {
 	assert.Contains(t, vols, vol["id"].(string))
 	assert.Len(t, vols, 6)
 }
+
+// An update with an empty body changes nothing and responds 200 (the extended document refuses
+// nothing there), unlike the seed's floating IP update, which the contract refuses with 02003.
+func TestFamilyEmptyUpdateChangesNothing(t *testing.T) {
+	t.Parallel()
+	srv, _ := newFake(t)
+	vol := rawAuthed(t, srv, http.MethodPost, "/compute/v1/volumes", map[string]any{"name": "v", "region": "NORD-NO-KRS-1", "size": 1}).wrapped(t, "volume")
+	fs := rawAuthed(t, srv, http.MethodPost, "/compute/v1/filesystems", map[string]any{"name": "f", "region": "NORD-NO-KRS-1", "size": 1}).wrapped(t, "filesystem")
+	snap := rawAuthed(t, srv, http.MethodPost, "/compute/v1/snapshots",
+		map[string]any{"name": "s", "region": "NORD-NO-KRS-1", "size": 1, "url": "https://example.com/s.raw"}).wrapped(t, "snapshot")
+	for _, path := range []string{
+		"/compute/v1/ssh-keys/key-ci", "/compute/v1/volumes/" + vol["id"].(string),
+		"/compute/v1/filesystems/" + fs["id"].(string), "/compute/v1/snapshots/" + snap["id"].(string),
+	} {
+		before := rawAuthed(t, srv, http.MethodGet, path, nil)
+		after := rawAuthed(t, srv, http.MethodPatch, path, "{}")
+		require.Equal(t, http.StatusOK, after.Status, "%s: %s", path, after.Body)
+		assert.JSONEq(t, string(before.Body), string(after.Body), path)
+	}
+}

@@ -108,10 +108,15 @@ type Image = engine.Image
 // SSHKey is an SSH key of the Catalog.
 type SSHKey = engine.SSHKey
 
-// Volume is a volume of the Catalog.
+// Volume is a volume of the Catalog. The API shows every volume as created (the service's status
+// set, difference D11 of the extended document); Status here only says whether it is attachable.
 type Volume = engine.Volume
 
-// The statuses of a Volume.
+// Reservation is a reservation of the Catalog: GET /reservations lists it, and an instance create
+// or update takes its ID as reservation_id.
+type Reservation = engine.Reservation
+
+// The statuses of a catalogue Volume.
 const (
 	// VolumeAvailable is a volume that can be attached.
 	VolumeAvailable = engine.VolumeAvailable
@@ -127,8 +132,9 @@ const (
 // region and the GPU type vcpu-16_memory-128g_nvidia-h100-1 only in EUC-DE-MUC-1; images of the three
 // public types (slugs ubuntu-24.04, debian-12, windows-server-2022 (which vcpu-2_memory-4g cannot
 // run), the cloud image ubuntu with versions 22.04 and 24.04 ("ubuntu:24.04"), docker, and
-// ubuntu-cuda-12 (only the GPU type runs it)); SSH keys key-laptop and key-ci; five volumes, one
-// locked.
+// ubuntu-cuda-12 (only the GPU type runs it)); SSH keys key-laptop and key-ci; five volumes of
+// 10 GiB, one locked; and the reservation res-krs-small for two vcpu-2_memory-4g instances in
+// NORD-NO-KRS-1.
 func DefaultCatalog() Catalog { return engine.DefaultCatalog() }
 
 // ParseCatalog reads a catalogue in its JSON form, the format of compute-fake's -catalog file and

@@ -328,9 +328,17 @@ func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) e
 	for _, k := range cat.SSHKeys {
 		fmt.Fprintf(tw, "  %s\t%s\n", k.ID, k.Name)
 	}
-	fmt.Fprintf(tw, "volumes (id, region, status):\n")
+	fmt.Fprintf(tw, "volumes (id, region; the API shows them created):\n")
 	for _, v := range cat.Volumes {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.ID, v.Region, v.Status)
+		note := ""
+		if v.Status == computetest.VolumeLocked {
+			note = "\tlocked: cannot be attached or detached"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\n", v.ID, v.Region, note)
+	}
+	fmt.Fprintf(tw, "reservations (id, flavor, region, capacity):\n")
+	for _, r := range cat.Reservations {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\n", r.ID, r.FlavorName, r.Region, r.Capacity)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -338,7 +346,7 @@ func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) e
 	if len(cat.PlacementOptions) > 0 {
 		fmt.Fprintf(&b, "placement options: %s\n", strings.Join(cat.PlacementOptions, ", "))
 	}
-	fmt.Fprintf(&b, "\nIDs are sequential from 000001 (ins-, sg-, fip-, snap-). Stop with Ctrl-C.\n")
+	fmt.Fprintf(&b, "\nIDs are sequential from 000001 (ins-, sg-, fip-, snap-, key-, vol-, fs-). Stop with Ctrl-C.\n")
 	_, err := w.Write(b.Bytes())
 	return err
 }

@@ -132,8 +132,12 @@ func readStorageUpdate(raw []byte) (storageUpdate, *apiError) {
 	return req, nil
 }
 
-// apply changes the fields the update carries, once its checks have passed.
+// apply changes the fields the update carries, once its checks have passed; updated_at moves only
+// when the body carries a field.
 func (u storageUpdate) apply(name, description *string, size *int, updated *stamp, now time.Time) {
+	if !u.o.has("name") && !u.o.has("description") && !u.o.has("size") {
+		return
+	}
 	if u.o.has("name") {
 		*name = u.name
 	}
