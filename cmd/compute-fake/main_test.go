@@ -380,6 +380,10 @@ func TestBannerAndCleanStop(t *testing.T) {
 	for _, v := range cat.Volumes {
 		require.Contains(t, p.banner, v.ID)
 	}
+	require.NotEmpty(t, cat.Reservations)
+	for _, r := range cat.Reservations {
+		require.Contains(t, p.banner, r.ID)
+	}
 
 	// The URL serves the API.
 	a := send(context.Background(), t, http.DefaultClient, p.url, computetest.DefaultToken, listImages)

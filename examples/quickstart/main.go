@@ -1,25 +1,30 @@
-// Command quickstart runs the SDK's main flow: list images, create a security group and a floating
-// IP, create an instance with both, wait until it is active (showing each status), snapshot it, stop
-// and start it, and clean everything up, also when a step fails.
+// Command quickstart runs the SDK's main flow: list images, create an SSH key, a security group and
+// a floating IP, create an instance with all three, wait until it is active (showing each status),
+// snapshot it and wait for the snapshot, stop and start the instance, and delete everything it
+// made, snapshot and key included, also when a step fails. It ends by counting every collection.
 //
 //	go run ./examples/quickstart
 //
 // With no COMPUTE_API_URL and COMPUTE_API_TOKEN set it runs against an embedded computetest server
-// and says so. With them set it talks to that service; because an instance costs money there, it
-// refuses to create anything unless given -yes. COMPUTE_REGION, COMPUTE_TYPE and COMPUTE_IMAGE
-// choose what to create (defaults NORD-NO-KRS-1, vcpu-2_memory-4g, ubuntu-24.04), and -ssh-key an SSH key ID
-// (otherwise a random password is used).
+// that starts as an empty account, and says so; every count at the end is then zero. With them set
+// it talks to that service; because an instance costs money there, it refuses to create anything
+// unless given -yes. COMPUTE_REGION, COMPUTE_TYPE and COMPUTE_IMAGE choose what to create (defaults
+// NORD-NO-KRS-1, vcpu-2_memory-4g, ubuntu-24.04), and -public-key the file of the OpenSSH public key
+// to install (otherwise a new ed25519 key whose private half is thrown away).
 package main
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -37,12 +42,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	yes := fs.Bool("yes", false, "allow creating billed resources on a real service")
-	sshKey := fs.String("ssh-key", "", "SSH key ID to install (default: a random password)")
+	publicKey := fs.String("public-key", "", "file of the OpenSSH public key to install (default: a new key nobody holds)")
 	name := fs.String("name", "quickstart", "name prefix of everything created")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	env, release, err := setup.New(stdout)
+	key, err := readPublicKey(*publicKey)
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 2
+	}
+	env, release, err := setup.NewEmptyAccount(stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart:", setup.Describe(err))
 		return 1
@@ -52,7 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quickstart: refusing to create an instance on a real service: it costs money. Run again with -yes.")
 		return 2
 	}
-	q := &quickstart{c: env.Client, env: env, out: stdout, name: *name, sshKey: *sshKey}
+	q := &quickstart{c: env.Client, env: env, out: stdout, name: *name, publicKey: key}
 	err = q.run(ctx)
 	if cleanupErr := q.cleanup(); cleanupErr != nil {
 		fmt.Fprintln(stderr, "quickstart: cleanup failed, check for leftovers named "+*name+"-*:", setup.Describe(cleanupErr))
@@ -64,8 +74,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quickstart: failed:", setup.Describe(err))
 		return 1
 	}
-	fmt.Fprintln(stdout, "Done: every step succeeded; the instance, floating IP and security group were removed (the snapshot is kept).")
+	if err := q.count(ctx); err != nil {
+		fmt.Fprintln(stderr, "quickstart: counting what is left:", setup.Describe(err))
+		return 1
+	}
+	fmt.Fprintln(stdout, "Done: every step succeeded and everything the run made was deleted.")
 	return 0
+}
+
+// readPublicKey reads the OpenSSH public key line of path, or makes a new ed25519 key when path is
+// empty; its private half is never kept, so nobody can log in with it.
+func readPublicKey(path string) (string, error) {
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("reading -public-key: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return "", err
+	}
+	// The OpenSSH wire form: the algorithm name, then the key, each prefixed by its length.
+	var blob []byte
+	for _, field := range [][]byte{[]byte("ssh-ed25519"), pub} {
+		blob = binary.BigEndian.AppendUint32(blob, uint32(len(field)))
+		blob = append(blob, field...)
+	}
+	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " compute-go-quickstart", nil
 }
 
 // quickstart holds what the flow created, so that cleanup can remove it whatever step failed.
@@ -73,10 +110,10 @@ type quickstart struct {
 	c      *compute.Client
 	env    *setup.Env
 	out    io.Writer
-	name   string
-	sshKey string
+	name      string
+	publicKey string
 
-	groupID, ipID, instanceID string
+	keyID, groupID, ipID, instanceID, snapshotID string
 }
 
 func (q *quickstart) step(format string, args ...any) {
@@ -95,6 +132,14 @@ func (q *quickstart) run(ctx context.Context) error {
 	for _, im := range images.Items {
 		fmt.Fprintf(q.out, "    %-20s %s\n", im.Slug, im.Name)
 	}
+
+	q.step("Creating SSH key %s-key", q.name)
+	key, err := c.SSHKeys.Create(ctx, &compute.SSHKeyCreateRequest{Name: q.name + "-key", Value: q.publicKey})
+	if err != nil {
+		return fmt.Errorf("creating the SSH key: %w", err)
+	}
+	q.keyID = key.ID
+	fmt.Fprintf(q.out, "    %s is %s %s\n", key.ID, key.Type, key.Fingerprint)
 
 	q.step("Creating security group %s-web (ssh in)", q.name)
 	sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{
@@ -122,14 +167,7 @@ func (q *quickstart) run(ctx context.Context) error {
 	q.step("Creating instance %s-vm (%s, %s, %s)", q.name, q.env.Type, q.env.Image, q.env.Region)
 	req := &compute.InstanceCreateRequest{
 		Name: q.name + "-vm", Hostname: q.name + "-vm", Type: q.env.Type, Region: q.env.Region, Image: q.env.Image,
-		SecurityGroups: []string{sg.ID}, FloatingIP: ip.ID,
-	}
-	if q.sshKey != "" {
-		req.SSHKeys = []string{q.sshKey}
-	} else if q.env.Remote {
-		req.Password = rand.Text() // 26 random characters, never printed
-	} else {
-		req.SSHKeys = []string{"key-ci"} // one of the fake's seeded keys
+		SSHKeys: []string{key.ID}, SecurityGroups: []string{sg.ID}, FloatingIP: ip.ID,
 	}
 	// CreateOnce makes the name the create's idempotency key: a lost response is resolved by a
 	// lookup, never by a second instance; an instance left by an earlier run with this -name is
@@ -151,7 +189,11 @@ func (q *quickstart) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("snapshotting: %w", err)
 	}
-	fmt.Fprintf(q.out, "    snapshot %s (%d GiB) is %s; the API has no snapshot delete, so it is kept\n", snap.ID, snap.Size, snap.Status)
+	q.snapshotID = snap.ID
+	if snap, err = c.Snapshots.WaitForStatus(ctx, snap.ID, compute.SnapshotStatusCreated, poll); err != nil {
+		return fmt.Errorf("waiting for the snapshot: %w", err)
+	}
+	fmt.Fprintf(q.out, "    snapshot %s (%d GiB) is %s\n", snap.ID, snap.Size, snap.Status)
 
 	q.step("Stopping %s", inst.ID)
 	if err := c.Instances.Stop(ctx, inst.ID); err != nil {
@@ -214,6 +256,10 @@ func (q *quickstart) cleanup() error {
 		}
 		report("deleting the instance", err)
 	}
+	if q.snapshotID != "" {
+		q.step("Deleting snapshot %s", q.snapshotID)
+		report("deleting the snapshot", c.Snapshots.Delete(ctx, q.snapshotID))
+	}
 	if q.ipID != "" {
 		q.step("Deleting floating IP %s", q.ipID)
 		report("deleting the floating IP", c.FloatingIPs.Delete(ctx, q.ipID))
@@ -222,7 +268,47 @@ func (q *quickstart) cleanup() error {
 		q.step("Deleting security group %s", q.groupID)
 		report("deleting the security group", c.SecurityGroups.Delete(ctx, q.groupID))
 	}
+	if q.keyID != "" {
+		q.step("Deleting SSH key %s", q.keyID)
+		report("deleting the SSH key", c.SSHKeys.Delete(ctx, q.keyID))
+	}
 	return first
+}
+
+// count lists every collection the account has and prints how many items each holds. On the
+// embedded fake, which starts empty, every count is zero once cleanup has run; on a real account
+// the counts include what was there before.
+func (q *quickstart) count(ctx context.Context) error {
+	c := q.c
+	q.step("Counting what the account holds")
+	counts := []struct {
+		what string
+		n    func() (int, error)
+	}{
+		{"instances", func() (int, error) { p, err := c.Instances.List(ctx, nil); return total(p, err) }},
+		{"snapshots", func() (int, error) { p, err := c.Snapshots.List(ctx, nil); return total(p, err) }},
+		{"security groups", func() (int, error) { p, err := c.SecurityGroups.List(ctx, nil); return total(p, err) }},
+		{"floating IPs", func() (int, error) { p, err := c.FloatingIPs.List(ctx, nil); return total(p, err) }},
+		{"SSH keys", func() (int, error) { p, err := c.SSHKeys.List(ctx, nil); return total(p, err) }},
+		{"volumes", func() (int, error) { p, err := c.Volumes.List(ctx, nil); return total(p, err) }},
+		{"filesystems", func() (int, error) { p, err := c.Filesystems.List(ctx, nil); return total(p, err) }},
+	}
+	for _, cnt := range counts {
+		n, err := cnt.n()
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", cnt.what, err)
+		}
+		fmt.Fprintf(q.out, "    %-16s %d\n", cnt.what+":", n)
+	}
+	return nil
+}
+
+// total is a list page's total_count.
+func total[T any](p *compute.Page[T], err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	return p.TotalCount, nil
 }
 
 // settle waits until the instance is in a status that can be deleted: a run interrupted while it was

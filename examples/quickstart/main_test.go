@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -28,12 +31,19 @@ func TestQuickstartOnTheEmbeddedFake(t *testing.T) {
 		for _, line := range []string{
 			"using an embedded computetest server",
 			"==> Listing base OS images", "ubuntu-24.04",
+			"==> Creating SSH key quickstart-key", "is ssh-ed25519 SHA256:",
 			"==> Creating security group quickstart-web", "==> Creating floating IP quickstart-ip",
 			"==> Creating instance quickstart-vm", "status: creating", "status: active",
-			"==> Snapshotting", "==> Stopping", "status: stopped", "==> Starting", "status: starting",
-			"==> Deleting instance", "==> Deleting floating IP", "==> Deleting security group", "Done:",
+			"==> Snapshotting", "is created\n", "==> Stopping", "status: stopped", "==> Starting", "status: starting",
+			"==> Deleting instance", "==> Deleting snapshot", "==> Deleting floating IP",
+			"==> Deleting security group", "==> Deleting SSH key", "Done:",
 		} {
 			assert.Contains(t, out.String(), line)
+		}
+		// The embedded fake starts as an empty account, so every count at the end is zero.
+		counts := out.String()[strings.Index(out.String(), "==> Counting"):]
+		for _, what := range []string{"instances", "snapshots", "security groups", "floating IPs", "SSH keys", "volumes", "filesystems"} {
+			assert.Regexp(t, `\n    `+what+`: +0\n`, counts)
 		}
 		assert.Empty(t, errOut.String())
 	})
@@ -72,7 +82,8 @@ func TestQuickstartCleansUpWhenAStepFails(t *testing.T) {
 	assertEmpty(t, srv)
 }
 
-// assertEmpty checks that the service holds no instance, floating IP or security group.
+// assertEmpty checks that the service holds no instance, snapshot, floating IP or security group,
+// and no SSH key but the catalogue's.
 func assertEmpty(t *testing.T, srv *computetest.Server) {
 	t.Helper()
 	c := srv.Client()
@@ -86,6 +97,36 @@ func assertEmpty(t *testing.T, srv *computetest.Server) {
 	groups, err := c.SecurityGroups.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Zero(t, groups.TotalCount, "security groups left")
+	snaps, err := c.Snapshots.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Zero(t, snaps.TotalCount, "snapshots left")
+	keys, err := c.SSHKeys.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Equal(t, len(srv.Catalog().SSHKeys), keys.TotalCount, "SSH keys left")
+	assert.Equal(t, len(computetest.DefaultCatalog().SSHKeys), keys.TotalCount, "only the catalogue's keys")
+}
+
+func TestQuickstartInstallsTheGivenPublicKey(t *testing.T) {
+	srv := computetest.NewServer()
+	defer srv.Close()
+	useService(t, srv)
+	const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@laptop"
+	path := filepath.Join(t.TempDir(), "id.pub")
+	require.NoError(t, os.WriteFile(path, []byte(key+"\n"), 0o600))
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"-yes", "-public-key", path}, &out, &errOut), errOut.String())
+	var sent bool
+	for _, r := range srv.Requests() {
+		if r.Method == "POST" && r.Path == "/compute/v1/ssh-keys" {
+			assert.JSONEq(t, `{"name":"quickstart-key","value":"`+key+`"}`, string(r.Body))
+			sent = true
+		}
+	}
+	assert.True(t, sent, "the key was created")
+	assertEmpty(t, srv)
+
+	assert.Equal(t, 2, run(context.Background(), []string{"-yes", "-public-key", filepath.Join(t.TempDir(), "missing.pub")}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "reading -public-key")
 }
 
 func TestQuickstartFailsWhenCleanupFails(t *testing.T) {

@@ -32,7 +32,19 @@ type Env struct {
 const Transition = 600 * time.Millisecond
 
 // New returns the environment and a function that releases it. It says on out which one it is.
-func New(out io.Writer) (*Env, func(), error) {
+// The embedded fake starts with its default catalogue, seeded SSH keys and volumes included.
+func New(out io.Writer) (*Env, func(), error) { return newEnv(out, computetest.DefaultCatalog()) }
+
+// NewEmptyAccount is New whose embedded fake starts as a new account: the service's regions, types
+// and images, but no SSH key, volume or reservation, so that whatever a program leaves behind
+// shows in a count.
+func NewEmptyAccount(out io.Writer) (*Env, func(), error) {
+	cat := computetest.DefaultCatalog()
+	cat.SSHKeys, cat.Volumes, cat.Reservations = nil, nil, nil
+	return newEnv(out, cat)
+}
+
+func newEnv(out io.Writer, cat computetest.Catalog) (*Env, func(), error) {
 	url, token := os.Getenv(compute.EnvBaseURL), os.Getenv(compute.EnvToken)
 	if url != "" || token != "" {
 		c, err := compute.NewClientFromEnv(compute.WithUserAgent("compute-go-examples"))
@@ -45,7 +57,7 @@ func New(out io.Writer) (*Env, func(), error) {
 	}
 	// In memory: nothing else on the machine can reach the fake, and a test can run a whole example
 	// inside a testing/synctest bubble, where the transitions take no real time.
-	srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+	srv := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithCatalog(cat),
 		computetest.WithDurations(computetest.UniformDurations(Transition)))
 	c, err := srv.NewClient(compute.WithUserAgent("compute-go-examples"))
 	if err != nil {
