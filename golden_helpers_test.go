@@ -54,6 +54,7 @@ func runGolden(t *testing.T, gc goldenCase) {
 	require.Equal(t, gc.method, got.Method)
 	require.Equal(t, gc.path, got.Path)
 	require.Equal(t, gc.query, got.Query)
+	goldenSeen.Store(got.Method+" "+got.Path, true)
 	require.Equal(t, "application/json", got.Header.Get("Accept"))
 	if gc.reqFile == "" {
 		require.Empty(t, got.Body, "no body expected")
