@@ -107,9 +107,9 @@ func readPublicKey(path string) (string, error) {
 
 // quickstart holds what the flow created, so that cleanup can remove it whatever step failed.
 type quickstart struct {
-	c      *compute.Client
-	env    *setup.Env
-	out    io.Writer
+	c         *compute.Client
+	env       *setup.Env
+	out       io.Writer
 	name      string
 	publicKey string
 
