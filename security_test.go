@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"go/ast"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -25,9 +27,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Token safety beyond client_test.go: every printable value around a client, a debug log of a whole
-// failing and retrying sequence, redirects to other hosts for every redirect status and method,
-// plain-http base URLs, and control characters in the token.
+// Security: the token never shows in a printed value, an error or a log line (a whole failing and
+// retrying sequence included) and never leaves for another host (redirects of every status and
+// method); plain-http base URLs; control characters in the token; IDs are escaped into one path
+// segment. A hostile server's attacks (token echoed in a response, IDs that could change the route,
+// a redirected write) are in hostile_server_test.go.
 
 // TestServicesOptionsAndConfigPrintWithoutToken formats every service, every Option and the config
 // each Option produces, and the credential, with %v, %+v and %#v, for both auth headers.
@@ -435,5 +439,179 @@ func TestTokenWithControlCharactersIsRefused(t *testing.T) {
 				requireNoToken(t, err.Error())
 			}
 		}
+	}
+}
+
+// TestTokenNeverFollowsARedirectToAnotherHost uses two loopback servers on different ports, so the
+// redirect leaves the base URL's origin.
+func TestTokenNeverFollowsARedirectToAnotherHost(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		var mu sync.Mutex
+		var seen http.Header
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = r.Header.Clone()
+			mu.Unlock()
+			w.WriteHeader(204)
+		}))
+		t.Cleanup(other.Close)
+		base := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			assert.NotEmpty(t, r.Header.Get("Authorization")+r.Header.Get("X-Auth-Token"), "the base host gets the token")
+			http.Redirect(w, r, other.URL+"/elsewhere", http.StatusTemporaryRedirect)
+		}))
+		t.Cleanup(base.Close)
+		opts := []Option{WithBaseURL(base.URL), WithoutRateLimit()}
+		if legacy {
+			opts = append(opts, WithLegacyAuthHeader())
+		}
+		c, err := NewClient(testToken, opts...)
+		require.NoError(t, err)
+		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
+		mu.Lock()
+		require.NotNil(t, seen, "the redirect was followed")
+		assert.Empty(t, seen.Get("Authorization"))
+		assert.Empty(t, seen.Get("X-Auth-Token"))
+		mu.Unlock()
+	}
+}
+
+func TestClientPrintsWithoutToken(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"))
+	require.NoError(t, err)
+	for _, s := range []string{
+		fmt.Sprintf("%v %+v %#v %s", c, c, c, c),
+		fmt.Sprintf("%v %+v %#v", *c, *c, *c),
+		fmt.Sprintf("%v %+v %#v", c.Instances, c.FloatingIPs, *c.SecurityGroups),
+		fmt.Sprintf("%v %+v %#v", c.transport, c.retrying, c.retrying.HTTPClient),
+	} {
+		requireNoToken(t, s)
+	}
+}
+
+// TestTokenNeverLeaks drives failures of every kind, including a proxy that echoes the request's
+// headers in its error page, and greps every error string and log line for the token.
+func TestTokenNeverLeaks(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/compute/v1/instances/echo":
+			var b strings.Builder
+			_ = r.Header.Write(&b)
+			replyRaw(w, 502, "<pre>"+b.String()+"</pre>")
+		case "/compute/v1/instances/echo-json":
+			replyJSON(w, 401, map[string]string{"code": "02014", "message": "bad token " + r.Header.Get("Authorization")})
+		case "/compute/v1/instances/hangup":
+			hangUp(w)
+		default:
+			replyJSON(w, 403, map[string]string{"code": "01204", "message": "permission denied"})
+		}
+	}, WithLogger(logger), WithRetry(RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	ctx := context.Background()
+	var errs []error
+	for _, id := range []string{"echo", "echo-json", "hangup", "forbidden", ""} {
+		errs = append(errs, testCall(ctx, c, opGetInstance, []string{id}, nil))
+		errs = append(errs, testCall(ctx, c, opCreateSnapshot, []string{id}, createBody))
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	errs = append(errs, testCall(cancelled, c, opGetInstance, []string{"x"}, nil))
+	for _, err := range errs {
+		require.Error(t, err)
+		requireNoToken(t, fmt.Sprintf("%v %+v %#v %s", err, err, err, err.Error()))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, logs.String(), "the logger saw the attempts")
+	requireNoToken(t, logs.String())
+	assert.Contains(t, logs.String(), "attempt=")
+}
+
+func TestPathEscaping(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	// IDs that could name another resource ("/", dot segments) are refused instead: see
+	// TestHostileIDsThatCouldChangeTheRoute.
+	for id, want := range map[string]string{
+		"a?b":   "/compute/v1/instances/a%3Fb",
+		"a#b":   "/compute/v1/instances/a%23b",
+		"a b?c": "/compute/v1/instances/a%20b%3Fc",
+		"..x":   "/compute/v1/instances/..x",
+		"é":     "/compute/v1/instances/%C3%A9",
+	} {
+		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{id}, nil))
+		reqs := rec.all()
+		assert.Equal(t, want, reqs[len(reqs)-1].Path, id)
+		assert.Empty(t, reqs[len(reqs)-1].Query, id)
+	}
+	err := testCall(context.Background(), c, opListInstanceActions, []string{" "}, nil)
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "instance_id", ve.Field)
+}
+
+// TestNoFieldHoldsTheToken walks every value reachable from a client by reflection, unexported
+// fields included, as a dumper such as go-spew would, and fails if any string holds the token.
+// The walk stops at *http.Transport: the default client shares one process-wide transport, whose
+// connection buffers hold what other tests' requests wrote to their own servers, and which other
+// goroutines write while the walk would read it.
+func TestNoFieldHoldsTheToken(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		opts := []Option{WithBaseURL("https://api.example.com")}
+		if legacy {
+			opts = append(opts, WithLegacyAuthHeader())
+		}
+		c, err := NewClient(testToken, opts...)
+		require.NoError(t, err)
+		seen := map[uintptr]bool{}
+		strs, transports := 0, 0
+		var walk func(v reflect.Value, path string)
+		walk = func(v reflect.Value, path string) {
+			switch v.Kind() {
+			case reflect.Pointer, reflect.Interface:
+				if v.IsNil() {
+					return
+				}
+				if v.Kind() == reflect.Pointer {
+					if v.Type() == reflect.TypeFor[*http.Transport]() {
+						transports++
+						return
+					}
+					if seen[v.Pointer()] {
+						return
+					}
+					seen[v.Pointer()] = true
+				}
+				walk(v.Elem(), path)
+			case reflect.Struct:
+				for i := range v.NumField() {
+					walk(v.Field(i), path+"."+v.Type().Field(i).Name)
+				}
+			case reflect.Slice, reflect.Array:
+				if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+					require.NotContains(t, string(v.Bytes()), testToken, path)
+					return
+				}
+				for i := range v.Len() {
+					walk(v.Index(i), path)
+				}
+			case reflect.Map:
+				for _, k := range v.MapKeys() {
+					walk(k, path)
+					walk(v.MapIndex(k), path)
+				}
+			case reflect.String:
+				strs++
+				require.NotContains(t, v.String(), testToken, "the token is readable at %s", path)
+			}
+		}
+		walk(reflect.ValueOf(c), "Client")
+		assert.GreaterOrEqual(t, strs, 3, "the walk reached the client's strings")
+		assert.Positive(t, transports, "the walk reached the transport")
 	}
 }
