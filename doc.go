@@ -69,7 +69,7 @@
 // instance in "error") or on a non-temporary error (a 403, a 404), poll through unknown statuses and
 // temporary errors, and when the context ends return a [*WaitError] that wraps ctx.Err() and names
 // the last status seen. [OnUpdate] reports every poll. [InstancesService.WaitForDeletion] waits
-// until a deleted instance is gone (the service answers 404).
+// until a deleted instance is gone (the service responds 404).
 //
 // # Testing with computetest
 //

@@ -143,7 +143,7 @@ func (r *FloatingIPUpdateRequest) Validate() error {
 	return nil
 }
 
-// Create creates a floating IP: POST /compute/v1/floating-ips. It answers at once with status
+// Create creates a floating IP: POST /compute/v1/floating-ips. It responds at once with status
 // creating and no address; [FloatingIPsService.WaitForStatus] waits for the address. An empty
 // Version is sent as ipv4, from a copy: req is never changed. A POST is never re-sent after it may
 // have reached the service: when errors.Is(err, ErrOutcomeUnknown), the IP may exist (and count

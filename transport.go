@@ -159,7 +159,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		// caller's http.Client sees: its CheckRedirect hook and the headers it copies onto a
 		// redirect never hold the token, and a request to any other origin leaves without it. The
 		// origin is compared as spelled: a redirect that spells the same origin otherwise ("HOST",
-		// ":443") goes without the token, which fails safe (the service answers 401).
+		// ":443") goes without the token, which fails safe (the service responds 401).
 		name, value := t.cred.header()
 		out.Header.Set(name, value)
 	}
