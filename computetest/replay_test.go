@@ -192,8 +192,8 @@ func match(want, have any, at string) string {
 	return ""
 }
 
-// contractOperations are the contract's operations (compute-api.md) and the published
-// description's PATCH of a security group, as method and path pattern.
+// contractOperations are the contract's operations (compute-api.md), the published description's
+// PATCH of a security group and the extended document's operations, as method and path pattern.
 var contractOperations = []string{
 	"POST /compute/v1/security-groups", "GET /compute/v1/security-groups", "GET /compute/v1/security-groups/{}",
 	"PUT /compute/v1/security-groups/{}", "PATCH /compute/v1/security-groups/{}", "DELETE /compute/v1/security-groups/{}",
@@ -204,6 +204,17 @@ var contractOperations = []string{
 	"POST /compute/v1/instances/{}/snapshots", "GET /compute/v1/instances/{}/snapshots",
 	"GET /compute/v1/instances/{}/actions", "POST /compute/v1/instances/{}/actions",
 	"GET /compute/v1/images",
+	// The extended document's operations.
+	"GET /compute/v1/instances/{}/user-metadata",
+	"POST /compute/v1/ssh-keys", "GET /compute/v1/ssh-keys", "GET /compute/v1/ssh-keys/{}",
+	"PATCH /compute/v1/ssh-keys/{}", "DELETE /compute/v1/ssh-keys/{}",
+	"POST /compute/v1/volumes", "GET /compute/v1/volumes", "GET /compute/v1/volumes/{}",
+	"PATCH /compute/v1/volumes/{}", "DELETE /compute/v1/volumes/{}",
+	"POST /compute/v1/filesystems", "GET /compute/v1/filesystems", "GET /compute/v1/filesystems/{}",
+	"PATCH /compute/v1/filesystems/{}", "DELETE /compute/v1/filesystems/{}",
+	"POST /compute/v1/snapshots", "GET /compute/v1/snapshots", "GET /compute/v1/snapshots/{}",
+	"PATCH /compute/v1/snapshots/{}", "DELETE /compute/v1/snapshots/{}", "POST /compute/v1/snapshots/{}/clone",
+	"GET /compute/v1/quotas", "GET /compute/v1/reservations", "GET /compute/v1/availability/{}/instances",
 }
 
 // TestReplayCoversEveryOperation checks that testdata/replay has a successful exchange for every
@@ -226,7 +237,7 @@ func TestReplayCoversEveryOperation(t *testing.T) {
 			path, _, _ := strings.Cut(st.Path, "?")
 			segs := strings.Split(path, "/")
 			for i, s := range segs {
-				if idPattern.MatchString(s) {
+				if idPattern.MatchString(s) || (i > 0 && segs[i-1] == "availability") {
 					segs[i] = "{}"
 				}
 			}
