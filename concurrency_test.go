@@ -127,7 +127,7 @@ func TestSixtyFourGoroutinesUnderFaults(t *testing.T) {
 	for name, count := range names {
 		require.Equal(t, 1, count, "instance %s exists %d times", name, count)
 	}
-	// A create may be sent again only when the fake answered 429 (not processed, so the SDK retries
+	// A create may be sent again only when the fake responded 429 (not processed, so the SDK retries
 	// it, as the contract allows); it is never processed twice.
 	processed, resent := map[string]int{}, map[string][]int{}
 	for _, r := range srv.Requests() {

@@ -79,7 +79,7 @@ func runGoldenCases(t *testing.T, cases []goldenCase) {
 	}
 }
 
-// serveJSON answers every request with body as a 200 JSON response.
+// serveJSON responds to every request with body as a 200 JSON response.
 func serveJSON(body []byte) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -108,7 +108,7 @@ func replyJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// sequence answers the request numbered n (from 1) with first[n-1] while there is one, and every
+// sequence responds to the request numbered n (from 1) with first[n-1] while there is one, and every
 // later request with rest.
 func sequence(rest http.HandlerFunc, first ...http.HandlerFunc) http.HandlerFunc {
 	var n atomic.Int32
@@ -121,12 +121,12 @@ func sequence(rest http.HandlerFunc, first ...http.HandlerFunc) http.HandlerFunc
 	}
 }
 
-// withStatus answers an empty body with code.
+// withStatus responds with code and an empty body.
 func withStatus(code int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }
 }
 
-// rateLimited answers 429 with the given Retry-After.
+// rateLimited responds 429 with the given Retry-After.
 func rateLimited(retryAfter string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", retryAfter)

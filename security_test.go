@@ -228,7 +228,7 @@ func TestRedirectToAnotherHostNeverCarriesTheToken(t *testing.T) {
 // twoOrigins returns an http.Client that reaches base at api.example.test:80 and other at every other
 // address, both served in memory, so that nothing resolves. Its CheckRedirect prints into *hookSaw
 // every request it can reach, as a debugging caller would, including the requests the redirects
-// answered (%+v does not follow those pointers by itself).
+// responded to (%+v does not follow those pointers by itself).
 func twoOrigins(t *testing.T, base, other http.HandlerFunc, hookSaw *[]string) *http.Client {
 	serve := func(h http.HandlerFunc) *memnet.Listener {
 		l := memnet.NewListener()
@@ -318,7 +318,7 @@ func checkRedirect(t *testing.T, legacy bool, status int, op operation, target s
 
 // TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase follows base → base → another host → base: the hop
 // at the other host has no credential, the hops at the base have it, in both auth modes, and the
-// caller's CheckRedirect never sees it, not even on the requests the redirects answered.
+// caller's CheckRedirect never sees it, not even on the requests the redirects responded to.
 func TestRedirectAwayAndBackCarriesTheTokenOnlyAtTheBase(t *testing.T) {
 	t.Parallel()
 	for _, legacy := range []bool{false, true} {
