@@ -385,3 +385,32 @@ func emptyMessage(t *testing.T, err error) {
 	assert.Empty(t, apiErr.Code)
 	assert.Empty(t, apiErr.Message)
 }
+
+// TestBackoffGrowsUntilItsCap pins the shape of the wait between retries without a Retry-After:
+// full jitter over [MinWait, MinWait·2^(n+1)], capped at MaxWait. Each retry's range must reach
+// past the previous retry's whole range (the wait grows), stay within its own bounds, and stop
+// growing at MaxWait. With 2000 draws per retry, a range that does not grow fails with a
+// probability of 1 - 2^-2000.
+func TestBackoffGrowsUntilItsCap(t *testing.T) {
+	t.Parallel()
+	const minWait, maxWait, draws = 100 * time.Millisecond, 2 * time.Second, 2000
+	prevUpper := time.Duration(0)
+	for n := range 8 {
+		upper := min(maxWait, minWait<<(n+1))
+		var longest time.Duration
+		for range draws {
+			w := jitter(minWait, maxWait, n)
+			require.GreaterOrEqual(t, w, minWait, "retry %d", n)
+			require.LessOrEqual(t, w, upper, "retry %d", n)
+			longest = max(longest, w)
+		}
+		if upper > prevUpper {
+			assert.Greater(t, longest, prevUpper, "retry %d waits longer than retry %d could", n, n-1)
+		} else {
+			assert.Equal(t, maxWait, upper, "retry %d: the range stops growing only at MaxWait", n)
+		}
+		prevUpper = upper
+	}
+	assert.Equal(t, minWait, jitter(minWait, minWait, 5), "no room: the wait is MinWait")
+	assert.LessOrEqual(t, jitter(minWait, maxWait, 62), maxWait, "a large retry number does not overflow")
+}

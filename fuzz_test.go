@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -183,8 +184,8 @@ func FuzzDecodeFloatingIP(f *testing.F) {
 // and returns a page or an error, never both nor neither, and never an *APIError. When the response is
 // one JSON object, the page holds what encoding/json decodes from it into a struct with the same keys
 // (the envelope's documented rules: keys match case-insensitively, a repeated key is decoded again,
-// a null clears a slice and leaves a number). HasNext agrees with page*per_page < total_count,
-// computed without overflow, and every item survives a round trip through the same path.
+// a null clears a slice and leaves a number). HasNext agrees with page*per_page < total_count in
+// exact arithmetic (math/big), whatever the size of the counts, and every item survives a round trip through the same path.
 func fuzzPage[T any](f *testing.F, key string, list func(*Client) (*Page[T], error)) {
 	f.Fuzz(func(t *testing.T, body string) {
 		p, err := list(responding(t, http.StatusOK, body))
@@ -198,7 +199,10 @@ func fuzzPage[T any](f *testing.F, key string, list func(*Client) (*Page[T], err
 			}
 			return
 		}
-		more := p.PerPage > 0 && p.Page > 0 && p.TotalCount > 0 && p.Page <= (p.TotalCount-1)/p.PerPage
+		// The rule, in exact arithmetic: pages follow when the items up to the end of this page,
+		// page·per_page, are fewer than total_count.
+		seen := new(big.Int).Mul(big.NewInt(int64(p.Page)), big.NewInt(int64(p.PerPage)))
+		more := p.PerPage > 0 && p.Page > 0 && seen.Cmp(big.NewInt(int64(p.TotalCount))) < 0
 		if p.HasNext() != more {
 			t.Fatalf("HasNext() = %v for page %d, per_page %d, total_count %d", p.HasNext(), p.Page, p.PerPage, p.TotalCount)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"math"
 	"net/http"
 	"strconv"
 	"testing"
@@ -102,6 +103,25 @@ func TestHasNext(t *testing.T) {
 	assert.True(t, (&Page[thing]{TotalCount: 5, Page: 2, PerPage: 2}).HasNext())
 	assert.False(t, (&Page[thing]{TotalCount: 4, Page: 2, PerPage: 2}).HasNext())
 	assert.False(t, (&Page[thing]{TotalCount: 5}).HasNext(), "no counts, no promise")
+
+	// Near 2^63, where page·per_page overflows an int: the rule is page·per_page < total_count.
+	const maxInt = math.MaxInt64
+	for _, tc := range []struct {
+		page, perPage, total int
+		want                 bool
+	}{
+		{maxInt / 100, 100, maxInt, true},    // 9223372036854775700 items seen, 107 left
+		{maxInt/100 + 1, 100, maxInt, false}, // page·per_page would overflow: past the end
+		{maxInt, 1, maxInt, false},           // the last page exactly
+		{maxInt - 1, 1, maxInt, true},        // one item left
+		{maxInt, maxInt, maxInt, false},      // the product is far past int
+		{1, maxInt, maxInt, false},           // one page holds everything
+		{2, maxInt / 2, maxInt, true},        // 2·(2^62-1) = 2^63-2 seen, one left
+		{3, maxInt / 2, maxInt, false},       // overflows
+	} {
+		p := &Page[thing]{Page: tc.page, PerPage: tc.perPage, TotalCount: tc.total}
+		assert.Equal(t, tc.want, p.HasNext(), "page %d, per_page %d, total_count %d", tc.page, tc.perPage, tc.total)
+	}
 }
 
 // TestAllIsLazy proves, through the public Instances.All, that page 2 is fetched only once page 1
