@@ -453,9 +453,12 @@ func TestInstanceListValidation(t *testing.T) {
 	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	_, err := c.Instances.List(context.Background(), &ListOptions{PerPage: 101})
 	requireInvalid(t, err, "per_page", rec)
+	yielded := 0
 	for _, err := range c.Instances.All(context.Background(), &ListOptions{Page: -1}) {
 		requireInvalid(t, err, "page", rec)
+		yielded++
 	}
+	assert.Equal(t, 1, yielded, "the walk yields the refusal once, then ends")
 }
 
 // All walks the pages lazily and stops when total_count is reached.

@@ -284,9 +284,12 @@ func TestNilContextIsRefusedNotAPanic(t *testing.T) {
 	requireInvalid(t, err, "ctx", rec)
 	_, err = c.Instances.Get(nilCtx, "i-1")
 	requireInvalid(t, err, "ctx", rec)
+	yielded := 0
 	for _, err := range c.Instances.All(nilCtx, nil) {
 		requireInvalid(t, err, "ctx", rec)
+		yielded++
 	}
+	assert.Equal(t, 1, yielded, "the walk yields the refusal once, then ends")
 }
 
 func TestInstanceWaitForDeletion(t *testing.T) {

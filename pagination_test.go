@@ -70,10 +70,13 @@ func TestListOptionsValidation(t *testing.T) {
 		var ve *ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, tc.field, ve.Field)
+		yielded := 0
 		for _, err := range walk(context.Background(), c, &tc.opts, listThings(c)) {
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tc.field, ve.Field)
+			yielded++
 		}
+		assert.Equal(t, 1, yielded, "the walk yields the refusal once, then ends")
 		assert.Zero(t, rec.count(), "no request for invalid options")
 	}
 	require.NoError(t, (*ListOptions)(nil).Validate())
