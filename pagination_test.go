@@ -295,7 +295,12 @@ func TestAllStopsOnARepeatedPage(t *testing.T) {
 	})
 	var ids []string
 	var lastErr error
+	yielded := 0
 	for inst, err := range c.Instances.All(context.Background(), &ListOptions{PerPage: 2}) {
+		// Bounded: a walk that does not stop fails here, not by the test binary's timeout.
+		if yielded++; yielded > 20 {
+			t.Fatalf("the walk did not end after %d values (%d requests)", yielded-1, rec.count())
+		}
 		if err != nil {
 			lastErr = err
 			continue
