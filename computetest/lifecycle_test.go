@@ -246,9 +246,18 @@ func TestLifecycleAdvanceWithRealClock(t *testing.T) {
 	_, err = c.Instances.Get(ctx, in.ID)
 	requireAPIError(t, err, http.StatusNotFound, compute.CodeInstanceNotFound)
 
-	srv.Advance(-time.Hour) // ignored: the clock never goes back
+	// A negative duration is ignored: the clock never goes back, so what is created next is stamped
+	// no earlier than what came before, and its transition still takes its whole duration.
+	before, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "clock", Region: "NORD-NO-KRS-1"})
+	require.NoError(t, err)
+	srv.Advance(-time.Hour)
 	in = createInstance(t, c)
+	assert.False(t, in.CreatedAt.Before(before.CreatedAt), "created %s, before the clock's %s", in.CreatedAt, before.CreatedAt)
 	requireStatus(t, c, in.ID, compute.InstanceStatusCreating)
+	srv.Advance(time.Hour - time.Second)
+	requireStatus(t, c, in.ID, compute.InstanceStatusCreating)
+	srv.Advance(time.Second)
+	requireStatus(t, c, in.ID, compute.InstanceStatusActive)
 }
 
 // GET actions lists exactly the actions the status allows.

@@ -110,7 +110,7 @@ func (s *Server) Client(opts ...compute.Option) *compute.Client {
 func (s *Server) Catalog() Catalog { return s.e.Catalog() }
 
 // Advance moves the server's clock forward by d, completing the transitions due by then. It works
-// with any clock, real or fake.
+// with any clock, real or fake. A negative d is ignored: the server's clock never goes back.
 func (s *Server) Advance(d time.Duration) { s.e.Advance(d) }
 
 // Reset forgets every resource, recorded request, fault rule and rate-limit count and seeds the
