@@ -424,7 +424,8 @@ func TestDisplayURL(t *testing.T) {
 }
 
 func TestFlagsReachTheServer(t *testing.T) {
-	p := startInProcess(t, "-token", "tok-1", "-read-only-token", "viewer", "-speed", "1h", "-rate", "0")
+	p := startInProcess(t, "-token", "tok-1", "-read-only-token", "viewer", "-speed", "1h", "-rate", "0",
+		"-control-token", "fake-control")
 	ctx := context.Background()
 	hc := http.DefaultClient
 
@@ -447,6 +448,26 @@ func TestFlagsReachTheServer(t *testing.T) {
 		Instance struct{ Status string } `json:"instance"`
 	}](t, a).Instance
 	require.Equal(t, "creating", in.Status, "-speed 1h holds the transition")
+
+	// Distinguishable from the default speed (2s): ten minutes later it is still creating, and it
+	// is active once the hour has passed.
+	advance := func(d string) {
+		t.Helper()
+		a := send(ctx, t, hc, p.url, "", apiCall{method: "POST", path: "/_fake/advance", body: `{"duration":"` + d + `"}`, control: true})
+		require.Equal(t, http.StatusNoContent, a.status, a.raw)
+	}
+	status := func() string {
+		t.Helper()
+		a := send(ctx, t, hc, p.url, "tok-1", getInstance)
+		require.Equal(t, http.StatusOK, a.status, a.raw)
+		return decodeAs[struct {
+			Instance struct{ Status string } `json:"instance"`
+		}](t, a).Instance.Status
+	}
+	advance("10m")
+	require.Equal(t, "creating", status(), "-speed 1h: still creating after 10 minutes")
+	advance("50m")
+	require.Equal(t, "active", status(), "-speed 1h: active after the hour")
 }
 
 // A rate of 0.1 has a burst of one request and a refill of 10 s, so the second immediate request is
