@@ -327,6 +327,28 @@ func TestSecurityGroupReservedNames(t *testing.T) {
 	assert.Len(t, srv.Requests(), before)
 }
 
+// An unknown key inside a rule is refused like any invalid rule (02028), even when the rule is
+// otherwise valid, and nothing is created; the same rule without it is accepted.
+func TestSecurityGroupRuleUnknownKeyIsRefused(t *testing.T) {
+	t.Parallel()
+	srv, _ := newFake(t)
+	for _, rule := range []map[string]any{
+		{"protocol": "tcp", "direction": "ingress", "port_range_min": 22, "port_range_max": 22, "port_min": 22},
+		{"protocol": "icmp", "direction": "ingress", "port_min": 22},
+		{"protocol": "tcp", "direction": "ingress", "port_range_min": 22, "port_range_max": 22, "Protocol": "udp"},
+	} {
+		a := rawAuthed(t, srv, http.MethodPost, "/compute/v1/security-groups",
+			map[string]any{"name": "web", "region": "NORD-NO-KRS-1", "rules": []any{rule}})
+		a.requireError(t, http.StatusBadRequest, compute.CodeInvalidRules)
+		assert.Contains(t, string(a.Body), "rules[0]", "the message names the rule")
+	}
+	list := rawAuthed(t, srv, http.MethodGet, "/compute/v1/security-groups", nil).object(t)
+	assert.Equal(t, float64(0), list["total_count"], "the refused creates created nothing")
+	ok := rawAuthed(t, srv, http.MethodPost, "/compute/v1/security-groups", map[string]any{"name": "web", "region": "NORD-NO-KRS-1",
+		"rules": []any{map[string]any{"protocol": "tcp", "direction": "ingress", "port_range_min": 22, "port_range_max": 22}}})
+	require.Equal(t, http.StatusCreated, ok.Status, "%s", ok.Body)
+}
+
 // A security group used by an instance cannot be deleted (02027).
 func TestSecurityGroupUsedByInstanceCannotBeDeleted(t *testing.T) {
 	t.Parallel()
