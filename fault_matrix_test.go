@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -147,17 +148,21 @@ func TestFaultMatrix(t *testing.T) {
 		{name: "503 then 404/DELETE", method: "DELETE", serve: sequence(instanceNotFound, withStatus(503)),
 			attempts: 2, waited: 5 * time.Second},
 	}
-	t.Run("the README's table names these rows", func(t *testing.T) {
+	t.Run("the README's table states these rows", func(t *testing.T) {
 		readme, err := os.ReadFile("README.md")
 		require.NoError(t, err)
+		rows := regexp.MustCompile("(?m)^\\| `TestFaultMatrix/([^`]+)` \\| (.*) \\|$").FindAllStringSubmatch(string(readme), -1)
 		var inReadme, inTest []string
-		for _, m := range regexp.MustCompile("(?m)^\\| `TestFaultMatrix/([^`]+)` \\|").FindAllStringSubmatch(string(readme), -1) {
+		for _, m := range rows {
 			inReadme = append(inReadme, m[1])
 		}
 		for _, tc := range cases {
 			inTest = append(inTest, strings.ReplaceAll(tc.name, " ", "_"))
 		}
-		assert.Equal(t, inTest, inReadme, "the README's reliability table and the fault matrix, row by row")
+		require.Equal(t, inTest, inReadme, "the README's reliability table and the fault matrix, row by row")
+		for i, tc := range cases {
+			checkReadmeRow(t, tc, strings.Split(rows[i][2], " | "))
+		}
 	})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -413,4 +418,42 @@ func TestBackoffGrowsUntilItsCap(t *testing.T) {
 	}
 	assert.Equal(t, minWait, jitter(minWait, minWait, 5), "no room: the wait is MinWait")
 	assert.LessOrEqual(t, jitter(minWait, maxWait, 62), maxWait, "a large retry number does not overflow")
+}
+
+// errorNames are how the README's table names the errors a fault case matches.
+var errorNames = map[error]string{
+	ErrRateLimited: "`ErrRateLimited`", ErrServer: "`ErrServer`", io.EOF: "`io.EOF`",
+	io.ErrUnexpectedEOF: "`io.ErrUnexpectedEOF`", context.Canceled: "`context.Canceled`",
+	context.DeadlineExceeded: "`context.DeadlineExceeded`", syscall.ECONNRESET: "`syscall.ECONNRESET`",
+	syscall.ECONNREFUSED: "`syscall.ECONNREFUSED`",
+}
+
+// checkReadmeRow compares the README's cells for one case (Fault, Method, Attempts, Error, Time
+// waited) with the case: the method, the leading number of attempts (and dials), every error the
+// case matches, whether it is an unknown outcome, the *APIError's status and attempts, and the time
+// waited.
+func checkReadmeRow(t *testing.T, tc faultCase, cells []string) {
+	t.Helper()
+	require.Len(t, cells, 5, "%s: the README row's cells", tc.name)
+	method, attempts, errCell, waited := cells[1], cells[2], cells[3], cells[4]
+	assert.Equal(t, tc.method, method, "%s: Method", tc.name)
+	assert.Regexp(t, "^"+strconv.Itoa(tc.attempts)+`( |$)`, attempts, "%s: Attempts", tc.name)
+	if tc.attempts == 0 && tc.dials > 0 {
+		assert.Contains(t, attempts, strconv.Itoa(tc.dials)+" dials", "%s: Attempts names the dials", tc.name)
+	}
+	for _, e := range tc.is {
+		assert.Contains(t, errCell, errorNames[e], "%s: Error names %v", tc.name, e)
+	}
+	named := strings.Count(errCell, "`ErrOutcomeUnknown`") - strings.Count(errCell, "not `ErrOutcomeUnknown`")
+	assert.Equal(t, tc.unknown, named > 0, "%s: Error says ErrOutcomeUnknown only for an unknown outcome", tc.name)
+	if tc.status != 0 {
+		assert.Contains(t, errCell, fmt.Sprintf("*APIError{StatusCode: %d, Attempts: %d", tc.status, tc.attempts), "%s: Error's *APIError", tc.name)
+	} else if len(tc.is) > 0 {
+		assert.NotContains(t, errCell, "*APIError{", "%s: no *APIError", tc.name)
+	}
+	if tc.waited == 0 {
+		assert.Equal(t, "0", waited, "%s: Time waited", tc.name)
+	} else {
+		assert.Regexp(t, fmt.Sprintf(`^%g s( |$)`, tc.waited.Seconds()), waited, "%s: Time waited", tc.name)
+	}
 }

@@ -57,11 +57,16 @@ var readmeCommandTests = map[string][2]string{
 	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -print-catalog":    {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
 	"go install github.com/compute-sdk/compute-go/cmd/compute-fake":               {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
 	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -speed 0":          {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
+	"go run ./cmd/compute-fake":                                    {"cmd/compute-fake/main_test.go", "TestBannerAndCleanStop"},
+	"go run ./cmd/compute-fake -addr 127.0.0.1:0 -speed 0 -rate 0": {"cmd/compute-fake/main_test.go", "TestCurlFlowAgainstTheBinary"},
+	"go run ./cmd/compute-fake -print-catalog":                     {"cmd/compute-fake/main_test.go", "TestPrintCatalog"},
 }
 
-// TestReadmeShellCommandsAreExercised: every shell command in the README is either a line of .ci/run
-// (which CI runs), a command a named test runs, or a curl/compute-fake command of the section that
-// cmd/compute-fake's test replays.
+// TestReadmeShellCommandsAreExercised: every shell command in the README (its trailing comment
+// aside) is either a line of .ci/run (which CI runs), a command a named test runs, or a curl
+// command. The curl commands are the compute-fake walk-through: cmd/compute-fake's
+// TestDocumentedCurlCommands requires the README's curl commands to be exactly, in order, the
+// requests TestCurlFlowAgainstTheBinary sends, so a curl line that test does not send fails there.
 func TestReadmeShellCommandsAreExercised(t *testing.T) {
 	ci, err := os.ReadFile(".ci/run")
 	require.NoError(t, err)
@@ -78,6 +83,9 @@ func TestReadmeShellCommandsAreExercised(t *testing.T) {
 		}
 		for _, cmd := range shellCommands(b.code) {
 			commands++
+			if c, _, ok := strings.Cut(cmd, " # "); ok {
+				cmd = strings.TrimSpace(c)
+			}
 			switch {
 			case ciLines[cmd]:
 			case readmeCommandTests[cmd] != [2]string{}:
@@ -85,9 +93,9 @@ func TestReadmeShellCommandsAreExercised(t *testing.T) {
 				src, err := os.ReadFile(where[0])
 				require.NoError(t, err)
 				assert.Contains(t, string(src), "func "+where[1]+"(", "README line %d: %q", b.line, cmd)
-			case strings.HasPrefix(cmd, "curl ") || strings.HasPrefix(cmd, "go run ./cmd/compute-fake"):
-				assert.Contains(t, string(fakeTest), "func TestCurlFlowAgainstTheBinary(",
-					"README line %d: %q is replayed by cmd/compute-fake's test", b.line, cmd)
+			case strings.HasPrefix(cmd, "curl "):
+				assert.Contains(t, string(fakeTest), "func TestDocumentedCurlCommands(",
+					"README line %d: %q is checked against the walk-through", b.line, cmd)
 			default:
 				t.Errorf("README line %d: %q is run neither by .ci/run nor by a test", b.line, cmd)
 			}
