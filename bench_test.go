@@ -584,7 +584,7 @@ func benchEnforced(b *testing.B, burst int, run time.Duration) {
 	b.Cleanup(srv.Close)
 	c := srv.Client(compute.WithRateLimit(rate, compute.DefaultRateBurst)) // the SDK's default
 	inst, err := c.Instances.Create(context.Background(), &compute.InstanceCreateRequest{
-		Name: "pace-1", Hostname: "pace-1", Type: "std.small", Region: "eu-west-1", Image: "debian-12",
+		Name: "pace-1", Hostname: "pace-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
 		SSHKeys: []string{"key-ci"}})
 	if err != nil {
 		b.Fatal(err)

@@ -67,7 +67,7 @@ func benchFleet(b *testing.B, redisAddr string, run time.Duration) {
 	srv := computetest.NewServer(computetest.WithRateLimit(rate, 1))
 	b.Cleanup(srv.Close)
 	inst, err := srv.Client().Instances.Create(context.Background(), &compute.InstanceCreateRequest{
-		Name: "fleet-1", Hostname: "fleet-1", Type: "std.small", Region: "eu-west-1", Image: "debian-12",
+		Name: "fleet-1", Hostname: "fleet-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
 		SSHKeys: []string{"key-ci"}})
 	if err != nil {
 		b.Fatal(err)
