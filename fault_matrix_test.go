@@ -33,9 +33,9 @@ type faultCase struct {
 	name string
 	// method selects the call: GET is Instances.Get, POST Instances.Create, DELETE Instances.Delete.
 	method string
-	// serve answers every attempt. Leave it nil and set connect to fault the network instead.
+	// serve responds to every attempt. Leave it nil and set connect to fault the network instead.
 	serve http.HandlerFunc
-	// connect makes each connection to a server that answers 201 {} (see clientWithDialer).
+	// connect makes each connection to a server that responds 201 {} (see clientWithDialer).
 	connect func(ctx context.Context, n int32, dial func() (net.Conn, error)) (net.Conn, error)
 	// opts are added to the matrix's client options.
 	opts []Option
@@ -236,14 +236,14 @@ func runFaultCase(t *testing.T, tc faultCase) {
 	}
 }
 
-// rateLimitedUntil answers 429 with a Retry-After HTTP date d after now.
+// rateLimitedUntil responds 429 with a Retry-After HTTP date d after now.
 func rateLimitedUntil(d time.Duration) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rateLimited(time.Now().Add(d).UTC().Format(http.TimeFormat))(w, r)
 	}
 }
 
-// jsonError answers status with the contract's error shape, without a code as a 5xx has none.
+// jsonError responds status with the contract's error shape, without a code as a 5xx has none.
 func jsonError(status int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		replyJSON(w, status, map[string]string{"message": http.StatusText(status)})
@@ -287,7 +287,7 @@ func htmlErrorPage(w http.ResponseWriter, r *http.Request) {
 	replyRaw(w, http.StatusBadGateway, nginx502)
 }
 
-// hangUntilGone answers nothing until the client goes away.
+// hangUntilGone sends no response until the client goes away.
 func hangUntilGone(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-r.Context().Done():
@@ -301,7 +301,7 @@ func refuseDial(context.Context, int32, func() (net.Conn, error)) (net.Conn, err
 }
 
 // resetAfterWrite connects, and turns the response into a connection reset: the server has read the
-// whole request (and counted it) before it answers.
+// whole request (and counted it) before it responds.
 func resetAfterWrite(_ context.Context, _ int32, dial func() (net.Conn, error)) (net.Conn, error) {
 	conn, err := dial()
 	if err != nil {

@@ -323,7 +323,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 }
 
 // TestLimiterGatesEveryAttemptAcrossGoroutines runs 8 goroutines through one client limited to
-// 50 requests per second, with every third attempt answered 503 so that retries happen, and checks
+// 50 requests per second, with every third attempt responded to with 503 so that retries happen, and checks
 // that no one-second window holds more attempts than the limit allows.
 func TestLimiterGatesEveryAttemptAcrossGoroutines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -485,7 +485,7 @@ func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testi
 	}
 }
 
-// A create answered 201 whose body cannot be read was processed: the caller must look it up, not
+// A create responded to with 201 whose body cannot be read was processed: the caller must look it up, not
 // send it again.
 func TestPOSTWithAnUnreadableSuccessResponseIsOutcomeUnknown(t *testing.T) {
 	t.Parallel()
