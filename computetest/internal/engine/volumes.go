@@ -45,7 +45,7 @@ func seedVolume(v Volume, at stamp) *volume {
 		Size: 10, Type: "ssd", Region: v.Region, Status: storageCreated, CreatedAt: at, UpdatedAt: at}}
 }
 
-// view is the volume with the instances that hold it, as a response shows it. The caller holds e.mu.
+// volumeView is the volume with the instances that hold it, as a response shows it. The caller holds e.mu.
 func (e *Engine) volumeView(v *volume) *volumeBody {
 	b := v.volumeBody
 	b.Instances = []Ref{}
