@@ -65,11 +65,15 @@ func TestLimitersOnOneTokenShareOneBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	times := grantTimes(ctx, t, limiters, 4)
-	// 4 limiters x 4 goroutines, one budget: 100 per second, not 400.
-	require.NotEmpty(t, times)
+	// 4 limiters x 4 goroutines, one budget: 100 per second, not 400. Redis grants on its own clock,
+	// at least an interval after the grant before; a caller asks again only after its timer and a
+	// round trip, so on a loaded machine (CI runs this under -race) the fleet gets less than the rate,
+	// never more. Hence a tight upper bound, the property sharing exists for, and a loose lower one.
+	require.Greater(t, len(times), 1)
 	span := times[len(times)-1].Sub(times[0])
 	got := float64(len(times)-1) / span.Seconds()
-	assert.InDelta(t, rps, got, rps*0.1, "%d grants in %s", len(times), span)
+	assert.LessOrEqual(t, got, rps*1.1, "%d grants in %s: more than one budget", len(times), span)
+	assert.GreaterOrEqual(t, got, rps*0.5, "%d grants in %s: the budget is wasted", len(times), span)
 	// Redis grants 10 ms apart; the callers see them within the scheduling jitter, so a few gaps
 	// may look short on a busy machine, but not many.
 	short := 0
