@@ -75,6 +75,8 @@ func TestSSHKeysWire(t *testing.T) {
 	require.Equal(t, http.StatusOK, renamed.Status)
 	assert.Equal(t, "deploy-2", renamed.object(t)["name"])
 	assert.Equal(t, ed25519Key, renamed.object(t)["value"])
+	rawAuthed(t, srv, http.MethodPatch, "/compute/v1/ssh-keys/"+id, map[string]any{"name": " "}).
+		requireError(t, http.StatusBadRequest, compute.CodeBadRequest)
 
 	// An instance shows its keys as {id, name}, with the key's current name.
 	in := rawAuthed(t, srv, http.MethodPost, "/compute/v1/instances", map[string]any{
@@ -278,6 +280,8 @@ func TestSnapshotCollectionWire(t *testing.T) {
 
 	renamed := rawAuthed(t, srv, http.MethodPatch, "/compute/v1/snapshots/"+id, map[string]any{"name": "golden-v2"}).wrapped(t, "snapshot")
 	assert.Equal(t, "golden-v2", renamed["name"])
+	rawAuthed(t, srv, http.MethodPatch, "/compute/v1/snapshots/"+id, map[string]any{"name": ""}).
+		requireError(t, http.StatusBadRequest, compute.CodeBadRequest)
 
 	// An instance booted from the snapshot keeps it in use.
 	in := rawAuthed(t, srv, http.MethodPost, "/compute/v1/instances", map[string]any{

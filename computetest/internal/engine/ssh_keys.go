@@ -146,18 +146,11 @@ func (e *Engine) updateSSHKey(c *call) (int, any, *apiError) {
 	if err != nil {
 		return 0, nil, err
 	}
-	o, err := parseBody(c.body, "name")
+	name, set, err := readRename(c.body)
 	if err != nil {
 		return 0, nil, err
 	}
-	var name string
-	if err := o.str("name", &name); err != nil {
-		return 0, nil, err
-	}
-	if o.has("name") {
-		if strings.TrimSpace(name) == "" {
-			return 0, nil, badRequest(codeBadRequest, "name must not be empty")
-		}
+	if set {
 		k.Name = name
 		k.UpdatedAt = stamp(c.now)
 		for _, in := range e.instances.all() {

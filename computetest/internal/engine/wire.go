@@ -296,3 +296,22 @@ func (o object) array(k string) ([]json.RawMessage, *apiError) {
 	}
 	return v, nil
 }
+
+// readRename reads the body of an update that may only rename (an SSH key, a snapshot): set is
+// false when the body has no name, and an empty name is 02004.
+func readRename(body []byte) (name string, set bool, err *apiError) {
+	o, err := parseBody(body, "name")
+	if err != nil {
+		return "", false, err
+	}
+	if err := o.str("name", &name); err != nil {
+		return "", false, err
+	}
+	if !o.has("name") {
+		return "", false, nil
+	}
+	if strings.TrimSpace(name) == "" {
+		return "", false, badRequest(codeBadRequest, "name must not be empty")
+	}
+	return name, true, nil
+}
