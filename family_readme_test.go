@@ -14,17 +14,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// declaredOperations is "METHOD /path" of every entry of the operation table in operations.go but
-// the description document itself (openapi.yaml), read from the source.
-func declaredOperations() ([]string, error) {
-	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "operations.go", nil, 0)
+// operationTable reads the operation table from the source of operations.go: the name of each
+// entry's variable and its "METHOD /path", in the order declared.
+func operationTable() (names, ops []string, err error) {
+	file, err := parser.ParseFile(token.NewFileSet(), "operations.go", nil, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var declared []string
 	ast.Inspect(file, func(n ast.Node) bool {
-		lit, ok := n.(*ast.CompositeLit)
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 {
+			return true
+		}
+		lit, ok := vs.Values[0].(*ast.CompositeLit)
 		if !ok || lit.Type == nil || lit.Type.(*ast.Ident).Name != "operation" {
 			return true
 		}
@@ -41,11 +43,26 @@ func declaredOperations() ([]string, error) {
 				}
 			}
 		}
-		if op := method + " " + path; path != "/compute/v1/openapi.yaml" && !slices.Contains(declared, op) {
-			declared = append(declared, op)
-		}
+		names = append(names, vs.Names[0].Name)
+		ops = append(ops, method+" "+path)
 		return true
 	})
+	return names, ops, nil
+}
+
+// declaredOperations is "METHOD /path" of every entry of the operation table in operations.go but
+// the description document itself (openapi.yaml), each once.
+func declaredOperations() ([]string, error) {
+	_, ops, err := operationTable()
+	if err != nil {
+		return nil, err
+	}
+	var declared []string
+	for _, op := range ops {
+		if op != "GET /compute/v1/openapi.yaml" && !slices.Contains(declared, op) {
+			declared = append(declared, op)
+		}
+	}
 	return declared, nil
 }
 
