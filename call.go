@@ -95,14 +95,18 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			u += "?" + q
 		}
 	}
-	var body []byte
+	// body stays a nil interface without a request body: a nil []byte would still give the request
+	// an empty Body, which net/http then probes, with a goroutine and a timer, on every send.
+	var body any
 	if r.body != nil {
 		if err := r.body.Validate(); err != nil {
 			return nil, err
 		}
-		if body, err = json.Marshal(r.body); err != nil {
+		b, err := json.Marshal(r.body)
+		if err != nil {
 			return nil, fmt.Errorf("compute: %s %s: encoding body: %w", r.op.method, path, err)
 		}
+		body = b
 	}
 
 	st := &callState{op: r.op}
