@@ -27,7 +27,10 @@ func operationTable() (names, ops []string, err error) {
 			return true
 		}
 		lit, ok := vs.Values[0].(*ast.CompositeLit)
-		if !ok || lit.Type == nil || lit.Type.(*ast.Ident).Name != "operation" {
+		if !ok {
+			return true
+		}
+		if id, ok := lit.Type.(*ast.Ident); !ok || id.Name != "operation" {
 			return true
 		}
 		var method, path string
