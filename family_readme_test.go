@@ -14,13 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// operationTable reads the operation table from the source of operations.go: the name of each
-// entry's variable and its "METHOD /path", in the order declared.
-func operationTable() (names, ops []string, err error) {
+// tableEntry is one entry of the operation table: its variable's name and its "METHOD /path".
+type tableEntry struct{ name, op string }
+
+// operationTable reads the operation table from the source of operations.go, in the order declared.
+func operationTable() ([]tableEntry, error) {
 	file, err := parser.ParseFile(token.NewFileSet(), "operations.go", nil, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	var table []tableEntry
 	ast.Inspect(file, func(n ast.Node) bool {
 		vs, ok := n.(*ast.ValueSpec)
 		if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 {
@@ -46,24 +49,23 @@ func operationTable() (names, ops []string, err error) {
 				}
 			}
 		}
-		names = append(names, vs.Names[0].Name)
-		ops = append(ops, method+" "+path)
+		table = append(table, tableEntry{vs.Names[0].Name, method + " " + path})
 		return true
 	})
-	return names, ops, nil
+	return table, nil
 }
 
 // declaredOperations is "METHOD /path" of every entry of the operation table in operations.go but
 // the description document itself (openapi.yaml), each once.
 func declaredOperations() ([]string, error) {
-	_, ops, err := operationTable()
+	table, err := operationTable()
 	if err != nil {
 		return nil, err
 	}
 	var declared []string
-	for _, op := range ops {
-		if op != "GET /compute/v1/openapi.yaml" && !slices.Contains(declared, op) {
-			declared = append(declared, op)
+	for _, e := range table {
+		if e.op != "GET /compute/v1/openapi.yaml" && !slices.Contains(declared, e.op) {
+			declared = append(declared, e.op)
 		}
 	}
 	return declared, nil
