@@ -47,12 +47,12 @@
 //
 // A client-side limiter, 10 requests per second by default as the contract states, gates every
 // attempt, retries included, for all goroutines sharing the client ([WithRateLimit],
-// [WithoutRateLimit]). It paces a little under the rate and adapts to 429s, so that it holds the
-// rate against a service that allows no burst. A 429 pauses the whole client, so concurrent callers
-// back off together instead of feeding a storm: for one interval after a lone 429 asking for at
-// most a second (a pacing error), for the wait the service asked otherwise. [WithLimiter] and
-// [NewLimiter] share one limiter between clients, or between processes with a shared
-// implementation.
+// [WithoutRateLimit]). It paces a little under the rate and adapts to 429s (after one, it also
+// paces from the responses), so that it holds the rate against a service that allows no burst. A
+// 429 pauses the whole client, so concurrent callers back off together instead of feeding a storm:
+// for one interval after a lone 429 asking for at most a second (a pacing error), for the wait the
+// service asked otherwise. [WithLimiter] and [NewLimiter] share one limiter between clients, or
+// between processes with a shared implementation.
 //
 // # Pagination
 //

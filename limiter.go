@@ -17,8 +17,12 @@ import (
 // [NewLimiter] returns the one a client has by default.
 type Limiter interface {
 	// Wait blocks until one attempt may be sent. It returns ctx's error when ctx ends first, and
-	// may fail early when it knows the wait would outlast ctx's deadline.
-	Wait(ctx context.Context) error
+	// may fail early when it knows the wait would outlast ctx's deadline. When it lets an attempt
+	// go it may return done, which the client then calls once, as soon as the attempt's response
+	// has arrived (its status line and headers) or the attempt has failed without one: a limiter
+	// can pace from the responses, which arrive after the service counted the request, rather than
+	// from its own grants (see [WithRateLimit]). A limiter that has no use for it returns nil.
+	Wait(ctx context.Context) (done func(), err error)
 	// Throttled reports that the service sent a 429 response and that the refused request will wait
 	// at least wait before it is retried (the response's Retry-After, capped, or the retry backoff
 	// when it had none).
@@ -47,11 +51,22 @@ func NewLimiter(rps float64, burst int) (Limiter, error) {
 //     next one early, as a schedule computed in advance would;
 //   - paces a little under the target, by a headroom of minHeadroom (0.3%), which a service with
 //     any burst never notices;
-//   - on a 429 raises the headroom by throttledHeadroom (3 points), up to maxHeadroom, at most once
-//     a second (the 429s of one moment count once): the headroom settles just above the arrival
-//     jitter the service sees, whatever it is;
-//   - lets the extra headroom decay by half every headroomHalfLife (two minutes), so the rate
-//     recovers gradually and a strict service sees a 429 rarely;
+//   - after a 429, for anchorFor (ten minutes, renewed by every 429), also paces from the responses:
+//     an attempt goes no sooner than an interval after the response to the one before it arrived,
+//     less the shortest round trip seen. A request that reached the service late (a vCPU that woke
+//     late on either side, a slow hop) cannot make the next one early: the service counted it
+//     before it responded, so an interval after its response, less the fastest possible round trip,
+//     is at least an interval after the service counted it. Pacing from the grants alone would need
+//     a headroom as wide as the worst delay, which on a busy VM is 5-20 ms of a 100 ms interval. It
+//     costs the round trip's variation, so it is armed only once a 429 shows that the service is
+//     strict. The gate holds the next attempt for the previous response at most anchorHold (a
+//     quarter of an interval) past its due time, and does not anchor when the shortest round trip
+//     is over half an interval: a slow operation, or a far service, then falls back to the grants
+//     and the headroom;
+//   - on any other 429 (one while the pacing from responses is armed, or where it cannot anchor)
+//     raises the headroom by throttledHeadroom (3 points), up to maxHeadroom, at most once a second
+//     (the 429s of one moment count once), and lets the extra decay by half every headroomHalfLife
+//     (two minutes), so the rate recovers gradually;
 //   - treats a lone 429 asking for at most pacingRetryAfter (1 s, the least a Retry-After in
 //     seconds can say) as a pacing error: the refused request waits its Retry-After (the retry
 //     policy), the others only one interval. A second 429 within the Retry-After of the one before,
@@ -64,11 +79,13 @@ const (
 	headroomHalfLife  = 2 * time.Minute
 	raiseEvery        = time.Second
 	pacingRetryAfter  = time.Second
+	anchorFor         = 10 * time.Minute
+	anchorHold        = 0.25 // of an interval
 )
 
 // gate is the client's default [Limiter]: the x/time/rate token bucket at the target rate less the
 // adaptive headroom, plus a pause that a 429 sets so that every goroutine using the client backs
-// off together.
+// off together, plus the pacing from responses that a 429 arms.
 type gate struct {
 	limiter *rate.Limiter // nil when the limit is off
 	rps     float64       // the target
@@ -80,11 +97,18 @@ type gate struct {
 	raised   time.Time     // when the headroom was last raised
 	last429  time.Time     // when the last 429 was reported
 	lastWait time.Duration // and the wait it asked for
+
+	anchorUntil time.Time     // pacing is anchored on responses until then
+	seq         uint64        // the number of the last attempt let go
+	sent        time.Time     // when it was let go
+	responded   time.Time     // when its response arrived; zero until then
+	arrived     chan struct{} // closed when it arrives
+	minRTT      time.Duration // the shortest time from letting an attempt go to its response
 }
 
 // newGate returns a gate pacing at rps (0 for none) with bursts of burst.
 func newGate(rps float64, burst int) *gate {
-	g := &gate{rps: rps, headroom: minHeadroom, turn: make(chan struct{}, 1)}
+	g := &gate{rps: rps, headroom: minHeadroom, turn: make(chan struct{}, 1), minRTT: math.MaxInt64}
 	if rps > 0 {
 		g.limiter = rate.NewLimiter(rate.Limit(rps/(1+minHeadroom)), burst)
 	}
@@ -108,7 +132,10 @@ func (g *gate) Throttled(_ context.Context, wait time.Duration) {
 	defer g.mu.Unlock()
 	pause := wait
 	if g.limiter != nil {
-		if now.Sub(g.raised) >= raiseEvery {
+		// The 429 that arms the pacing from responses does not raise the headroom: that pacing is
+		// the remedy for it.
+		arming := now.After(g.anchorUntil) && !g.far()
+		if !arming && now.Sub(g.raised) >= raiseEvery {
 			g.headroom = min(maxHeadroom, g.headroomAt(now)+throttledHeadroom)
 			g.raised = now
 			g.limiter.SetLimitAt(now, rate.Limit(g.rps/(1+g.headroom)))
@@ -119,50 +146,107 @@ func (g *gate) Throttled(_ context.Context, wait time.Duration) {
 		}
 	}
 	g.last429, g.lastWait = now, wait
+	g.anchorUntil = now.Add(anchorFor)
 	if t := now.Add(pause); t.After(g.until) {
 		g.until = t
 	}
 }
 
 // Wait implements [Limiter]: it blocks until an attempt may be sent, or ctx ends. Callers take
-// turns; the one whose turn it is waits for the pause a 429 set, if any, and then for a token. A wait
+// turns; the one whose turn it is waits for the pause a 429 set, if any, then (when a 429 armed it)
+// for the previous attempt's response and an interval after it, and then for a token. A wait
 // that would outlast the caller's deadline fails at once (with a rate-limit error when it is a
 // pause) instead of sleeping into the timeout.
-func (g *gate) Wait(ctx context.Context) error {
+func (g *gate) Wait(ctx context.Context) (func(), error) {
 	select {
 	case g.turn <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	defer func() { <-g.turn }()
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		d := g.paused()
 		pause := d > 0
+		var wake <-chan struct{}
 		if !pause && g.limiter != nil {
 			now := time.Now()
 			g.adapt(now)
-			if g.limiter.AllowN(now, 1) {
-				return nil
+			d, wake = g.anchored(now)
+			if d <= 0 {
+				if g.limiter.AllowN(now, 1) {
+					return g.letGo(now), nil
+				}
+				d = max(time.Millisecond/10, time.Duration((1-g.limiter.TokensAt(now))/float64(g.limiter.Limit())*float64(time.Second)))
 			}
-			d = max(time.Millisecond/10, time.Duration((1-g.limiter.TokensAt(now))/float64(g.limiter.Limit())*float64(time.Second)))
 		}
 		if d <= 0 {
-			return nil
+			return nil, nil
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
 			if pause {
-				return fmt.Errorf("compute: the service asked for a pause of %s, past the context deadline: %w (%w)",
+				return nil, fmt.Errorf("compute: the service asked for a pause of %s, past the context deadline: %w (%w)",
 					d.Round(time.Millisecond), ErrRateLimited, context.DeadlineExceeded)
 			}
-			return fmt.Errorf("compute: rate limiter: %w", context.DeadlineExceeded)
+			return nil, fmt.Errorf("compute: rate limiter: %w", context.DeadlineExceeded)
 		}
-		if err := sleep(ctx, d); err != nil {
-			return err
+		if err := sleep(ctx, d, wake); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// anchored is how long the pacing from responses holds the next attempt at now, and a channel
+// closed when the response it waits for arrives (see the pacing comment above minHeadroom).
+func (g *gate) anchored(now time.Time) (time.Duration, <-chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now.After(g.anchorUntil) || g.minRTT == math.MaxInt64 || g.far() {
+		return 0, nil
+	}
+	interval := g.interval()
+	if g.responded.IsZero() {
+		return g.sent.Add(interval + time.Duration(anchorHold*float64(interval))).Sub(now), g.arrived
+	}
+	return g.responded.Add(interval - g.minRTT).Sub(now), nil
+}
+
+// interval is the pace's current interval. The caller holds g.mu.
+func (g *gate) interval() time.Duration {
+	return time.Duration(float64(time.Second) / float64(g.limiter.Limit()))
+}
+
+// far is whether the shortest round trip seen is over half an interval: a response then often
+// arrives after the next attempt is due, and the pacing does not anchor on responses. The caller
+// holds g.mu.
+func (g *gate) far() bool {
+	return g.minRTT != math.MaxInt64 && g.minRTT > g.interval()/2
+}
+
+// letGo records the attempt let go at now and returns the done function that records its
+// response.
+func (g *gate) letGo(now time.Time) func() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seq++
+	g.sent, g.responded, g.arrived = now, time.Time{}, make(chan struct{})
+	seq := g.seq
+	return func() { g.respond(seq, time.Now()) }
+}
+
+// respond records that the response to attempt seq arrived at now. Only the last attempt let go
+// anchors the pacing; an earlier one's response comes too late to matter.
+func (g *gate) respond(seq uint64, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if seq != g.seq || !g.responded.IsZero() {
+		return
+	}
+	g.responded = now
+	g.minRTT = min(g.minRTT, now.Sub(g.sent))
+	close(g.arrived)
 }
 
 // adapt moves the token bucket's rate to the target less the decayed headroom, once the two differ
@@ -183,14 +267,17 @@ func (g *gate) paused() time.Duration {
 	return time.Until(g.until)
 }
 
-// sleep waits d or until ctx ends, whichever comes first.
-func sleep(ctx context.Context, d time.Duration) error {
+// sleep waits d, or until wake is closed (a nil wake never is), or until ctx ends, whichever comes
+// first.
+func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
+		return nil
+	case <-wake:
 		return nil
 	}
 }

@@ -13,11 +13,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// waitFor waits for g to let an attempt go and returns the attempt's done.
+func waitFor(t *testing.T, g *gate) func() {
+	t.Helper()
+	done, err := g.Wait(context.Background())
+	require.NoError(t, err)
+	return done
+}
+
 // waitTook is how long g.Wait blocked.
 func waitTook(t *testing.T, g *gate) time.Duration {
 	t.Helper()
 	start := time.Now()
-	require.NoError(t, g.Wait(context.Background()))
+	waitFor(t, g)
 	return time.Since(start)
 }
 
@@ -35,9 +43,12 @@ func TestGatePacesUnderTheTargetByTheHeadroom(t *testing.T) {
 func TestA429RaisesTheHeadroomWhichDecays(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
-		require.NoError(t, g.Wait(context.Background()))
+		waitFor(t, g)
 		g.Throttled(context.Background(), time.Second)
-		assert.InDelta(t, 10/1.033, float64(g.limiter.Limit()), 1e-9, "3 points more headroom")
+		assert.InDelta(t, 10/1.003, float64(g.limiter.Limit()), 1e-9, "the first 429 arms the pacing from responses instead")
+		time.Sleep(raiseEvery)
+		g.Throttled(context.Background(), time.Second)
+		assert.InDelta(t, 10/1.033, float64(g.limiter.Limit()), 1e-9, "a 429 while it is armed: 3 points more headroom")
 		g.Throttled(context.Background(), time.Second)
 		assert.InDelta(t, 10/1.033, float64(g.limiter.Limit()), 1e-9, "the 429s of one moment count once")
 		time.Sleep(raiseEvery)
@@ -48,10 +59,10 @@ func TestA429RaisesTheHeadroomWhichDecays(t *testing.T) {
 		assert.InDelta(t, 0.063, h, 1e-3, "a 429 a second later raises it again")
 
 		time.Sleep(headroomHalfLife)
-		require.NoError(t, g.Wait(context.Background()))
+		waitFor(t, g)
 		assert.InDelta(t, 10/(1+minHeadroom+0.03), float64(g.limiter.Limit()), 0.01, "the extra headroom halves")
 		time.Sleep(20 * headroomHalfLife)
-		require.NoError(t, g.Wait(context.Background()))
+		waitFor(t, g)
 		assert.InDelta(t, 10/(1+minHeadroom), float64(g.limiter.Limit()), 0.01, "and is gone after a while")
 	})
 }
@@ -59,10 +70,10 @@ func TestA429RaisesTheHeadroomWhichDecays(t *testing.T) {
 func TestAPacingErrorPausesTheOthersOneInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
-		require.NoError(t, g.Wait(context.Background()))
+		waitFor(t, g)
 		g.Throttled(context.Background(), time.Second)
-		// One interval at the lowered pace (103.3 ms), not the second the refused request waits.
-		assert.Equal(t, 103300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond))
+		// One interval (100.3 ms), not the second the refused request waits.
+		assert.Equal(t, 100300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond))
 
 		// A second 429 within the first's Retry-After: the budget is spent, everyone waits it out.
 		g.Throttled(context.Background(), time.Second)
@@ -101,7 +112,7 @@ func TestCallersTakeTurnsAndEachWaitsFromTheLastGrant(t *testing.T) {
 		for range 8 {
 			wg.Go(func() {
 				for range 5 {
-					require.NoError(t, g.Wait(context.Background()))
+					waitFor(t, g)
 					mu.Lock()
 					grants = append(grants, time.Now())
 					mu.Unlock()
@@ -119,23 +130,45 @@ func TestCallersTakeTurnsAndEachWaitsFromTheLastGrant(t *testing.T) {
 	})
 }
 
-// TestStrictServerSeesFewRefusals drives 16 goroutines on one client against a server that refuses
-// any request less than 100 ms after the one it last served (10 per second, no burst), with one
-// request in 50 reaching it 1.5 ms late (as a busy machine or a network would make it). Within a
-// minute the client keeps at least 0.95 of the rate and is refused once: the first late request
-// makes the next one early by more than the 0.3% headroom, and the raised headroom covers the rest.
+// TestStrictServerSeesFewRefusals drives 16 goroutines on one client for a minute against a server
+// that refuses any request less than 100 ms after the one it last served (10 per second, no
+// burst), with some requests reaching it late (as a busy machine or a network would make them): a
+// late request makes the next one look early to the server, by far more than the 0.3% headroom.
+// The client is refused once: that 429 arms the pacing from responses, and no late request makes
+// the next one early after that, however late it is. It keeps at least 0.95 of the rate.
 func TestStrictServerSeesFewRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every int           // one request in every
+		late  time.Duration // is this late
+		share float64       // the least share of the rate served
+	}{
+		{"1.5 ms late, one in 50", 50, 1500 * time.Microsecond, 0.98},
+		{"20 ms late, one in 10", 10, 20 * time.Millisecond, 0.95},
+		{"40 ms late, one in 4", 4, 40 * time.Millisecond, 0.88}, // each costs its delay once
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, refused := strictServerRun(t, tc.every, tc.late)
+			assert.GreaterOrEqual(t, float64(ok), tc.share*600, "served %d, refused %d", ok, refused)
+			assert.Equal(t, 1, refused)
+		})
+	}
+}
+
+// strictServerRun is one run of TestStrictServerSeesFewRefusals: how many requests the server
+// served and refused in a minute.
+func strictServerRun(t *testing.T, every int, late time.Duration) (ok, refused int) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var last time.Time
-		var n, ok, refused int
+		n := 0
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			n++
-			late := n%50 == 10
+			isLate := n%every == every/2
 			mu.Unlock()
-			if late {
-				time.Sleep(1500 * time.Microsecond)
+			if isLate {
+				time.Sleep(late)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -161,9 +194,64 @@ func TestStrictServerSeesFewRefusals(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		assert.GreaterOrEqual(t, float64(ok), 0.95*600, "served %d, refused %d", ok, refused)
-		assert.Equal(t, 1, refused)
+	})
+	return ok, refused
+}
+
+// TestPacingFromResponses: once a 429 armed it, the next attempt goes an interval after the previous
+// attempt's response, less the shortest round trip; it waits for a response that is late at most a
+// quarter of an interval past its due time; only the last attempt's response counts.
+func TestPacingFromResponses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(10, 1)
+		interval := 100300 * time.Microsecond
+		done := waitFor(t, g)
+		time.Sleep(2 * time.Millisecond)
+		done() // the shortest round trip: 2 ms
+		g.Throttled(context.Background(), time.Second)
+		time.Sleep(time.Second) // the pause is over
+
+		done = waitFor(t, g)
+		time.Sleep(30 * time.Millisecond) // a response 30 ms after the attempt left
+		done()
+		assert.Equal(t, 30*time.Millisecond+interval-2*time.Millisecond-30*time.Millisecond, waitTook(t, g),
+			"an interval after the response less the shortest round trip, not an interval after the grant")
+
+		// That attempt's response never comes: the next waits a quarter interval past its due time.
+		assert.Equal(t, interval+interval/4, waitTook(t, g).Round(time.Microsecond))
+
+		// A response to an attempt that is not the last one let go anchors nothing.
+		stale := waitFor(t, g)
+		latest := waitFor(t, g)
+		time.Sleep(time.Millisecond)
+		stale()
+		took := waitTook(t, g)
+		assert.Equal(t, interval-time.Millisecond+interval/4, took.Round(time.Microsecond), "still held for the last one's response")
+		latest()
+	})
+}
+
+// TestPacingFromResponsesIsOffUntilA429AndForAFarService: without a 429 the grants alone pace, and a
+// service whose shortest round trip is over half an interval is paced by the grants and the
+// headroom, which its first 429 raises.
+func TestPacingFromResponsesIsOffUntilA429AndForAFarService(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(10, 1)
+		done := waitFor(t, g)
+		time.Sleep(30 * time.Millisecond)
+		done()
+		assert.Equal(t, 70300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond), "no 429: an interval after the grant")
+
+		far := newGate(10, 1)
+		done = waitFor(t, far)
+		time.Sleep(60 * time.Millisecond)
+		done()
+		far.Throttled(context.Background(), time.Second)
+		assert.InDelta(t, 10/1.033, float64(far.limiter.Limit()), 1e-9, "the first 429 raises the headroom")
+		time.Sleep(time.Second)
+		done = waitFor(t, far)
+		time.Sleep(80 * time.Millisecond)
+		done()
+		assert.Equal(t, 23300*time.Microsecond, waitTook(t, far).Round(100*time.Microsecond), "an interval after the grant")
 	})
 }

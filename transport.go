@@ -133,7 +133,8 @@ func (t *attemptTransport) String() string { return "compute.attemptTransport{" 
 // RoundTrip implements http.RoundTripper.
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
-	if err := t.limiter.Wait(parent); err != nil {
+	done, err := t.limiter.Wait(parent)
+	if err != nil {
 		return nil, &notSentError{err}
 	}
 	st := stateOf(parent)
@@ -166,6 +167,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 
 	start := time.Now()
 	resp, err := t.next.RoundTrip(out)
+	if done != nil {
+		done() // the service has counted the request, if it reached it (see Limiter)
+	}
 	var body []byte
 	if err == nil {
 		// The body is read here, inside the attempt: the per-attempt timeout covers it, and a

@@ -197,7 +197,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 				return res, werr
 			}
 		}
-		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n)); err != nil {
+		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n), nil); err != nil {
 			werr.Err = context.Cause(ctx)
 			return nil, werr
 		}

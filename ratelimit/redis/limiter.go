@@ -20,9 +20,12 @@
 // followed by a SHA-256 of the token, so the key never reveals the token and the token never
 // reaches Redis. Each attempt is granted by a Lua script on Redis's own clock, at least one interval
 // after the attempt granted before it in any process; the pacing adapts to 429 responses exactly as
-// [compute.WithRateLimit] describes (0.3% headroom, raised on a 429 and decaying), and a 429 seen by
-// one process pauses all of them: for one interval after a lone 429 asking for at most 1 s, for
-// the whole Retry-After after a longer one or a second one within the Retry-After of the one before.
+// [compute.WithRateLimit] describes (0.3% headroom; after a 429, pacing from the responses too,
+// whichever process made the request before; the headroom raised by later 429s and decaying), and
+// a 429 seen by one process pauses all of them: for one interval after a lone 429 asking for at
+// most 1 s, for the whole Retry-After after a longer one or a second one within the Retry-After of
+// the one before. While the pacing from responses is armed, each attempt's response costs one more
+// Redis command, which reports it.
 //
 // # When Redis is down or slow
 //
@@ -63,12 +66,20 @@ const keyTTL = 10 * time.Minute
 
 // The scripts keep, in one hash per token, in microseconds of Redis's clock: next (the earliest
 // grant), until (the end of the shared pause), h and raised (the headroom and when it was raised),
-// last429 and lastwait (the last 429 and the wait it asked for). The constants are those of the
-// compute package's default limiter: a headroom of 0.3% at least, 3 points more after each 429 (at
-// most once a second), at most 100%, the extra decaying by half every two minutes; a lone 429 asking
-// for at most 1 s pauses everyone for one interval only.
+// last429 and lastwait (the last 429 and the wait it asked for), anchor (the pacing from responses
+// is armed until then), seq and sent (the number of the last grant and when it was made), resp
+// (when its response was reported) and minrtt (the shortest time from a grant to its response's
+// report). The constants are those of the compute package's default limiter: a headroom of 0.3% at
+// least, 3 points more after each 429 (at most once a second) but the one that arms the pacing
+// from responses, at most 100%, the extra decaying by half every two minutes; a lone 429 asking for
+// at most 1 s pauses everyone for one interval only; a 429 arms the pacing from responses for ten
+// minutes, which holds a grant for the last one's response at most a quarter interval past its due
+// time (asking again every POLL), and does not anchor when the shortest round trip is over half an
+// interval. A grant and a response's report are both on Redis's clock, so the round trip includes
+// the hops to Redis, which only makes the pacing more careful.
 const scriptHeader = `
 local MIN, THROTTLED, MAX, HALF, RAISE_EVERY, PACING_WAIT = 0.003, 0.03, 1.0, 120000000, 1000000, 1000000
+local ANCHOR_FOR, HOLD, POLL = 600000000, 0.25, 1000
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
@@ -80,24 +91,53 @@ local function headroom(h, raised)
 end
 `
 
-// waitScript grants an attempt (0) or returns the microseconds until one may be granted.
+// waitScript grants an attempt, returning {0, its number, 1 if the pacing from responses is armed
+// else 0}, or returns {the microseconds until one may be granted}.
 var waitScript = goredis.NewScript(scriptHeader + `
-local s = redis.call('HMGET', KEYS[1], 'next', 'until', 'h', 'raised')
+local s = redis.call('HMGET', KEYS[1], 'next', 'until', 'h', 'raised', 'anchor', 'seq', 'sent', 'resp', 'minrtt')
 local gate = math.max(tonumber(s[1]) or 0, tonumber(s[2]) or 0)
-if now < gate then return math.ceil(gate - now) end
-redis.call('HSET', KEYS[1], 'next', now + math.floor(interval * (1 + headroom(s[3], s[4]))))
+if now < gate then return {math.ceil(gate - now)} end
+local step = interval * (1 + headroom(s[3], s[4]))
+local armed = now < (tonumber(s[5]) or 0)
+local sent, resp, minrtt = tonumber(s[7]), tonumber(s[8]), tonumber(s[9])
+if armed and minrtt and minrtt <= step / 2 then
+  if not resp then
+    local hold = sent + step * (1 + HOLD) - now
+    if hold > 0 then return {math.ceil(math.min(hold, POLL))} end
+  elseif now < resp + step - minrtt then
+    return {math.ceil(resp + step - minrtt - now)}
+  end
+end
+local seq = (tonumber(s[6]) or 0) + 1
+redis.call('HSET', KEYS[1], 'next', now + math.floor(step), 'seq', seq, 'sent', now)
+redis.call('HDEL', KEYS[1], 'resp')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 0
+if armed then return {0, seq, 1} end
+return {0, seq, 0}
+`)
+
+// respondedScript records that the response to grant ARGV[3] arrived, when that grant is still the
+// last one.
+var respondedScript = goredis.NewScript(scriptHeader + `
+local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'minrtt')
+if tonumber(s[1]) ~= tonumber(ARGV[3]) or s[3] then return {0} end
+local rtt = now - tonumber(s[2])
+redis.call('HSET', KEYS[1], 'resp', now, 'minrtt', math.min(rtt, tonumber(s[4]) or rtt))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {0}
 `)
 
 // throttledScript records a 429 whose Retry-After (or backoff) is ARGV[3] microseconds and returns
-// the pause it set.
+// {the pause it set}.
 var throttledScript = goredis.NewScript(scriptHeader + `
-local s = redis.call('HMGET', KEYS[1], 'until', 'h', 'raised', 'last429', 'lastwait')
+local s = redis.call('HMGET', KEYS[1], 'until', 'h', 'raised', 'last429', 'lastwait', 'anchor', 'minrtt')
 local h, raised = tonumber(s[2]) or MIN, tonumber(s[3]) or 0
 local last, lastwait = tonumber(s[4]) or 0, tonumber(s[5]) or 0
 local wait = tonumber(ARGV[3])
-if now - raised >= RAISE_EVERY then
+local minrtt = tonumber(s[7])
+local far = minrtt and minrtt > interval * (1 + headroom(s[2], s[3])) / 2
+local arming = now >= (tonumber(s[6]) or 0) and not far
+if not arming and now - raised >= RAISE_EVERY then
   h = math.min(MAX, headroom(s[2], s[3]) + THROTTLED)
   raised = now
 end
@@ -106,9 +146,9 @@ if (last == 0 or now - last > lastwait) and wait <= PACING_WAIT then
   pause = math.min(wait, math.floor(interval * (1 + h)))
 end
 redis.call('HSET', KEYS[1], 'until', math.max(tonumber(s[1]) or 0, now + pause), 'h', h,
-  'raised', raised, 'last429', now, 'lastwait', wait)
+  'raised', raised, 'last429', now, 'lastwait', wait, 'anchor', now + ANCHOR_FOR)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return pause
+return {pause}
 `)
 
 // Limiter is a [compute.Limiter] whose budget lives in Redis. Build it with [New] and pass it to
@@ -257,10 +297,11 @@ func (l *Limiter) String() string { return "redis.Limiter{" + l.keys[0] + "}" }
 
 // Wait implements [compute.Limiter]: it blocks until Redis grants an attempt, or until the fallback
 // does while Redis fails, or until ctx ends. When the next grant is further away than ctx's deadline
-// it fails at once with an error that wraps [context.DeadlineExceeded].
-func (l *Limiter) Wait(ctx context.Context) error {
+// it fails at once with an error that wraps [context.DeadlineExceeded]. While a 429 has armed the
+// pacing from responses, the done it returns reports the attempt's response to Redis.
+func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if l.down() {
 		return l.fallback.Wait(ctx)
@@ -268,48 +309,73 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	select {
 	case l.turn <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	failed, err := l.waitRedis(ctx)
+	g, failed, err := l.waitRedis(ctx)
 	<-l.turn
 	if failed {
 		return l.fallback.Wait(ctx)
 	}
-	return err
+	if err != nil || !g.armed {
+		return nil, err
+	}
+	return func() { l.responded(context.WithoutCancel(ctx), g.seq) }, nil
+}
+
+// grant is an attempt Redis let go.
+type grant struct {
+	seq   int64 // its number
+	armed bool  // whether the pacing from responses is armed
 }
 
 // waitRedis asks Redis for a grant until it gets one; failed reports a Redis failure, after which
 // the caller waits for the fallback instead.
-func (l *Limiter) waitRedis(ctx context.Context) (failed bool, err error) {
+func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err error) {
 	for {
 		if l.down() { // another caller saw Redis fail while this one queued
-			return true, nil
+			return grant{}, true, nil
 		}
-		us, err := l.eval(ctx, waitScript, l.interval, keyTTL.Milliseconds())
+		r, err := l.eval(ctx, waitScript, l.interval, keyTTL.Milliseconds())
+		if err == nil && (len(r) != 1 && len(r) != 3 || len(r) == 1 && r[0] <= 0) {
+			err = fmt.Errorf("ratelimit/redis: unexpected reply from the script: %v", r)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return false, ctx.Err()
+				return grant{}, false, ctx.Err()
 			}
 			l.fail(err)
-			return true, nil
+			return grant{}, true, nil
 		}
 		l.ok()
-		if us <= 0 {
-			return false, nil
+		if len(r) == 3 {
+			return grant{seq: r[1], armed: r[2] == 1}, false, nil
 		}
-		d := time.Duration(us) * time.Microsecond
+		d := time.Duration(r[0]) * time.Microsecond
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
-			return false, fmt.Errorf("ratelimit/redis: the next request may go in %s, past the context deadline: %w",
+			return grant{}, false, fmt.Errorf("ratelimit/redis: the next request may go in %s, past the context deadline: %w",
 				d.Round(time.Millisecond), context.DeadlineExceeded)
 		}
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return false, ctx.Err()
+			return grant{}, false, ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// responded reports to Redis that the response to grant seq arrived. It is bounded like every
+// command; a failure makes the limiter fall back, as in Wait.
+func (l *Limiter) responded(ctx context.Context, seq int64) {
+	if l.down() {
+		return
+	}
+	if _, err := l.eval(ctx, respondedScript, l.interval, keyTTL.Milliseconds(), seq); err != nil {
+		l.fail(err)
+		return
+	}
+	l.ok()
 }
 
 // Throttled implements [compute.Limiter]: it records the 429 in Redis, so that every process using
@@ -329,23 +395,23 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 // eval runs script on the budget's key, bounded by the timeout and by ctx. The command runs in a
 // goroutine of its own, so that the caller gets control back in time even when the Redis client
 // does not honour the context's deadline on a connection that hangs.
-func (l *Limiter) eval(ctx context.Context, script *goredis.Script, args ...any) (int64, error) {
+func (l *Limiter) eval(ctx context.Context, script *goredis.Script, args ...any) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	type result struct {
-		n   int64
+		r   []int64
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		n, err := script.Run(ctx, l.rdb, l.keys, args...).Int64()
-		done <- result{n, err}
+		r, err := script.Run(ctx, l.rdb, l.keys, args...).Int64Slice()
+		done <- result{r, err}
 	}()
 	select {
 	case r := <-done:
-		return r.n, r.err
+		return r.r, r.err
 	case <-ctx.Done():
-		return 0, fmt.Errorf("ratelimit/redis: no response from Redis within %s: %w", l.timeout, ctx.Err())
+		return nil, fmt.Errorf("ratelimit/redis: no response from Redis within %s: %w", l.timeout, ctx.Err())
 	}
 }
 

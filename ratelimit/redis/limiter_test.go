@@ -26,6 +26,12 @@ func uniquePrefix(t testing.TB) string {
 	return fmt.Sprintf("compute-go-test:%s:%d:", t.Name(), time.Now().UnixNano())
 }
 
+// wait waits for l to let an attempt go and drops the attempt's done.
+func wait(ctx context.Context, l compute.Limiter) error {
+	_, err := l.Wait(ctx)
+	return err
+}
+
 // grantTimes runs workers goroutines, each on its own limiter (as if in its own process), calling
 // Wait until ctx ends, and returns the grant times, sorted.
 func grantTimes(ctx context.Context, t *testing.T, limiters []*ratelimit.Limiter, perLimiter int) []time.Time {
@@ -36,7 +42,7 @@ func grantTimes(ctx context.Context, t *testing.T, limiters []*ratelimit.Limiter
 		for range perLimiter {
 			wg.Go(func() {
 				for {
-					if err := l.Wait(ctx); err != nil {
+					if err := wait(ctx, l); err != nil {
 						assert.ErrorIs(t, err, context.DeadlineExceeded)
 						return
 					}
@@ -94,9 +100,9 @@ func TestTokensHaveTheirOwnBudgetAndTheKeyHidesTheToken(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	require.NoError(t, a.Wait(ctx))
-	require.NoError(t, b.Wait(ctx), "another token's budget is untouched")
-	err = a.Wait(ctx)
+	require.NoError(t, wait(ctx, a))
+	require.NoError(t, wait(ctx, b), "another token's budget is untouched")
+	err = wait(ctx, a)
 	require.ErrorIs(t, err, context.DeadlineExceeded, "one per second: the next grant is past the deadline")
 
 	keys, err := rdb.Keys(context.Background(), prefix+"*").Result()
@@ -135,12 +141,12 @@ func TestA429InOneProcessPausesTheOthers(t *testing.T) {
 			other, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
 			require.NoError(t, err)
 			ctx := context.Background()
-			require.NoError(t, seen.Wait(ctx))
+			require.NoError(t, wait(ctx, seen))
 			start := time.Now()
 			for _, ra := range tc.retryAfters {
 				seen.Throttled(ctx, ra)
 			}
-			require.NoError(t, other.Wait(ctx))
+			require.NoError(t, wait(ctx, other))
 			waited := time.Since(start)
 			assert.GreaterOrEqual(t, waited, tc.min)
 			assert.Less(t, waited, tc.max)
@@ -148,23 +154,64 @@ func TestA429InOneProcessPausesTheOthers(t *testing.T) {
 	}
 }
 
+// TestA429ArmsThePacingFromResponsesInEveryProcess: after a 429, a grant in one process goes an
+// interval after the response to the last grant, made in another process, arrived (less the
+// shortest round trip), and waits for a response that has not arrived at most a quarter interval
+// past its due time. The bounds are loose on the slow side, since they run on real time.
+func TestA429ArmsThePacingFromResponsesInEveryProcess(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	prefix := uniquePrefix(t)
+	a, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+	require.NoError(t, err)
+	b, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+	require.NoError(t, err)
+	ctx := context.Background()
+	letGo := func(l *ratelimit.Limiter) (func(), time.Time) {
+		t.Helper()
+		done, err := l.Wait(ctx)
+		require.NoError(t, err)
+		return done, time.Now()
+	}
+
+	done, _ := letGo(a)
+	assert.Nil(t, done, "no 429 yet: nothing to report")
+	a.Throttled(ctx, time.Second)
+
+	done, _ = letGo(a)
+	require.NotNil(t, done, "armed: the response is reported")
+	time.Sleep(10 * time.Millisecond)
+	done() // the shortest round trip: about 10 ms
+
+	done, sent := letGo(a)
+	time.Sleep(90 * time.Millisecond)
+	done() // a response 90 ms after the grant, 80 ms later than the fastest
+	_, granted := letGo(b)
+	assert.GreaterOrEqual(t, granted.Sub(sent), 160*time.Millisecond, "an interval after the response less the shortest round trip")
+	assert.Less(t, granted.Sub(sent), time.Second)
+
+	sent = granted // b's attempt has no response: a waits for it a quarter interval past its due time
+	_, granted = letGo(a)
+	assert.GreaterOrEqual(t, granted.Sub(sent), 120*time.Millisecond, "held for the response")
+	assert.Less(t, granted.Sub(sent), time.Second, "but not for ever")
+}
+
 func TestContextEndsTheWait(t *testing.T) {
 	rdb, _ := sharedRedis(t)
 	l, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(uniquePrefix(t)))
 	require.NoError(t, err)
-	require.NoError(t, l.Wait(context.Background()))
+	require.NoError(t, wait(context.Background(), l))
 	l.Throttled(context.Background(), 10*time.Second) // a long pause for everyone
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	err = l.Wait(ctx)
+	err = wait(ctx, l)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, time.Since(start), time.Second)
 
 	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start = time.Now()
-	assert.ErrorIs(t, l.Wait(ctx), context.DeadlineExceeded, "a pause past the deadline fails at once")
+	assert.ErrorIs(t, wait(ctx, l), context.DeadlineExceeded, "a pause past the deadline fails at once")
 	assert.Less(t, time.Since(start), 500*time.Millisecond)
 }
 
@@ -216,7 +263,7 @@ func TestRedisThatStopsMidRunDoesNotHangCallers(t *testing.T) {
 				wg.Go(func() {
 					for {
 						t0 := time.Now()
-						err := l.Wait(ctx)
+						err := wait(ctx, l)
 						took := time.Since(t0)
 						if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 							return // the run is over, or the next grant would come after it
@@ -273,12 +320,12 @@ func TestFallbackRecoversWhenRedisComesBack(t *testing.T) {
 		ratelimit.WithErrorHandler(func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }))
 	require.NoError(t, err)
 	ctx := context.Background()
-	require.NoError(t, l.Wait(ctx))
+	require.NoError(t, wait(ctx, l))
 	require.NoError(t, proc.Signal(syscall.SIGSTOP))
-	require.NoError(t, l.Wait(ctx), "the fallback grants")
+	require.NoError(t, wait(ctx, l), "the fallback grants")
 	require.NoError(t, proc.Signal(syscall.SIGCONT))
 	require.Eventually(t, func() bool {
-		require.NoError(t, l.Wait(ctx))
+		require.NoError(t, wait(ctx, l))
 		mu.Lock()
 		defer mu.Unlock()
 		return len(reports) == 2
