@@ -46,9 +46,14 @@ func NewLimiter(rps float64, burst int) (Limiter, error) {
 // scheduling, the network), and pausing everything for the Retry-After (a whole second) on every
 // such 429 loses most of the rate. So the gate, like the adaptive retry mode of the AWS SDKs:
 //
-//   - takes each token when it is actually there, one caller at a time, so that the next one is due
-//     an interval after the last request really left: a caller that wakes late does not make the
-//     next one early, as a schedule computed in advance would;
+//   - takes each token when it is actually there, one caller at a time (x/time/rate's reservations
+//     are a schedule computed in advance, on which a caller that wakes late makes the next one
+//     early by as much). A caller that slept for the token and woke at most catchUp (5% of an
+//     interval) late is caught up: the bucket counts its grant from when the token was there, so
+//     the next one is due an interval after that. Timers and schedulers wake a goroutine late by
+//     tenths of a millisecond, more on a busy VM, and without catching up that is lost for good;
+//     it is no burst, since only a caller that waited for its token is caught up, never one that
+//     comes after an idle time. The pacing from responses, armed by a 429, catches nothing up;
 //   - paces a little under the target, by a headroom of minHeadroom (0.3%), which a service with
 //     any burst never notices;
 //   - after a 429, for anchorFor (ten minutes, renewed by every 429), also paces from the responses:
@@ -81,6 +86,7 @@ const (
 	pacingRetryAfter  = time.Second
 	anchorFor         = 10 * time.Minute
 	anchorHold        = 0.25 // of an interval
+	catchUp           = 0.05 // of an interval
 )
 
 // gate is the client's default [Limiter]: the x/time/rate token bucket at the target rate less the
@@ -164,6 +170,7 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 		return nil, ctx.Err()
 	}
 	defer func() { <-g.turn }()
+	var due time.Time // when the token this caller last slept for was there
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -176,10 +183,13 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 			g.adapt(now)
 			d, wake = g.anchored(now)
 			if d <= 0 {
-				if g.limiter.AllowN(now, 1) {
+				if g.limiter.AllowN(g.grantTime(now, due), 1) || g.limiter.AllowN(now, 1) {
 					return g.letGo(now), nil
 				}
-				d = max(time.Millisecond/10, time.Duration((1-g.limiter.TokensAt(now))/float64(g.limiter.Limit())*float64(time.Second)))
+				d = max(time.Millisecond/10, time.Duration(math.Ceil((1-g.limiter.TokensAt(now))/float64(g.limiter.Limit())*float64(time.Second))))
+				due = now.Add(d)
+			} else {
+				due = time.Time{}
 			}
 		}
 		if d <= 0 {
@@ -196,6 +206,21 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 			return nil, err
 		}
 	}
+}
+
+// grantTime is when a grant at now counts as made in the token bucket: at due, when the token
+// the caller slept for was there then and the caller woke at most catchUp of an interval late, so
+// that the next token is due an interval after due and the late wake-up is caught up; otherwise now.
+// No late wake-up is caught up while the pacing from responses is armed: a strict service would
+// refuse the next request, which would leave early by as much.
+func (g *gate) grantTime(now, due time.Time) time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	late := now.Sub(due)
+	if due.IsZero() || late <= 0 || late > time.Duration(catchUp*float64(g.interval())) || !now.After(g.anchorUntil) {
+		return now
+	}
+	return due
 }
 
 // anchored is how long the pacing from responses holds the next attempt at now, and a channel

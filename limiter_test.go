@@ -100,6 +100,34 @@ func TestWithoutRateLimitA429PausesForTheWholeRetryAfter(t *testing.T) {
 	})
 }
 
+// TestALateWakeUpIsCaughtUpUnlessArmed: a caller that slept for its token and woke a little late
+// counts its grant from when the token was there, so the next one is due an interval after that;
+// not when it woke more than 5% of an interval late, not after an idle time (it did not sleep),
+// and not while a 429 has armed the pacing from responses. Timers in a synctest bubble are never
+// late, so the late wake-up is the test's own sleep past the due time.
+func TestALateWakeUpIsCaughtUpUnlessArmed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(10, 1)
+		interval := 100300 * time.Microsecond
+		waitFor(t, g)
+		due := time.Now().Add(interval)
+		time.Sleep(interval + 2*time.Millisecond)
+		assert.Equal(t, due, g.grantTime(time.Now(), due), "2 ms late: counted from when it was due")
+		assert.Equal(t, time.Now(), g.grantTime(time.Now(), time.Time{}), "no sleep: counted from now")
+		late := time.Now().Add(-6 * time.Millisecond)
+		assert.Equal(t, time.Now(), g.grantTime(time.Now(), late), "over 5% late: counted from now")
+
+		require.True(t, g.limiter.AllowN(g.grantTime(time.Now(), due), 1))
+		assert.Equal(t, interval-2*time.Millisecond, waitTook(t, g), "the next is due an interval after the last was")
+
+		g.Throttled(context.Background(), time.Second)
+		time.Sleep(time.Second)
+		due = time.Now()
+		time.Sleep(2 * time.Millisecond)
+		assert.Equal(t, time.Now(), g.grantTime(time.Now(), due), "armed: nothing is caught up")
+	})
+}
+
 // TestCallersTakeTurnsAndEachWaitsFromTheLastGrant: a caller that comes late takes the token at
 // once, and the next one is due an interval after that grant, not after a schedule made earlier.
 func TestCallersTakeTurnsAndEachWaitsFromTheLastGrant(t *testing.T) {

@@ -69,17 +69,18 @@ const keyTTL = 10 * time.Minute
 // last429 and lastwait (the last 429 and the wait it asked for), anchor (the pacing from responses
 // is armed until then), seq and sent (the number of the last grant and when it was made), resp
 // (when its response was reported) and minrtt (the shortest time from a grant to its response's
-// report). The constants are those of the compute package's default limiter: a headroom of 0.3% at
-// least, 3 points more after each 429 (at most once a second) but the one that arms the pacing
-// from responses, at most 100%, the extra decaying by half every two minutes; a lone 429 asking for
-// at most 1 s pauses everyone for one interval only; a 429 arms the pacing from responses for ten
-// minutes, which holds a grant for the last one's response at most a quarter interval past its due
-// time (asking again every POLL), and does not anchor when the shortest round trip is over half an
-// interval. A grant and a response's report are both on Redis's clock, so the round trip includes
-// the hops to Redis, which only makes the pacing more careful.
+// report). The constants are those of the compute package's default limiter: a late wake-up caught
+// up by at most 5% of an interval; a headroom of 0.3% at least, 3 points more after each 429 (at
+// most once a second) but the one that arms the pacing from responses, at most 100%, the extra
+// decaying by half every two minutes; a lone 429 asking for at most 1 s pauses everyone for one
+// interval only; a 429 arms the pacing from responses for ten minutes, which holds a grant for the
+// last one's response at most a quarter interval past its due time (asking again every POLL), and
+// does not anchor when the shortest round trip is over half an interval. A grant and a response's
+// report are both on Redis's clock, so the round trip includes the hops to Redis, which only makes
+// the pacing more careful.
 const scriptHeader = `
 local MIN, THROTTLED, MAX, HALF, RAISE_EVERY, PACING_WAIT = 0.003, 0.03, 1.0, 120000000, 1000000, 1000000
-local ANCHOR_FOR, HOLD, POLL = 600000000, 0.25, 1000
+local ANCHOR_FOR, HOLD, POLL, CATCH_UP = 600000000, 0.25, 1000, 0.05
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
@@ -92,7 +93,10 @@ end
 `
 
 // waitScript grants an attempt, returning {0, its number, 1 if the pacing from responses is armed
-// else 0}, or returns {the microseconds until one may be granted}.
+// else 0}, or returns {the microseconds until one may be granted}. ARGV[3] is 1 when the caller
+// slept for such a wait: a caller that then comes at most CATCH_UP of an interval late is caught
+// up (the next grant is due an interval after this one was), unless the pacing from responses is
+// armed.
 var waitScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'next', 'until', 'h', 'raised', 'anchor', 'seq', 'sent', 'resp', 'minrtt')
 local gate = math.max(tonumber(s[1]) or 0, tonumber(s[2]) or 0)
@@ -109,7 +113,10 @@ if armed and minrtt and minrtt <= step / 2 then
   end
 end
 local seq = (tonumber(s[6]) or 0) + 1
-redis.call('HSET', KEYS[1], 'next', now + math.floor(step), 'seq', seq, 'sent', now)
+local base = now
+local due = tonumber(s[1]) or 0
+if ARGV[3] == '1' and not armed and now - due <= CATCH_UP * step then base = due end
+redis.call('HSET', KEYS[1], 'next', base + math.floor(step), 'seq', seq, 'sent', now)
 redis.call('HDEL', KEYS[1], 'resp')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 if armed then return {0, seq, 1} end
@@ -331,11 +338,12 @@ type grant struct {
 // waitRedis asks Redis for a grant until it gets one; failed reports a Redis failure, after which
 // the caller waits for the fallback instead.
 func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err error) {
+	slept := 0 // 1 once this caller slept for the wait Redis returned
 	for {
 		if l.down() { // another caller saw Redis fail while this one queued
 			return grant{}, true, nil
 		}
-		r, err := l.eval(ctx, waitScript, l.interval, keyTTL.Milliseconds())
+		r, err := l.eval(ctx, waitScript, l.interval, keyTTL.Milliseconds(), slept)
 		if err == nil && (len(r) != 1 && len(r) != 3 || len(r) == 1 && r[0] <= 0) {
 			err = fmt.Errorf("ratelimit/redis: unexpected reply from the script: %v", r)
 		}
@@ -362,6 +370,7 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 			return grant{}, false, ctx.Err()
 		case <-t.C:
 		}
+		slept = 1
 	}
 }
 

@@ -195,6 +195,45 @@ func TestA429ArmsThePacingFromResponsesInEveryProcess(t *testing.T) {
 	assert.Less(t, granted.Sub(sent), time.Second, "but not for ever")
 }
 
+// TestALateWakeUpIsCaughtUpUnlessArmed drives the grant script by hand: a caller that slept for
+// its grant and comes a few milliseconds late gets the next grant due an interval after its own
+// was due; one that did not sleep (it comes after an idle time), one more than 5% of an interval
+// late, or any while a 429 has armed the pacing from responses, gets it an interval after now.
+func TestALateWakeUpIsCaughtUpUnlessArmed(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	prefix := uniquePrefix(t)
+	key := ratelimit.Key(prefix, testToken)
+	ctx := context.Background()
+	const interval = 100000 // µs: 10 per second
+	step := int64(interval * 1.003)
+	grant := func(slept int) int64 {
+		t.Helper()
+		r, err := ratelimit.WaitScript.Run(ctx, rdb, []string{key}, interval, 60000, slept).Int64Slice()
+		require.NoError(t, err)
+		require.Len(t, r, 3, "granted")
+		next, err := rdb.HGet(ctx, key, "next").Int64()
+		require.NoError(t, err)
+		return next
+	}
+	next := grant(0)
+	time.Sleep(time.Duration(step)*time.Microsecond + 2*time.Millisecond)
+	caught := grant(1)
+	assert.InDelta(t, next+step, caught, 1, "2 ms late after sleeping: caught up") // Lua rounds the step down
+	time.Sleep(time.Duration(step)*time.Microsecond + 4*time.Millisecond)
+	next = grant(0)
+	assert.GreaterOrEqual(t, next, caught+step+2000, "did not sleep: not caught up")
+	time.Sleep(time.Duration(step)*time.Microsecond + 10*time.Millisecond)
+	assert.GreaterOrEqual(t, grant(1), next+step+10000, "10 ms late: not caught up")
+
+	l, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+	require.NoError(t, err)
+	l.Throttled(ctx, time.Second)
+	time.Sleep(2 * time.Duration(step) * time.Microsecond) // the pause of one interval is over
+	next = grant(0)
+	time.Sleep(time.Duration(step)*time.Microsecond + 2*time.Millisecond)
+	assert.GreaterOrEqual(t, grant(1), next+step+2000, "armed: not caught up")
+}
+
 func TestContextEndsTheWait(t *testing.T) {
 	rdb, _ := sharedRedis(t)
 	l, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(uniquePrefix(t)))
