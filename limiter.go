@@ -19,9 +19,10 @@ type Limiter interface {
 	// Wait blocks until one attempt may be sent. It returns ctx's error when ctx ends first, and
 	// may fail early when it knows the wait would outlast ctx's deadline. When it lets an attempt
 	// go it may return done, which the client then calls once, as soon as the attempt's response
-	// has arrived (its status line and headers) or the attempt has failed without one: a limiter
-	// can pace from the responses, which arrive after the service counted the request, rather than
-	// from its own grants (see [WithRateLimit]). A limiter that has no use for it returns nil.
+	// has arrived (its status line and headers), and not at all when the attempt fails without a
+	// response (whose timing says nothing of when the service saw it): a limiter can pace from the
+	// responses, which arrive after the service counted the request, rather than from its own
+	// grants (see [WithRateLimit]). A limiter that has no use for it returns nil.
 	Wait(ctx context.Context) (done func(), err error)
 	// Throttled reports that the service sent a 429 response and that the refused request will wait
 	// at least wait before it is retried (the response's Retry-After, capped, or the retry backoff

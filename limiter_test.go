@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"path"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -282,4 +284,42 @@ func TestPacingFromResponsesIsOffUntilA429AndForAFarService(t *testing.T) {
 		done()
 		assert.Equal(t, 23300*time.Microsecond, waitTook(t, far).Round(100*time.Microsecond), "an interval after the grant")
 	})
+}
+
+// countingLimiter lets every attempt go at once and counts the waits and the dones called.
+type countingLimiter struct{ waits, dones atomic.Int64 }
+
+func (l *countingLimiter) Wait(context.Context) (func(), error) {
+	l.waits.Add(1)
+	return func() { l.dones.Add(1) }, nil
+}
+
+func (l *countingLimiter) Throttled(context.Context, time.Duration) {}
+
+// TestTheClientReportsEachResponseToItsLimiter: the client calls an attempt's done once its
+// response arrived, whatever its status, and not for an attempt that got no response.
+func TestTheClientReportsEachResponseToItsLimiter(t *testing.T) {
+	lim := &countingLimiter{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		switch path.Base(r.URL.Path) {
+		case "abort":
+			panic(http.ErrAbortHandler) // the connection closes without a response
+		case "missing":
+			w.WriteHeader(http.StatusNotFound)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}, WithLimiter(lim), WithoutRetries())
+	ctx := context.Background()
+	get := func(which string) error {
+		return testCall(ctx, c, opGetInstance, []string{which}, nil)
+	}
+	require.NoError(t, get("ok"))
+	require.NoError(t, get("ok"))
+	assert.Equal(t, int64(2), lim.dones.Load())
+	require.Error(t, get("missing"))
+	assert.Equal(t, int64(3), lim.dones.Load(), "a 404 is a response")
+	require.Error(t, get("abort"))
+	assert.Equal(t, int64(4), lim.waits.Load())
+	assert.Equal(t, int64(3), lim.dones.Load(), "no response, no done")
 }

@@ -167,8 +167,8 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 
 	start := time.Now()
 	resp, err := t.next.RoundTrip(out)
-	if done != nil {
-		done() // the service has counted the request, if it reached it (see Limiter)
+	if done != nil && err == nil {
+		done() // the service has counted the request (see Limiter)
 	}
 	var body []byte
 	if err == nil {

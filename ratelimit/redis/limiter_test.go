@@ -291,18 +291,25 @@ func TestRedisThatStopsMidRunDoesNotHangCallers(t *testing.T) {
 				ratelimit.WithErrorHandler(func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }))
 			require.NoError(t, err)
 
+			// A 429 arms the pacing from responses, so that each attempt's done reports its
+			// response to Redis too: that command must not hang a caller either.
+			l.Throttled(context.Background(), time.Millisecond)
 			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 			defer cancel()
 			stopAt := time.Now().Add(500 * time.Millisecond)
 			time.AfterFunc(time.Until(stopAt), func() { _ = proc.Signal(sig) })
 			var longest atomic.Int64
-			var before, after atomic.Int64
+			var before, after, reported atomic.Int64
 			var wg sync.WaitGroup
 			for range 8 {
 				wg.Go(func() {
 					for {
 						t0 := time.Now()
-						err := wait(ctx, l)
+						done, err := l.Wait(ctx)
+						if done != nil {
+							done() // the response arrived at once
+							reported.Add(1)
+						}
 						took := time.Since(t0)
 						if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 							return // the run is over, or the next grant would come after it
@@ -330,6 +337,7 @@ func TestRedisThatStopsMidRunDoesNotHangCallers(t *testing.T) {
 			assert.Less(t, time.Duration(longest.Load()), 8*time.Second/rps+4*timeout, "a caller hung on Redis")
 			assert.Greater(t, before.Load(), int64(rps*0.5*0.8), "granted through Redis before it stopped")
 			assert.Greater(t, after.Load(), int64(rps*1.0*0.8), "granted by the fallback after it stopped")
+			assert.Positive(t, reported.Load(), "responses were reported to Redis")
 			mu.Lock()
 			defer mu.Unlock()
 			require.NotEmpty(t, reports, "the fallback is reported")
