@@ -49,7 +49,7 @@ func NewLimiter(rps float64, burst int) (Limiter, error) {
 //
 //   - takes each token when it is actually there, one caller at a time (x/time/rate's reservations
 //     are a schedule computed in advance, on which a caller that wakes late makes the next one
-//     early by as much). A caller that slept for the token and woke at most catchUp (5% of an
+//     early by as much). A caller that slept for the token and woke at most catchUp (a quarter of an
 //     interval) late is caught up: the bucket counts its grant from when the token was there, so
 //     the next one is due an interval after that. Timers and schedulers wake a goroutine late by
 //     tenths of a millisecond, more on a busy VM, and without catching up that is lost for good;
@@ -87,7 +87,7 @@ const (
 	pacingRetryAfter  = time.Second
 	anchorFor         = 10 * time.Minute
 	anchorHold        = 0.25 // of an interval
-	catchUp           = 0.05 // of an interval
+	catchUp           = 0.25 // of an interval
 )
 
 // gate is the client's default [Limiter]: the x/time/rate token bucket at the target rate less the

@@ -70,7 +70,7 @@ const keyTTL = 10 * time.Minute
 // is armed until then), seq and sent (the number of the last grant and when it was made), resp
 // (when its response was reported) and minrtt (the shortest time from a grant to its response's
 // report). The constants are those of the compute package's default limiter: a late wake-up caught
-// up by at most 5% of an interval; a headroom of 0.3% at least, 3 points more after each 429 (at
+// up by at most a quarter of an interval; a headroom of 0.3% at least, 3 points more after each 429 (at
 // most once a second) but the one that arms the pacing from responses, at most 100%, the extra
 // decaying by half every two minutes; a lone 429 asking for at most 1 s pauses everyone for one
 // interval only; a 429 arms the pacing from responses for ten minutes, which holds a grant for the
@@ -80,7 +80,7 @@ const keyTTL = 10 * time.Minute
 // the pacing more careful.
 const scriptHeader = `
 local MIN, THROTTLED, MAX, HALF, RAISE_EVERY, PACING_WAIT = 0.003, 0.03, 1.0, 120000000, 1000000, 1000000
-local ANCHOR_FOR, HOLD, POLL, CATCH_UP = 600000000, 0.25, 1000, 0.05
+local ANCHOR_FOR, HOLD, POLL, CATCH_UP = 600000000, 0.25, 1000, 0.25
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])

@@ -197,7 +197,7 @@ func TestA429ArmsThePacingFromResponsesInEveryProcess(t *testing.T) {
 
 // TestALateWakeUpIsCaughtUpUnlessArmed drives the grant script by hand: a caller that slept for
 // its grant and comes a few milliseconds late gets the next grant due an interval after its own
-// was due; one that did not sleep (it comes after an idle time), one more than 5% of an interval
+// was due; one that did not sleep (it comes after an idle time), one more than a quarter of an interval
 // late, or any while a 429 has armed the pacing from responses, gets it an interval after now.
 func TestALateWakeUpIsCaughtUpUnlessArmed(t *testing.T) {
 	rdb, _ := sharedRedis(t)
@@ -222,8 +222,8 @@ func TestALateWakeUpIsCaughtUpUnlessArmed(t *testing.T) {
 	time.Sleep(time.Duration(step)*time.Microsecond + 4*time.Millisecond)
 	next = grant(0)
 	assert.GreaterOrEqual(t, next, caught+step+2000, "did not sleep: not caught up")
-	time.Sleep(time.Duration(step)*time.Microsecond + 10*time.Millisecond)
-	assert.GreaterOrEqual(t, grant(1), next+step+10000, "10 ms late: not caught up")
+	time.Sleep(time.Duration(step)*time.Microsecond + 30*time.Millisecond)
+	assert.GreaterOrEqual(t, grant(1), next+step+30000, "30 ms late: not caught up")
 
 	l, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
 	require.NoError(t, err)
