@@ -94,9 +94,10 @@ const (
 // adaptive headroom, plus a pause that a 429 sets so that every goroutine using the client backs
 // off together, plus the pacing from responses that a 429 arms.
 type gate struct {
-	limiter *rate.Limiter // nil when the limit is off
-	rps     float64       // the target
-	turn    chan struct{} // held by the one caller taking the next token
+	limiter *rate.Limiter                                                          // nil when the limit is off
+	rps     float64                                                                // the target
+	turn    chan struct{}                                                          // held by the one caller taking the next token
+	sleep   func(ctx context.Context, d time.Duration, wake <-chan struct{}) error // sleep, or a test's
 
 	mu       sync.Mutex
 	until    time.Time     // the shared pause ends
@@ -115,7 +116,7 @@ type gate struct {
 
 // newGate returns a gate pacing at rps (0 for none) with bursts of burst.
 func newGate(rps float64, burst int) *gate {
-	g := &gate{rps: rps, headroom: minHeadroom, turn: make(chan struct{}, 1), minRTT: math.MaxInt64}
+	g := &gate{rps: rps, headroom: minHeadroom, turn: make(chan struct{}, 1), minRTT: math.MaxInt64, sleep: sleep}
 	if rps > 0 {
 		g.limiter = rate.NewLimiter(rate.Limit(rps/(1+minHeadroom)), burst)
 	}
@@ -181,7 +182,9 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 		var wake <-chan struct{}
 		if !pause && g.limiter != nil {
 			now := time.Now()
-			g.adapt(now)
+			if g.adapt(now) {
+				due = time.Time{} // the bucket was just updated at now: it has nothing to catch up
+			}
 			d, wake = g.anchored(now)
 			if d <= 0 {
 				if g.limiter.AllowN(g.grantTime(now, due), 1) || g.limiter.AllowN(now, 1) {
@@ -196,14 +199,15 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 		if d <= 0 {
 			return nil, nil
 		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+		// A wait for a response (wake) usually ends long before d, so it does not fail early.
+		if deadline, ok := ctx.Deadline(); ok && wake == nil && time.Until(deadline) < d {
 			if pause {
 				return nil, fmt.Errorf("compute: the service asked for a pause of %s, past the context deadline: %w (%w)",
 					d.Round(time.Millisecond), ErrRateLimited, context.DeadlineExceeded)
 			}
 			return nil, fmt.Errorf("compute: rate limiter: %w", context.DeadlineExceeded)
 		}
-		if err := sleep(ctx, d, wake); err != nil {
+		if err := g.sleep(ctx, d, wake); err != nil {
 			return nil, err
 		}
 	}
@@ -224,8 +228,9 @@ func (g *gate) grantTime(now, due time.Time) time.Time {
 	return due
 }
 
-// anchored is how long the pacing from responses holds the next attempt at now, and a channel
-// closed when the response it waits for arrives (see the pacing comment above minHeadroom).
+// anchored is how long the pacing from responses holds the next attempt at now, at most until a
+// quarter interval past its due time, and a channel closed when the response it waits for arrives
+// (see the pacing comment above minHeadroom).
 func (g *gate) anchored(now time.Time) (time.Duration, <-chan struct{}) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -233,10 +238,12 @@ func (g *gate) anchored(now time.Time) (time.Duration, <-chan struct{}) {
 		return 0, nil
 	}
 	interval := g.interval()
+	holdEnd := g.sent.Add(interval + time.Duration(anchorHold*float64(interval)))
 	if g.responded.IsZero() {
-		return g.sent.Add(interval + time.Duration(anchorHold*float64(interval))).Sub(now), g.arrived
+		return holdEnd.Sub(now), g.arrived
 	}
-	return g.responded.Add(interval - g.minRTT).Sub(now), nil
+	// A response slower than the hold does not hold the next attempt longer than a missing one.
+	return min(g.responded.Add(interval-g.minRTT).Sub(now), holdEnd.Sub(now)), nil
 }
 
 // interval is the pace's current interval. The caller holds g.mu.
@@ -276,14 +283,16 @@ func (g *gate) respond(seq uint64, now time.Time) {
 }
 
 // adapt moves the token bucket's rate to the target less the decayed headroom, once the two differ
-// by more than 0.1% of the target.
-func (g *gate) adapt(now time.Time) {
+// by more than 0.1% of the target, and reports whether it did.
+func (g *gate) adapt(now time.Time) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	want := g.rps / (1 + g.headroomAt(now))
 	if math.Abs(want-float64(g.limiter.Limit())) > g.rps/1000 {
 		g.limiter.SetLimitAt(now, rate.Limit(want))
+		return true
 	}
+	return false
 }
 
 // paused is how long the current pause still lasts.

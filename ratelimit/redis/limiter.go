@@ -25,7 +25,10 @@
 // a 429 seen by one process pauses all of them: for one interval after a lone 429 asking for at
 // most 1 s, for the whole Retry-After after a longer one or a second one within the Retry-After of
 // the one before. While the pacing from responses is armed, each attempt's response costs one more
-// Redis command, which reports it.
+// Redis command, which reports it: the client runs it when the response's headers arrive, before
+// it reads the body, bounded like every command. Unlike the default limiter, which times every
+// response, this one learns the round trip only once armed, so the 429 that first arms it never
+// raises the headroom, even for a far service (the next 429 does).
 //
 // # When Redis is down or slow
 //
@@ -108,8 +111,9 @@ if armed and minrtt and minrtt <= step / 2 then
   if not resp then
     local hold = sent + step * (1 + HOLD) - now
     if hold > 0 then return {math.ceil(math.min(hold, POLL))} end
-  elseif now < resp + step - minrtt then
-    return {math.ceil(resp + step - minrtt - now)}
+  else
+    local due = math.min(resp + step - minrtt, sent + step * (1 + HOLD))
+    if now < due then return {math.ceil(due - now)} end
   end
 end
 local seq = (tonumber(s[6]) or 0) + 1
@@ -249,7 +253,8 @@ func WithFallback(l compute.Limiter) Option {
 
 // WithErrorHandler sets a function called with the error each time the limiter falls back to its
 // local limiter because Redis failed or was too slow, and with nil each time Redis serves it again.
-// It is called synchronously from a caller's Wait or Throttled, so it must be quick. The error
+// It is called synchronously from a caller's Wait or Throttled, or from the done that reports an
+// attempt's response, so it must be quick. The error
 // names the Redis failure; it never holds the token.
 func WithErrorHandler(h func(error)) Option {
 	return func(c *config) error { c.handler = h; return nil }
