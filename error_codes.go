@@ -1,4 +1,8 @@
-// The error-code catalogue: one constant per row of the contract's error table, plus 01204.
+// The error-code catalogue: one constant per row of the contract's error table, plus 01204. Each
+// code's meaning is written once, in the first line of its constant's comment ("CodeX is NNNNN:
+// meaning."); error_descriptions.go, which [ErrorCode.Description] reads, is generated from it.
+
+//go:generate go test -run ^TestCodeDescriptionsAreGeneratedFromTheComments$ . -args -update
 
 package compute
 
@@ -175,89 +179,10 @@ const (
 	CodeDeprecatedRegion ErrorCode = "02074"
 	// CodeFloatingIPVersionUnavailable is 02075: floating IP version unavailable.
 	CodeFloatingIPVersionUnavailable ErrorCode = "02075"
-	// CodeAuthPermissionDenied is 01204: permission denied, also returned for authentication errors.
+	// CodeAuthPermissionDenied is 01204: permission denied.
+	// The service also returns it for authentication errors.
 	CodeAuthPermissionDenied ErrorCode = "01204"
 )
-
-// codeDescriptions holds the contract's meaning of every documented code.
-var codeDescriptions = map[ErrorCode]string{
-	CodeInvalidRoute:                   "Invalid route",
-	CodeMalformedRequest:               "Malformed request",
-	CodeMissingParameters:              "Missing parameters",
-	CodeBadRequest:                     "Bad request",
-	CodeInvalidSSHKey:                  "Invalid ssh key",
-	CodeInvalidImage:                   "Invalid image",
-	CodeInvalidSecurityGroup:           "Invalid security group",
-	CodeInstanceNotFound:               "Instance not found",
-	CodeNotAllowed:                     "Not allowed",
-	CodeMaxQuotaReached:                "Max quota reached",
-	CodeSnapshotAlreadyInProgress:      "Snapshot already being created",
-	CodeSnapshotQuotaReached:           "Max instance snapshots quota reached",
-	CodeDeleteRequiresActive:           "Only active instances can be deleted",
-	CodeAuthTokenNotProvided:           "Auth token not provided",
-	CodeSnapshotNotFound:               "Snapshot not found",
-	CodeSnapshotInUse:                  "Snapshot cannot be deleted while in use",
-	CodeLegacyLargeDiskUnsupported:     "Legacy large disk instance types not supported (earlier list only)",
-	CodeWeakPassword:                   "Weak password",
-	CodePaymentMethodRequired:          "Payment method required",
-	CodeInstanceConfigNotAllowed:       "Instance config (type and/or region) not allowed",
-	CodeVolumeNotFound:                 "Volume not found",
-	CodeAttachedVolumeNotDeletable:     "Volumes attached to instances cannot be deleted",
-	CodeUpdateRequiresActive:           "Only active instances can be updated",
-	CodeDefaultSecurityGroupImmutable:  "Default security groups cannot be updated or deleted",
-	CodeSecurityGroupNotFound:          "Security group not found",
-	CodeSecurityGroupLocked:            "Security group is locked for update and delete",
-	CodeSecurityGroupUsedByInstances:   "Security groups used by instances cannot be deleted",
-	CodeInvalidRules:                   "At least one of the provided rules is invalid",
-	CodeInstanceAlreadyStarted:         "Instance is already started",
-	CodeSecurityGroupAttachFailed:      "At least one provided security group cannot be attached",
-	CodeSecurityGroupDetachFailed:      "At least one provided security group cannot be detached",
-	CodeVolumeAttachFailed:             "At least one provided volume cannot be attached",
-	CodeVolumeDetachFailed:             "At least one provided volume cannot be detached",
-	CodeInstanceNotUpdatable:           "Instance cannot be updated",
-	CodeImageIncompatible:              "The selected image cannot run on this instance",
-	CodeOutOfStock:                     "Requested instance configuration temporarily out of stock",
-	CodeSnapshotRequiresActive:         "Only active instances can be snapshotted",
-	CodeTerminationProtected:           "The instance is termination protected",
-	CodeInstanceCannotStart:            "The instance cannot be started",
-	CodeAccountSuspended:               "Account is suspended",
-	CodeAccountBanned:                  "Account is banned",
-	CodeAccountDisabled:                "Account is disabled",
-	CodePermissionDenied:               "Permission denied",
-	CodePublicAPIDisabled:              "The public API is currently disabled",
-	CodeOnDemandBillingNotAllowed:      "On-demand billing not allowed with this instance type",
-	CodeVolumeLocked:                   "Volume is locked, cannot be attached or detached",
-	CodeSSHKeyNotFound:                 "SSH key not found",
-	CodeSSHKeyMalformed:                "SSH key is improperly formatted (earlier wording: not valid)",
-	CodeStaticPublicIPQuotaReached:     "Max static public ip quota reached",
-	CodeAccountNotVerified:             "Account not verified",
-	CodeRegionsMismatch:                "Regions mismatch, with a dynamic hint in the message",
-	CodeInvalidPlacementOption:         "Invalid placement option",
-	CodePrivateKeyProvided:             "Provided private key",
-	CodeVolumeTypeUnavailable:          "Volume type unavailable",
-	CodeFloatingIPNotFound:             "Floating IP not found",
-	CodeVolumeAlreadyAttached:          "Volume is already attached to the instance",
-	CodeDriverIncompatibleWithImage:    "Selected driver incompatible with the selected image",
-	CodeDriverIncompatibleWithInstance: "Selected driver incompatible with this instance",
-	CodeBillingTypeNotAllowed:          "Selected billing type not allowed with this instance type",
-	CodeInvalidSubscription:            "Invalid subscription",
-	CodePaymentFailed:                  "Payment failed",
-	CodeActionRequired:                 "Action required",
-	CodeInsufficientDiskSize:           "Insufficient disk size",
-	CodeFloatingIPInUse:                "Floating IP in use",
-	CodeSecurityGroupInUse:             "Security group is in use",
-	CodeVolumeInUse:                    "Volume is in use",
-	CodeReservationNotFound:            "Reservation not found",
-	CodeFilesystemResizeInvalid:        "Filesystem resize invalid",
-	CodeDeleteRequiresRunningOrStopped: "Only running or stopped instances can be deleted",
-	CodeMigrationPrerequisitesNotMet:   "Migration prerequisites not met",
-	CodeMigrationAlreadyInitiated:      "Migration has already been initiated",
-	CodeBareMetalClusterNotFound:       "Bare metal cluster not found",
-	CodeBareMetalClusterPendingLimit:   "Bare metal cluster pending limit reached",
-	CodeDeprecatedRegion:               "Mutations to resources in a deprecated region are forbidden",
-	CodeFloatingIPVersionUnavailable:   "Floating IP version unavailable",
-	CodeAuthPermissionDenied:           "Permission denied",
-}
 
 // CodeOf returns the service's error code carried by err (an [*APIError] anywhere in its chain), or
 // "" when there is none, so that a caller can switch on codes:
