@@ -94,10 +94,11 @@ const (
 // adaptive headroom, plus a pause that a 429 sets so that every goroutine using the client backs
 // off together, plus the pacing from responses that a 429 arms.
 type gate struct {
-	limiter *rate.Limiter                                                          // nil when the limit is off
-	rps     float64                                                                // the target
-	turn    chan struct{}                                                          // held by the one caller taking the next token
-	sleep   func(ctx context.Context, d time.Duration, wake <-chan struct{}) error // sleep, or a test's
+	limiter *rate.Limiter // nil when the limit is off
+	rps     float64       // the target
+	turn    chan struct{} // held by the one caller taking the next token
+	// sleep is the package's sleep, or a test's.
+	sleep func(ctx context.Context, d time.Duration, wake <-chan struct{}) error
 
 	mu       sync.Mutex
 	until    time.Time     // the shared pause ends

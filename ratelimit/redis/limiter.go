@@ -72,15 +72,15 @@ const keyTTL = 10 * time.Minute
 // last429 and lastwait (the last 429 and the wait it asked for), anchor (the pacing from responses
 // is armed until then), seq and sent (the number of the last grant and when it was made), resp
 // (when its response was reported) and minrtt (the shortest time from a grant to its response's
-// report). The constants are those of the compute package's default limiter: a late wake-up caught
-// up by at most a quarter of an interval; a headroom of 0.3% at least, 3 points more after each 429 (at
-// most once a second) but the one that arms the pacing from responses, at most 100%, the extra
-// decaying by half every two minutes; a lone 429 asking for at most 1 s pauses everyone for one
-// interval only; a 429 arms the pacing from responses for ten minutes, which holds a grant for the
-// last one's response at most a quarter interval past its due time (asking again every POLL), and
-// does not anchor when the shortest round trip is over half an interval. A grant and a response's
-// report are both on Redis's clock, so the round trip includes the hops to Redis, which only makes
-// the pacing more careful.
+// report). The constants are those of the compute package's default limiter: a late wake-up
+// caught up by at most a quarter of an interval; a headroom of 0.3% at least, 3 points more after
+// each 429 (at most once a second) but the one that arms the pacing from responses, at most 100%,
+// the extra decaying by half every two minutes; a lone 429 asking for at most 1 s pauses everyone
+// for one interval only; a 429 arms the pacing from responses for ten minutes, which holds a grant
+// for the last one's response at most a quarter interval past its due time (asking again every
+// POLL), and does not anchor when the shortest round trip is over half an interval. A grant and a
+// response's report are both on Redis's clock, so the round trip includes the hops to Redis, which
+// only makes the pacing more careful.
 const scriptHeader = `
 local MIN, THROTTLED, MAX, HALF, RAISE_EVERY, PACING_WAIT = 0.003, 0.03, 1.0, 120000000, 1000000, 1000000
 local ANCHOR_FOR, HOLD, POLL, CATCH_UP = 600000000, 0.25, 1000, 0.25
@@ -254,8 +254,8 @@ func WithFallback(l compute.Limiter) Option {
 // WithErrorHandler sets a function called with the error each time the limiter falls back to its
 // local limiter because Redis failed or was too slow, and with nil each time Redis serves it again.
 // It is called synchronously from a caller's Wait or Throttled, or from the done that reports an
-// attempt's response, so it must be quick. The error
-// names the Redis failure; it never holds the token.
+// attempt's response, so it must be quick. The error names the Redis failure; it never holds the
+// token.
 func WithErrorHandler(h func(error)) Option {
 	return func(c *config) error { c.handler = h; return nil }
 }
