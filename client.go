@@ -269,10 +269,11 @@ func WithUserAgent(product string) Option {
 //     left, 0.3% under rps, which a service that allows any burst never notices;
 //   - the first 429 shows that the service is strict. For ten minutes after a 429, each request is
 //     also due an interval after the response to the one before it arrived, less the shortest
-//     round trip seen: a request that reached the service late, however late, cannot make the next
-//     one look early. That costs the round trip's variation, a few tenths of a percent on a steady
-//     network, hence only after a 429; it is skipped when the shortest round trip is over half an
-//     interval, and no request waits for a slow response more than a quarter interval;
+//     round trip seen: a request that reached the service late (by up to a quarter interval) cannot
+//     make the next one look early. That costs the round trip's variation, a few tenths of a
+//     percent on a steady network, hence only after a 429; it is skipped when the shortest round
+//     trip is over half an interval, and no request waits for a slow response more than a quarter
+//     interval;
 //   - each later 429 lowers the pace by 3 points more (at most once a second, down to half of rps),
 //     and the pace recovers gradually, the extra headroom halving every two minutes;
 //   - the refused request waits its Retry-After before it is retried. The client's other requests

@@ -188,7 +188,9 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 			}
 			d, wake = g.anchored(now)
 			if d <= 0 {
-				if g.limiter.AllowN(g.grantTime(now, due), 1) || g.limiter.AllowN(now, 1) {
+				// A grant caught up at an earlier time may fall short of the token by a rounding
+				// error; it then goes at now.
+				if at := g.grantTime(now, due); g.limiter.AllowN(at, 1) || at.Before(now) && g.limiter.AllowN(now, 1) {
 					return g.letGo(now), nil
 				}
 				d = max(time.Millisecond/10, time.Duration(math.Ceil((1-g.limiter.TokensAt(now))/float64(g.limiter.Limit())*float64(time.Second))))
