@@ -134,8 +134,8 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		return nil, c.failed(st, path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		apiErr := newAPIError(resp, data, r.op.method, path, st.attempts(), &c.transport.cred)
-		if r.op.method != http.MethodGet && resp.StatusCode < 500 && st.mayHaveBeenProcessed() {
+		apiErr := newAPIError(resp, data, r.op.method, path, st.n, &c.transport.cred)
+		if r.op.method != http.MethodGet && resp.StatusCode < 500 && st.processed {
 			// An earlier attempt may have been processed before its response was lost (a 5xx or a
 			// broken connection), so this refusal may be about what that attempt did: a DELETE
 			// refused because the instance is now "deleting", an action refused because the
@@ -159,11 +159,11 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 // carries the last *APIError when the context ended while the client waited to retry after it.
 func (c *Client) failed(st *callState, path string, err error) error {
 	err = redactedError(fmt.Errorf("compute: %s %s: %w", st.op.method, path, err), &c.transport.cred)
-	if last := st.lastResponse(); last != nil {
-		apiErr := newAPIError(last.resp, last.body, st.op.method, path, st.attempts(), &c.transport.cred)
+	if last := st.last; last != nil {
+		apiErr := newAPIError(last.resp, last.body, st.op.method, path, st.n, &c.transport.cred)
 		err = fmt.Errorf("%w (after %w)", err, apiErr)
 	}
-	if !st.op.idempotent && st.mayHaveBeenProcessed() {
+	if !st.op.idempotent && st.processed {
 		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}
 	return err

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,12 +52,12 @@ func DefaultRetryPolicy() RetryPolicy {
 }
 
 // callState is what the attempts of one call share. do puts it in the request's context, the one
-// place go-retryablehttp hands to both the transport and the retry hooks. The trace hooks write to
-// it from net/http's goroutines, hence the lock.
+// place go-retryablehttp hands to both the transport and the retry hooks. It needs no lock: the
+// transport and the hooks all run on the caller's goroutine, one after another, since
+// go-retryablehttp and http.Client call them synchronously. (The trace hooks, which net/http may
+// call from its own goroutines, write only to their attempt's local atomics.)
 type callState struct {
 	op operation
-
-	mu sync.Mutex
 	n  int // attempts so far
 	// written is whether the current attempt's request may have reached the service.
 	written bool
@@ -91,24 +90,6 @@ func stateOf(ctx context.Context) *callState {
 	return &callState{}
 }
 
-func (st *callState) attempts() int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.n
-}
-
-func (st *callState) mayHaveBeenProcessed() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.processed
-}
-
-func (st *callState) lastResponse() *lastResponse {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.last
-}
-
 // attemptTransport runs once per attempt, under the retry loop and under http.Client, so once per
 // redirect too. It waits for the limiter, adds the credential when the request goes to the base
 // URL's origin (never to another host), bounds the attempt with the per-attempt timeout, notes
@@ -138,11 +119,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, &notSentError{err}
 	}
 	st := stateOf(parent)
-	st.mu.Lock()
 	st.n++
 	n := st.n
 	st.written = true
-	st.mu.Unlock()
 
 	// The trace tells a failure before the request's headers were complete on the connection (no
 	// connection, a failed TLS handshake, a timeout while connecting): then the service cannot have
@@ -178,9 +157,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	if err != nil {
 		if (gotConn.Load() && !wroteHeaders.Load()) || isDialError(err) {
-			st.mu.Lock()
 			st.written = false
-			st.mu.Unlock()
 		}
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
@@ -193,9 +170,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	// carries the credential: the caller's http.Client hands resp.Request to its CheckRedirect hook.
 	resp.Request = req
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		st.mu.Lock()
 		st.last = &lastResponse{resp: resp, body: body}
-		st.mu.Unlock()
 	}
 	t.log(parent, "compute: attempt", req, n, start, slog.Int("status", resp.StatusCode),
 		slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
@@ -315,28 +290,23 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	if resp != nil {
 		status = resp.StatusCode
 	}
-	st.mu.Lock()
 	retry, processed := classify(st.op, status, err, st.written)
 	st.processed = st.processed || processed
-	n := st.n
 	st.wait = -1
-	st.mu.Unlock()
 	if !retry || ctx.Err() != nil {
 		return false, nil
 	}
 	if resp == nil {
 		return true, nil // backoff computes the wait
 	}
-	wait := r.waitFor(resp, n-1)
+	wait := r.waitFor(resp, st.n-1)
 	if status == http.StatusTooManyRequests {
 		r.limiter.Throttled(ctx, wait)
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 		return false, nil // fail now with this response rather than sleep into the deadline
 	}
-	st.mu.Lock()
 	st.wait = wait
-	st.mu.Unlock()
 	return true, nil
 }
 
@@ -353,10 +323,7 @@ func (r *retrier) waitFor(resp *http.Response, n int) time.Duration {
 func (r *retrier) backoff(minWait, maxWait time.Duration, n int, resp *http.Response) time.Duration {
 	wait := time.Duration(-1)
 	if resp != nil && resp.Request != nil {
-		st := stateOf(resp.Request.Context())
-		st.mu.Lock()
-		wait = st.wait
-		st.mu.Unlock()
+		wait = stateOf(resp.Request.Context()).wait
 	}
 	if wait < 0 {
 		wait = jitter(minWait, maxWait, n)
@@ -400,13 +367,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return 0
 	}
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second
+		return time.Duration(max(0, min(secs, 24*60*60))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return min(t.Sub(now), 24*time.Hour)
