@@ -165,15 +165,17 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 	e.RequestID = cutString(redact(e.RequestID))
 	e.Path = redact(path) // an ID given by the caller can hold anything, the token included
 	body = []byte(redact(string(body)))
+	// The error shape is an object with a non-null "code" or "message": {"code": ""} is one, {} is
+	// not.
 	var shape struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
 	}
-	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != "" || shape.Message != "" || carriesErrorKeys(body)) {
+	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != nil || shape.Message != nil) {
 		// JSON escapes ("\/", "\u0041") can spell the token otherwise in the body and decode back
 		// to it, so the decoded strings are scrubbed too.
-		e.Code = ErrorCode(cutString(redact(shape.Code)))
-		e.Message = cutString(redact(shape.Message))
+		e.Code = ErrorCode(cutString(redact(deref(shape.Code))))
+		e.Message = cutString(redact(deref(shape.Message)))
 		return e
 	}
 	// The excerpt replaces bytes; scrub again what its replacements could have joined up.
@@ -190,22 +192,26 @@ func cutString(s string) string {
 	if len(s) <= maxErrorString {
 		return s
 	}
-	const mark = "…"
-	n := maxErrorString - len(mark)
+	return cutRunes(s, maxErrorString-len("…")) + "…"
+}
+
+// cutRunes returns s's first n bytes at most, cut back to a character boundary.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + mark
+	return s[:n]
 }
 
-// carriesErrorKeys reports whether the JSON object body has a non-null "code" or "message", for
-// the rare response whose code and message are both empty: {"code": ""} is the error shape, {} is not.
-func carriesErrorKeys(body []byte) bool {
-	var shape struct {
-		Code    *string `json:"code"`
-		Message *string `json:"message"`
+// deref returns *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
 	}
-	return json.Unmarshal(body, &shape) == nil && (shape.Code != nil || shape.Message != nil)
+	return *p
 }
 
 // excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8: control characters
@@ -224,11 +230,7 @@ func excerpt(body []byte) string {
 	}, strings.ToValidUTF8(string(body), "\uFFFD"))
 	if len(s) > maxExcerpt {
 		// A lone invalid byte becomes three bytes; cut back to whole characters.
-		n := maxExcerpt
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s, truncated = s[:n], true
+		s, truncated = cutRunes(s, maxExcerpt), true
 	}
 	s = strings.TrimSpace(s)
 	if truncated {

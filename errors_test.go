@@ -125,13 +125,15 @@ func TestErrorBodiesThatAreNotTheJSONShape(t *testing.T) {
 		body    string
 		message string
 	}{
-		"html from a proxy":  {502, "<html><body><h1>502 Bad Gateway</h1></body></html>", "<html><body><h1>502 Bad Gateway</h1></body></html>"},
-		"empty":              {500, "", ""},
-		"truncated json":     {500, `{"code":"020`, `{"code":"020`},
-		"number code":        {400, `{"code":2001,"message":"x"}`, `{"code":2001,"message":"x"}`},
-		"json of other kind": {404, `["a"]`, `["a"]`},
-		"control characters": {500, "line1\nline2\x00", "line1 line2"},
-		"huge":               {500, huge, huge[:maxExcerpt] + "…"},
+		"html from a proxy":             {502, "<html><body><h1>502 Bad Gateway</h1></body></html>", "<html><body><h1>502 Bad Gateway</h1></body></html>"},
+		"empty":                         {500, "", ""},
+		"truncated json":                {500, `{"code":"020`, `{"code":"020`},
+		"number code":                   {400, `{"code":2001,"message":"x"}`, `{"code":2001,"message":"x"}`},
+		"json of other kind":            {404, `["a"]`, `["a"]`},
+		"object without the error keys": {500, `{"error":"boom"}`, `{"error":"boom"}`},
+		"null code and message":         {500, `{"code":null,"message":null}`, `{"code":null,"message":null}`},
+		"control characters":            {500, "line1\nline2\x00", "line1 line2"},
+		"huge":                          {500, huge, huge[:maxExcerpt] + "…"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -145,6 +147,17 @@ func TestErrorBodiesThatAreNotTheJSONShape(t *testing.T) {
 			assert.LessOrEqual(t, len(apiErr.Message), maxExcerpt+len("…"))
 			assert.ErrorIs(t, err, sentinelFor(tc.status))
 		})
+	}
+}
+
+// An object with a "code" or "message" key is the error shape even when both are empty: the service
+// said nothing, and no excerpt of its JSON stands in for a message.
+func TestErrorShapeWithEmptyStrings(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"code":""}`, `{"message":""}`, `{"code":"","message":null}`} {
+		e := newAPIError(&http.Response{StatusCode: 500, Header: http.Header{}}, []byte(body), "GET", "/p", 1, nil)
+		assert.Empty(t, e.Code, body)
+		assert.Empty(t, e.Message, body)
 	}
 }
 
