@@ -207,9 +207,10 @@ func (c *Client) String() string { return "compute.Client{" + c.baseURL + "}" }
 // WithBaseURL sets the service's base URL, such as "https://api.example.com"; request paths
 // (/compute/v1/...) are appended to it. A base URL that already ends in /compute/v1 (as other
 // clients of this service write it, "https://api.example.com/compute/v1") means the same as the
-// host alone: the suffix is dropped, so that it is not sent twice. Any other path is kept as a prefix
-// (a gateway's "/tenant-a", say), percent-encoding included. A plain-http URL is refused unless its host is loopback or
-// [WithInsecureHTTP] is given, because the token would travel in clear.
+// host alone: the suffix is dropped, so that it is not sent twice. Any other path is kept as a
+// prefix (a gateway's "/tenant-a", say), percent-encoding included. A plain-http URL is refused
+// unless its host is loopback or [WithInsecureHTTP] is given, because the token would travel in
+// clear.
 func WithBaseURL(rawURL string) Option {
 	return func(c *config) error {
 		if rawURL == "" {

@@ -40,8 +40,8 @@
 // that provably was not written (no connection, a failed TLS handshake, a timeout while connecting)
 // is retried. A DELETE retried after a 5xx or a lost response and then refused with the resource's
 // not-found 404 succeeds: the earlier attempt deleted the resource. Any other refusal after such an
-// attempt matches [ErrOutcomeUnknown] too, since it can be about what the earlier attempt did. Waits use exponential backoff with full jitter and end when
-// the context ends; see [RetryPolicy].
+// attempt matches [ErrOutcomeUnknown] too, since it can be about what the earlier attempt did.
+// Waits use exponential backoff with full jitter and end when the context ends; see [RetryPolicy].
 //
 // # Rate limiting
 //

@@ -132,9 +132,8 @@ func (r *FilesystemUpdateRequest) Validate() error {
 	return checkStorageUpdate(r.Name, r.Description, r.Size)
 }
 
-// Create creates a filesystem: POST /compute/v1/filesystems. A create is never re-sent after it may
-// have reached the service: when errors.Is(err, [ErrOutcomeUnknown]) holds, the filesystem may
-// exist, so look it up before trying again.
+// Create creates a filesystem: POST /compute/v1/filesystems. It is never re-sent once it may have
+// been processed: see [ErrOutcomeUnknown].
 func (s *FilesystemsService) Create(ctx context.Context, req *FilesystemCreateRequest) (*Filesystem, error) {
 	return fetch(ctx, s.c, request{op: opCreateFilesystem, body: req}, &filesystemBody{})
 }
@@ -173,9 +172,6 @@ func (s *FilesystemsService) Delete(ctx context.Context, id string) error {
 // returns the filesystem and a *WaitError matching [ErrFailureStatus]; when ctx ends, a *WaitError
 // that wraps ctx.Err() and names the last status.
 func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, target FilesystemStatus, opts ...WaitOption) (*Filesystem, error) {
-	if strings.TrimSpace(id) == "" {
-		return nil, invalid("filesystem_id", "must not be empty")
-	}
 	return waiter[Filesystem, FilesystemStatus]{
 		resource: "filesystem",
 		id:       id,

@@ -145,9 +145,8 @@ func (r *FloatingIPUpdateRequest) Validate() error {
 
 // Create creates a floating IP: POST /compute/v1/floating-ips. It responds at once with status
 // creating and no address; [FloatingIPsService.WaitForStatus] waits for the address. An empty
-// Version is sent as ipv4, from a copy: req is never changed. A POST is never re-sent after it may
-// have reached the service: when errors.Is(err, ErrOutcomeUnknown), the IP may exist (and count
-// against the quota), so look it up before trying again.
+// Version is sent as ipv4, from a copy: req is never changed. It is never re-sent once it may have
+// been processed: see [ErrOutcomeUnknown].
 func (s *FloatingIPsService) Create(ctx context.Context, req *FloatingIPCreateRequest) (*FloatingIP, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -194,9 +193,6 @@ func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 // matching ErrFailureStatus; when ctx ends, a *WaitError that wraps ctx.Err() and names the last
 // status.
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
-	if strings.TrimSpace(id) == "" {
-		return nil, invalid("floating_ip_id", "must not be empty")
-	}
 	return waiter[FloatingIP, FloatingIPStatus]{
 		resource: "floating IP",
 		id:       id,

@@ -55,32 +55,32 @@ func (s *InstancesService) attach(ctx context.Context, instanceID, key, verb, id
 // PATCH /compute/v1/instances/{instance_id} with {"volumes": {"attach": volume_id}}. The volume
 // must be free and in the instance's region (status created, see [Volume.Available]); the service
 // refuses it otherwise with [CodeVolumeAttachFailed] (02032), [CodeVolumeLocked] (02046) or
-// [CodeVolumeAlreadyAttached] (02056). Unlike [InstancesService.Update] it is not retried once it
-// may have been processed: errors.Is(err, [ErrOutcomeUnknown]) means read the instance to know.
+// [CodeVolumeAlreadyAttached] (02056). It is never re-sent once it may have been processed: see
+// [ErrOutcomeUnknown].
 func (s *InstancesService) AttachVolume(ctx context.Context, instanceID, volumeID string) (*Instance, error) {
 	return s.attach(ctx, instanceID, "volumes", "attach", volumeID)
 }
 
 // DetachVolume detaches one volume from an instance without reading the current list first:
 // PATCH /compute/v1/instances/{instance_id} with {"volumes": {"detach": volume_id}}. A refusal is
-// [CodeVolumeDetachFailed] (02033) or [CodeVolumeLocked] (02046). It is not retried once it may have
-// been processed.
+// [CodeVolumeDetachFailed] (02033) or [CodeVolumeLocked] (02046). It is never re-sent once it may
+// have been processed: see [ErrOutcomeUnknown].
 func (s *InstancesService) DetachVolume(ctx context.Context, instanceID, volumeID string) (*Instance, error) {
 	return s.attach(ctx, instanceID, "volumes", "detach", volumeID)
 }
 
 // AttachSecurityGroup attaches one security group to an instance without reading the current list
 // first: PATCH /compute/v1/instances/{instance_id} with {"security_groups": {"attach":
-// security_group_id}}. A refusal is [CodeSecurityGroupAttachFailed] (02030). It is not retried
-// once it may have been processed.
+// security_group_id}}. A refusal is [CodeSecurityGroupAttachFailed] (02030). It is never re-sent
+// once it may have been processed: see [ErrOutcomeUnknown].
 func (s *InstancesService) AttachSecurityGroup(ctx context.Context, instanceID, securityGroupID string) (*Instance, error) {
 	return s.attach(ctx, instanceID, "security_groups", "attach", securityGroupID)
 }
 
 // DetachSecurityGroup detaches one security group from an instance without reading the current
 // list first: PATCH /compute/v1/instances/{instance_id} with {"security_groups": {"detach":
-// security_group_id}}. A refusal is [CodeSecurityGroupDetachFailed] (02031). It is not retried once
-// it may have been processed.
+// security_group_id}}. A refusal is [CodeSecurityGroupDetachFailed] (02031). It is never re-sent
+// once it may have been processed: see [ErrOutcomeUnknown].
 func (s *InstancesService) DetachSecurityGroup(ctx context.Context, instanceID, securityGroupID string) (*Instance, error) {
 	return s.attach(ctx, instanceID, "security_groups", "detach", securityGroupID)
 }

@@ -332,11 +332,8 @@ func (r *InstanceUpdateRequest) Validate() error {
 }
 
 // Create creates an instance: POST /compute/v1/instances. The new instance is usually "creating";
-// use [InstancesService.WaitForStatus] to wait until it is active.
-//
-// Creating an instance costs money, so a create is never re-sent after it may have reached the
-// service. When errors.Is(err, [ErrOutcomeUnknown]) holds, the instance may exist: look it up (by
-// name, with List or All) before trying again.
+// use [InstancesService.WaitForStatus] to wait until it is active. It is never re-sent once it may
+// have been processed: see [ErrOutcomeUnknown], and [InstancesService.CreateOnce].
 func (s *InstancesService) Create(ctx context.Context, req *InstanceCreateRequest) (*Instance, error) {
 	return fetch(ctx, s.c, request{op: opCreateInstance, body: req}, &instanceBody{})
 }
@@ -384,8 +381,8 @@ func (s *InstancesService) Actions(ctx context.Context, id string) ([]InstanceAc
 
 // PerformAction starts, stops or resets an instance: POST /compute/v1/instances/{instance_id}/actions.
 // It returns once the service accepted the action; wait for the resulting status with
-// [InstancesService.WaitForStatus]. Like every POST it is never re-sent after it may have reached the
-// service: errors.Is(err, [ErrOutcomeUnknown]) means the action may have been taken.
+// [InstancesService.WaitForStatus]. It is never re-sent once it may have been processed: see
+// [ErrOutcomeUnknown].
 func (s *InstancesService) PerformAction(ctx context.Context, id string, action InstanceAction) error {
 	return send(ctx, s.c, request{op: opPerformInstanceAction, ids: []string{id}, body: &actionRequest{action}})
 }
@@ -435,9 +432,6 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 // No status counts as a failure, so an instance whose delete was refused or lost, which stays
 // active, is polled until ctx ends: bound the wait with a deadline.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	if strings.TrimSpace(id) == "" {
-		return invalid("instance_id", "must not be empty")
-	}
 	_, err := waiter[Instance, InstanceStatus]{
 		resource: "instance",
 		id:       id,
@@ -463,9 +457,6 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 // its own, and an instance being deleted never becomes active again. When ctx ends it returns a
 // *WaitError that wraps ctx.Err() and names the last status seen.
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {
-	if strings.TrimSpace(id) == "" {
-		return nil, invalid("instance_id", "must not be empty")
-	}
 	return waiter[Instance, InstanceStatus]{
 		resource: "instance",
 		id:       id,

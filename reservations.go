@@ -6,8 +6,7 @@ import (
 )
 
 // Reservation is capacity reserved for the account, an item of GET /compute/v1/reservations; give
-// its ID as
-// [InstanceCreateRequest.ReservationID] to create an instance under it.
+// its ID as [InstanceCreateRequest.ReservationID] to create an instance under it.
 type Reservation struct {
 	// ID identifies the reservation.
 	ID string `json:"id"`

@@ -234,9 +234,8 @@ func (p *problems) checkRules(rules []SecurityGroupRule) {
 	}
 }
 
-// Create creates a security group: POST /compute/v1/security-groups. A POST is never re-sent after
-// it may have reached the service: when errors.Is(err, ErrOutcomeUnknown), the group may exist, so
-// look it up before trying again.
+// Create creates a security group: POST /compute/v1/security-groups. It is never re-sent once it
+// may have been processed: see [ErrOutcomeUnknown].
 func (s *SecurityGroupsService) Create(ctx context.Context, req *SecurityGroupCreateRequest) (*SecurityGroup, error) {
 	return fetch(ctx, s.c, request{op: opCreateSecurityGroup, body: req}, &securityGroupBody{})
 }
@@ -281,9 +280,6 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 // ends against a service that behaves as the contract's examples do. The returned group keeps its
 // Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
-	if strings.TrimSpace(id) == "" {
-		return nil, invalid("security_group_id", "must not be empty")
-	}
 	return waiter[SecurityGroup, SecurityGroupStatus]{
 		resource: "security group",
 		id:       id,

@@ -90,11 +90,8 @@ func (r *SnapshotCreateRequest) Validate() error {
 
 // Create snapshots an instance: POST /compute/v1/instances/{instance_id}/snapshots. Only an active
 // instance can be snapshotted; another status is refused with code 02037
-// ([CodeSnapshotRequiresActive]); a snapshot already being created may be refused with 02011.
-//
-// A create is never re-sent after it may have reached the service: when errors.Is(err,
-// [ErrOutcomeUnknown]) holds, the snapshot may exist, so look it up with ListByInstance before
-// trying again.
+// ([CodeSnapshotRequiresActive]); a snapshot already being created may be refused with 02011. It
+// is never re-sent once it may have been processed: see [ErrOutcomeUnknown].
 func (s *SnapshotsService) Create(ctx context.Context, instanceID string, req *SnapshotCreateRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opCreateSnapshot, ids: []string{instanceID}, body: req}, &snapshotBody{})
 }
@@ -217,16 +214,15 @@ func (s *SnapshotsService) Get(ctx context.Context, id string) (*Snapshot, error
 
 // Import makes a snapshot from a raw disk image at a URL: POST /compute/v1/snapshots. It is the
 // collection's create; it is named Import so that it is not mistaken for [SnapshotsService.Create],
-// which snapshots an instance. Like every create it is never re-sent after it may have reached the
-// service: when errors.Is(err, [ErrOutcomeUnknown]) holds, look the snapshot up with List first.
+// which snapshots an instance. It is never re-sent once it may have been processed: see
+// [ErrOutcomeUnknown].
 func (s *SnapshotsService) Import(ctx context.Context, req *SnapshotImportRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opImportSnapshot, body: req}, &snapshotBody{})
 }
 
 // Clone copies a snapshot, possibly into another region:
 // POST /compute/v1/snapshots/{snapshot_id}/clone. It returns the new snapshot, usually creating.
-// Like every create it is never re-sent after it may have reached the service: when
-// errors.Is(err, [ErrOutcomeUnknown]) holds, look the copy up with List first.
+// It is never re-sent once it may have been processed: see [ErrOutcomeUnknown].
 func (s *SnapshotsService) Clone(ctx context.Context, id string, req *SnapshotCloneRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opCloneSnapshot, ids: []string{id}, body: req}, &snapshotBody{})
 }
@@ -247,9 +243,6 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 // target) it returns the snapshot and a *WaitError matching [ErrFailureStatus]; when ctx ends, a
 // *WaitError that wraps ctx.Err() and names the last status.
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
-	if strings.TrimSpace(id) == "" {
-		return nil, invalid("snapshot_id", "must not be empty")
-	}
 	return waiter[Snapshot, SnapshotStatus]{
 		resource: "snapshot",
 		id:       id,

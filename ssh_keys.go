@@ -91,9 +91,8 @@ func (r *SSHKeyUpdateRequest) Validate() error {
 	return nil
 }
 
-// Create stores an SSH public key: POST /compute/v1/ssh-keys. A create is never re-sent after it
-// may have reached the service: when errors.Is(err, [ErrOutcomeUnknown]) holds, the key may exist,
-// so look it up with List or All before trying again.
+// Create stores an SSH public key: POST /compute/v1/ssh-keys. It is never re-sent once it may have
+// been processed: see [ErrOutcomeUnknown].
 func (s *SSHKeysService) Create(ctx context.Context, req *SSHKeyCreateRequest) (*SSHKey, error) {
 	return fetch(ctx, s.c, request{op: opCreateSSHKey, body: req}, &SSHKey{})
 }

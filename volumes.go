@@ -156,9 +156,8 @@ func checkStorageUpdate(name, description *string, size *int) error {
 }
 
 // Create creates a volume: POST /compute/v1/volumes. It usually responds with status creating;
-// [VolumesService.WaitForStatus] with VolumeStatusCreated waits until it can be attached. A create
-// is never re-sent after it may have reached the service: when errors.Is(err, [ErrOutcomeUnknown])
-// holds, the volume may exist (and be billed), so look it up before trying again.
+// [VolumesService.WaitForStatus] with VolumeStatusCreated waits until it can be attached. It is
+// never re-sent once it may have been processed: see [ErrOutcomeUnknown].
 func (s *VolumesService) Create(ctx context.Context, req *VolumeCreateRequest) (*Volume, error) {
 	return fetch(ctx, s.c, request{op: opCreateVolume, body: req}, &volumeBody{})
 }
@@ -198,9 +197,6 @@ func (s *VolumesService) Delete(ctx context.Context, id string) error {
 // it returns the volume and a *WaitError matching [ErrFailureStatus]; when ctx ends, a *WaitError
 // that wraps ctx.Err() and names the last status.
 func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target VolumeStatus, opts ...WaitOption) (*Volume, error) {
-	if strings.TrimSpace(id) == "" {
-		return nil, invalid("volume_id", "must not be empty")
-	}
 	return waiter[Volume, VolumeStatus]{
 		resource: "volume",
 		id:       id,

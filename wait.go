@@ -134,6 +134,8 @@ type waiter[T any, S ~string] struct {
 // waits; it returns the resource on the target status, a *WaitError at once on a failure status, an
 // API error at once unless it is temporary (429, 502-504) or a network error, and a *WaitError that
 // wraps ctx.Err() and names the last status when the context ends. Unknown statuses keep it waiting.
+// The ID needs no check here: the first poll's get refuses an empty or unsafe one with its
+// ValidationError ("instance_id"), before any request, and a ValidationError ends the wait at once.
 func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T, error) {
 	if ctx == nil {
 		return nil, errNilContext
