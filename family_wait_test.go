@@ -168,3 +168,48 @@ func TestFamilyValidation(t *testing.T) {
 		assert.NoError(t, req.Validate(), b)
 	}
 }
+
+// A waiter refuses an empty or unsafe ID as input, naming it as its path does, before anything
+// else: even when the context has already ended, and without a request.
+func TestWaitersRefuseABadIDFirst(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		field string
+		wait  func(context.Context, *Client, string) error
+	}{
+		{"instance_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Instances.WaitForStatus(ctx, id, InstanceStatusActive))
+		}},
+		{"instance_id", func(ctx context.Context, c *Client, id string) error {
+			return c.Instances.WaitForDeletion(ctx, id)
+		}},
+		{"volume_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Volumes.WaitForStatus(ctx, id, VolumeStatusCreated))
+		}},
+		{"filesystem_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Filesystems.WaitForStatus(ctx, id, FilesystemStatusCreated))
+		}},
+		{"snapshot_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Snapshots.WaitForStatus(ctx, id, SnapshotStatusCreated))
+		}},
+		{"security_group_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.SecurityGroups.WaitForStatus(ctx, id, SecurityGroupStatusCreated))
+		}},
+		{"floating_ip_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.FloatingIPs.WaitForStatus(ctx, id, FloatingIPStatusCreated))
+		}},
+	}
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range cases {
+		for _, id := range []string{"", " ", "a/b", ".."} {
+			for _, ctx := range []context.Context{context.Background(), ended} {
+				var ve *ValidationError
+				require.ErrorAs(t, tc.wait(ctx, c, id), &ve, "%s %q", tc.field, id)
+				assert.Equal(t, tc.field, ve.Field, "%q", id)
+			}
+		}
+	}
+	assert.Zero(t, rec.count(), "no request is sent")
+}

@@ -175,6 +175,7 @@ func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, targe
 	return waiter[Filesystem, FilesystemStatus]{
 		resource: "filesystem",
 		id:       id,
+		idField:  "filesystem_id",
 		get:      func(ctx context.Context) (*Filesystem, error) { return s.Get(ctx, id) },
 		status:   func(f *Filesystem) FilesystemStatus { return f.Status },
 		failed:   failedUnless(FilesystemStatusError, FilesystemStatusDeleting),

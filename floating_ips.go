@@ -196,6 +196,7 @@ func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, targe
 	return waiter[FloatingIP, FloatingIPStatus]{
 		resource: "floating IP",
 		id:       id,
+		idField:  "floating_ip_id",
 		get:      func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
 		status:   func(ip *FloatingIP) FloatingIPStatus { return ip.Status },
 		failed:   failedUnless(FloatingIPStatusError, FloatingIPStatusDeleting),

@@ -435,6 +435,7 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 	_, err := waiter[Instance, InstanceStatus]{
 		resource: "instance",
 		id:       id,
+		idField:  "instance_id",
 		get:      func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
 		status:   func(i *Instance) InstanceStatus { return i.Status },
 		failed:   func(InstanceStatus, InstanceStatus) bool { return false },
@@ -460,6 +461,7 @@ func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target 
 	return waiter[Instance, InstanceStatus]{
 		resource: "instance",
 		id:       id,
+		idField:  "instance_id",
 		get:      func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
 		status:   func(i *Instance) InstanceStatus { return i.Status },
 		failed:   failedUnless(InstanceStatusError, InstanceStatusDeleting),

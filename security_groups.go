@@ -283,6 +283,7 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 	return waiter[SecurityGroup, SecurityGroupStatus]{
 		resource: "security group",
 		id:       id,
+		idField:  "security_group_id",
 		get:      func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
 		status: func(g *SecurityGroup) SecurityGroupStatus {
 			if g.Status == "" {

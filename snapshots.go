@@ -246,6 +246,7 @@ func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target 
 	return waiter[Snapshot, SnapshotStatus]{
 		resource: "snapshot",
 		id:       id,
+		idField:  "snapshot_id",
 		get:      func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
 		status:   func(v *Snapshot) SnapshotStatus { return v.Status },
 		failed:   failedUnless(SnapshotStatusError, SnapshotStatusPendingDelete, SnapshotStatusDeleting),

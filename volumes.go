@@ -200,6 +200,7 @@ func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target Vo
 	return waiter[Volume, VolumeStatus]{
 		resource: "volume",
 		id:       id,
+		idField:  "volume_id",
 		get:      func(ctx context.Context) (*Volume, error) { return s.Get(ctx, id) },
 		status:   func(v *Volume) VolumeStatus { return v.Status },
 		failed:   failedUnless(VolumeStatusError, VolumeStatusPendingDelete, VolumeStatusDeleting),

@@ -121,8 +121,11 @@ func OnUpdate[T any](fn func(*T)) WaitOption {
 type waiter[T any, S ~string] struct {
 	resource string
 	id       string
-	get      func(context.Context) (*T, error)
-	status   func(*T) S
+	// idField names the ID as the get's path does ("instance_id"), for the ValidationError of an
+	// empty or unsafe ID.
+	idField string
+	get     func(context.Context) (*T, error)
+	status  func(*T) S
 	// failed reports whether status s can no longer lead to target.
 	failed func(s, target S) bool
 	// gone, when set, reports the error that means the resource no longer exists: the success of a
@@ -134,9 +137,12 @@ type waiter[T any, S ~string] struct {
 // waits; it returns the resource on the target status, a *WaitError at once on a failure status, an
 // API error at once unless it is temporary (429, 502-504) or a network error, and a *WaitError that
 // wraps ctx.Err() and names the last status when the context ends. Unknown statuses keep it waiting.
-// The ID needs no check here: the first poll's get refuses an empty or unsafe one with its
-// ValidationError ("instance_id"), before any request, and a ValidationError ends the wait at once.
+// The ID is checked first, by the rule of the get's path, so that a bad one is refused as input even
+// when ctx has already ended.
 func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T, error) {
+	if err := checkPathID(w.idField, w.id); err != nil {
+		return nil, err
+	}
 	if ctx == nil {
 		return nil, errNilContext
 	}
