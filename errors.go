@@ -30,12 +30,14 @@ var (
 	// ErrServer matches any 5xx response.
 	ErrServer = errors.New("compute: server error")
 	// ErrOutcomeUnknown matches the failure of a call that may have changed something without the
-	// client learning what: a POST (create, action, snapshot, attach) whose response was a 5xx, was
-	// lost (a timeout or a broken connection after the request was written) or could not be read;
-	// or any write refused (4xx) after an earlier attempt of it may have been processed, since the
-	// refusal can be about what that attempt did. The SDK never re-sends a POST that may have been
-	// processed (an instance would be billed twice). Look the resource up before trying again. The
-	// error wraps the cause, so errors.As with an [*APIError] still works.
+	// client learning what: a POST (create, action, snapshot) or an attach or detach (a relative
+	// PATCH) whose response was a 5xx, was lost (a timeout or a broken connection after the request
+	// was written) or could not be read; or any write refused (4xx) after an earlier attempt of it
+	// may have been processed, since the refusal can be about what that attempt did. The SDK never
+	// re-sends such a write once it may have been processed (an instance would be billed twice).
+	// Look the resource up (List or All, by name) before trying again; for an instance,
+	// [InstancesService.CreateOnce] does that. The error wraps the cause, so errors.As with an
+	// [*APIError] still works.
 	ErrOutcomeUnknown = errors.New("compute: outcome unknown, the request may have been processed")
 	// ErrInvalidRequest matches a [*ValidationError]: the SDK refused the input before sending anything.
 	ErrInvalidRequest = errors.New("compute: invalid request")
@@ -165,17 +167,15 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 	e.RequestID = cutString(redact(e.RequestID))
 	e.Path = redact(path) // an ID given by the caller can hold anything, the token included
 	body = []byte(redact(string(body)))
-	// The error shape is an object with a non-null "code" or "message": {"code": ""} is one, {} is
-	// not.
 	var shape struct {
-		Code    *string `json:"code"`
-		Message *string `json:"message"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
 	}
-	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != nil || shape.Message != nil) {
+	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != "" || shape.Message != "" || carriesErrorKeys(body)) {
 		// JSON escapes ("\/", "\u0041") can spell the token otherwise in the body and decode back
 		// to it, so the decoded strings are scrubbed too.
-		e.Code = ErrorCode(cutString(redact(deref(shape.Code))))
-		e.Message = cutString(redact(deref(shape.Message)))
+		e.Code = ErrorCode(cutString(redact(shape.Code)))
+		e.Message = cutString(redact(shape.Message))
 		return e
 	}
 	// The excerpt replaces bytes; scrub again what its replacements could have joined up.
@@ -203,15 +203,17 @@ func cutRunes(s string, n int) string {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n]
+	return s[:max(n, 0)]
 }
 
-// deref returns *p, or "" for nil.
-func deref(p *string) string {
-	if p == nil {
-		return ""
+// carriesErrorKeys reports whether the JSON object body has a non-null "code" or "message", for
+// the rare response whose code and message are both empty: {"code": ""} is the error shape, {} is not.
+func carriesErrorKeys(body []byte) bool {
+	var shape struct {
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
 	}
-	return *p
+	return json.Unmarshal(body, &shape) == nil && (shape.Code != nil || shape.Message != nil)
 }
 
 // excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8: control characters

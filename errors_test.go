@@ -159,6 +159,9 @@ func TestErrorShapeWithEmptyStrings(t *testing.T) {
 		assert.Empty(t, e.Code, body)
 		assert.Empty(t, e.Message, body)
 	}
+	// A null after a value leaves the value, as encoding/json does for a string.
+	e := newAPIError(&http.Response{StatusCode: 404, Header: http.Header{}}, []byte(`{"code":"02008","code":null}`), "GET", "/p", 1, nil)
+	assert.Equal(t, CodeInstanceNotFound, e.Code)
 }
 
 // countingReader counts how much of the body the SDK reads.
