@@ -32,8 +32,9 @@
 // # Retries, and why a POST is not retried
 //
 // A 429 means the request was not processed, so it is retried for every method after the wait the
-// service asks (Retry-After, capped by [RetryPolicy].MaxWait). A 502, 503, 504 or a network error is
-// retried only for idempotent operations: GET, PUT, DELETE and this API's PATCH. A POST (create an
+// service asks (Retry-After, capped by [RetryPolicy].MaxWait). A 500, 502, 503, 504, a network
+// error or a success response cut off while its body is read is retried only for idempotent
+// operations: GET, PUT, DELETE and this API's PATCH (but for an attach or detach). A POST (create an
 // instance, which is billed; start, stop or reset; snapshot; create a security group or floating
 // IP) may have been processed when its response is lost, so it is never re-sent: the error matches
 // [ErrOutcomeUnknown], and the caller should look the resource up before trying again. Only a POST

@@ -463,10 +463,13 @@ func checkReadmeRow(t *testing.T, tc faultCase, cells []string) {
 
 // TestClassify is the retry policy itself, the pure function the fault matrix drives end to end:
 // for each result of one attempt, whether it is retried and whether the service may have processed
-// it, for an idempotent operation (GET, DELETE) and for a POST.
+// it, for the idempotent operations (GET, DELETE, an absolute PATCH) and for the writes that are
+// not (a POST, the relative PATCH of an attach).
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	cutOff := fmt.Errorf("reading the response (status 200): %w", io.ErrUnexpectedEOF)
+	reset := &net.OpError{Op: "read", Err: syscall.ECONNRESET}
+	unwritten := &net.OpError{Op: "write", Err: syscall.ECONNRESET}
 	badCert := &url.Error{Op: "Get", URL: "https://x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
 	dial := &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}
 	for _, tc := range []struct {
@@ -474,32 +477,36 @@ func TestClassify(t *testing.T) {
 		status  int
 		err     error
 		written bool
-		// get and post are {retry, processed} for opGetInstance and opCreateInstance.
-		get, post [2]bool
+		// idem and write are {retry, processed} for the idempotent operations and for the others.
+		idem, write [2]bool
 	}{
 		{"200", 200, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"400", 400, nil, true, [2]bool{false, false}, [2]bool{false, false}},
 		{"404", 404, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"409", 409, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"422", 422, nil, true, [2]bool{false, false}, [2]bool{false, false}},
 		{"429", 429, nil, true, [2]bool{true, false}, [2]bool{true, false}},
 		{"500", 500, nil, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"501", 501, nil, true, [2]bool{false, true}, [2]bool{false, true}},
 		{"502", 502, nil, true, [2]bool{true, true}, [2]bool{false, true}},
 		{"503", 503, nil, true, [2]bool{true, true}, [2]bool{false, true}},
 		{"504", 504, nil, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"501", 501, nil, true, [2]bool{false, true}, [2]bool{false, true}},
-		{"cut off after written", 0, cutOff, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"cut off before written", 0, cutOff, false, [2]bool{true, false}, [2]bool{true, false}},
+		{"success cut off", 0, cutOff, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"reset after written", 0, reset, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"reset before written", 0, unwritten, false, [2]bool{true, false}, [2]bool{true, false}},
 		{"dial refused", 0, dial, false, [2]bool{true, false}, [2]bool{true, false}},
 		{"bad certificate", 0, badCert, false, [2]bool{false, false}, [2]bool{false, false}},
-		{"bad certificate after written", 0, badCert, true, [2]bool{false, true}, [2]bool{false, true}},
 		{"limiter wait ended", 0, &notSentError{context.Canceled}, false, [2]bool{false, false}, [2]bool{false, false}},
 		{"success too large", 0, fmt.Errorf("%w (1 bytes)", errTooLarge), true, [2]bool{false, true}, [2]bool{false, true}},
 		{"write redirected away", 0, &url.Error{Op: "Post", URL: "https://x", Err: errCrossOriginWrite}, true, [2]bool{false, true}, [2]bool{false, true}},
 	} {
-		for _, op := range []struct {
-			op   operation
-			want [2]bool
-		}{{opGetInstance, tc.get}, {opDeleteInstance, tc.get}, {opCreateInstance, tc.post}} {
-			retry, processed := classify(op.op, tc.status, tc.err, tc.written)
-			assert.Equal(t, op.want, [2]bool{retry, processed}, "%s, %s %s", tc.name, op.op.method, op.op.path)
+		for _, op := range []operation{opGetInstance, opDeleteInstance, opUpdateInstance, opCreateInstance, opAttachInstance} {
+			want := tc.idem
+			if !op.idempotent {
+				want = tc.write
+			}
+			retry, processed := classify(op, tc.status, tc.err, tc.written)
+			assert.Equal(t, want, [2]bool{retry, processed}, "%s, %s %s (idempotent %v)", tc.name, op.method, op.path, op.idempotent)
 		}
 	}
 }
