@@ -233,27 +233,24 @@ func send(ctx context.Context, c *Client, r request) error {
 func expandPath(tmpl string, ids []string) (string, error) {
 	var b strings.Builder
 	rest := tmpl
-	for i := 0; ; i++ {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			if i != len(ids) {
-				return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
-			}
-			b.WriteString(rest)
-			return b.String(), nil
-		}
-		end := strings.IndexByte(rest, '}')
-		name := rest[open+1 : end]
-		if i >= len(ids) {
+	for _, id := range ids {
+		before, after, _ := strings.Cut(rest, "{")
+		name, after, ok := strings.Cut(after, "}")
+		if !ok {
 			return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
 		}
-		if err := checkPathID(name, ids[i]); err != nil {
+		if err := checkPathID(name, id); err != nil {
 			return "", err
 		}
-		b.WriteString(rest[:open])
-		b.WriteString(url.PathEscape(ids[i]))
-		rest = rest[end+1:]
+		b.WriteString(before)
+		b.WriteString(url.PathEscape(id))
+		rest = after
 	}
+	if strings.Contains(rest, "{") {
+		return "", fmt.Errorf("compute: internal: %d IDs for path %s", len(ids), tmpl)
+	}
+	b.WriteString(rest)
+	return b.String(), nil
 }
 
 // checkPathID refuses an ID that could reach another resource than the one it names. Escaped, "/"

@@ -52,3 +52,30 @@ func TestOnlyRequestsWithABodyCarryOne(t *testing.T) {
 	assert.Equal(t, seen{method: "DELETE"}, got[1])
 	assert.Equal(t, seen{method: "PATCH", body: `{"name":"web-2"}`, hasIt: true, length: 16}, got[2])
 }
+
+// expandPath fills each {name} with its ID, escaped, and refuses a template that does not take
+// exactly the IDs given (a mistake in the SDK, never sent).
+func TestExpandPath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		tmpl string
+		ids  []string
+		want string // "" for an error
+	}{
+		{"/a/{x}/b/{y}", []string{"1", "2"}, "/a/1/b/2"},
+		{"/a/{x}", []string{"a b?#"}, "/a/a%20b%3F%23"},
+		{"/a", nil, "/a"},
+		{"/a/{x}", nil, ""},
+		{"/a", []string{"1"}, ""},
+		{"/a/{x}/{y}", []string{"1"}, ""},
+		{"/a/{x", []string{"1"}, ""},
+	} {
+		got, err := expandPath(tc.tmpl, tc.ids)
+		if tc.want == "" {
+			assert.Error(t, err, "%s %q", tc.tmpl, tc.ids)
+			continue
+		}
+		require.NoError(t, err, "%s %q", tc.tmpl, tc.ids)
+		assert.Equal(t, tc.want, got)
+	}
+}
