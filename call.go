@@ -1,8 +1,10 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,51 +14,6 @@ import (
 	querystring "github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
 )
-
-// operation is one endpoint of the contract, declared once in operations.go: retries, logs and
-// errors all read the same fact.
-type operation struct {
-	method string
-	// path is a template whose {name} segments are filled, in order, with path-escaped IDs; an empty
-	// ID is refused with a ValidationError naming the segment ("instance_id").
-	path string
-	// idempotent operations are retried after a 5xx response or a network error; the others never
-	// are, once they may have reached the service.
-	idempotent bool
-	// accept overrides the Accept header (application/json by default).
-	accept string
-	// maxBody overrides the bound of a success response's body (maxResponseBody by default).
-	maxBody int64
-	// notFound is the code of a DELETE's 404 that says the resource does not exist (see gone).
-	notFound ErrorCode
-}
-
-// gone reports whether e, the response to a DELETE, says that the resource does not exist: a 404
-// with the resource's not-found code. An invalid route's 404 (02001) or a proxy's HTML page says
-// nothing about the resource. Without a not-found code in the table (filesystems: the contract
-// names none), a 404 with the JSON error shape and any other code counts.
-func (op operation) gone(e *APIError) bool {
-	if op.method != http.MethodDelete || e.StatusCode != http.StatusNotFound {
-		return false
-	}
-	if op.notFound != "" {
-		return e.Code == op.notFound
-	}
-	return e.Code != "" && e.Code != CodeInvalidRoute
-}
-
-// maxResponseBody bounds the body of a success response, decompressed bytes included. The largest
-// response of the contract, a page of 100 instances, is well under it; a larger body is an error,
-// so that a broken or hostile server cannot make one call cost more memory than that.
-const maxResponseBody = 1 << 20
-
-// bodyLimit is how many bytes of op's success response are read at most.
-func (op operation) bodyLimit() int64 {
-	if op.maxBody > 0 {
-		return op.maxBody
-	}
-	return maxResponseBody
-}
 
 // validator is a request body or a query that can check itself before it is sent.
 type validator interface{ Validate() error }
@@ -209,6 +166,19 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 	return v, nil
 }
 
+// idOf reads the ID field of a resource; ok is false for a type without one.
+func idOf(v any) (id string, ok bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Struct {
+		return "", false
+	}
+	f := rv.FieldByName("ID")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return "", false
+	}
+	return f.String(), true
+}
+
 // missing names what env did not find, for an error: its key, from the wrapper struct's tag, or
 // the type of a resource that is its own envelope (an SSH key without an ID).
 func missing(env any) string {
@@ -273,3 +243,73 @@ func checkPathID(name, id string) error {
 
 // errNilContext refuses a nil context before any request.
 var errNilContext = invalid("ctx", "must not be nil (use context.Background())")
+
+// envelope is the shape of a response that carries one resource: a one-line wrapper struct whose
+// tag names the key ({"instance": {...}}), declared beside its resource, or the resource itself
+// where the service does not wrap it (an SSH key). resource returns nil when the key was absent.
+type envelope[T any] interface{ resource() *T }
+
+// pageBody is the shape of a list response: a struct with the items under the collection's key
+// (its tag) and the counts beside them, declared beside its resource.
+type pageBody[T any] interface {
+	parts() (*items[T], *pageCounts)
+}
+
+// pageCounts are the counts every page carries beside its items.
+type pageCounts struct {
+	TotalCount int `json:"total_count"`
+	Page       int `json:"page"`
+	PerPage    int `json:"per_page"`
+}
+
+// items is a page's list of resources. It is decoded one item at a time, so that a page holding
+// more items than max is refused as soon as the item past max begins, before it is built: a broken
+// or hostile server cannot make a page cost more than max items. present records that the key was
+// in the response (a null counts as an empty list; only a missing key is no list).
+type items[T any] struct {
+	list    []T
+	max     int
+	present bool
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+// A repeated key replaces the list, and a null clears it, as encoding/json does for a slice.
+func (l *items[T]) UnmarshalJSON(data []byte) error {
+	l.list, l.present = nil, true
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return errors.New("the collection is not a JSON array")
+	}
+	for dec.More() {
+		if len(l.list) >= l.max {
+			return fmt.Errorf("the page holds more than the %d items asked for", l.max)
+		}
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		l.list = append(l.list, v)
+	}
+	return nil
+}
+
+// decodeObject decodes data, which must be one JSON object, into out, following encoding/json's
+// rules for a struct: a key matches case-insensitively, a repeated key is decoded again, a null
+// leaves a pointer nil, and anything but white space after the object is an error. Keys the SDK
+// does not know are skipped, so that a field the service adds later costs nothing.
+func decodeObject(data []byte, out any) error {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return errors.New("the response is not a JSON object")
+	}
+	return json.Unmarshal(data, out)
+}
+
+// OpenAPI returns the service's machine-readable description, the bytes of
+// GET /compute/v1/openapi.yaml. It is the one request that asks for YAML rather than JSON.
+func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
+	return c.do(ctx, request{op: opOpenAPI})
+}

@@ -388,30 +388,6 @@ var sharedTransport = sync.OnceValue(func() http.RoundTripper {
 	return http.DefaultTransport.(*http.Transport).Clone()
 })
 
-// errCrossOriginWrite ends a write that the service redirected to another origin.
-var errCrossOriginWrite = errors.New("compute: the service redirected a write to another origin; not followed")
-
-// sameOriginWrites wraps an http.Client's redirect policy (next, nil for net/http's default of ten
-// redirects): a write (any method but GET and HEAD) is never followed to another origin than the
-// base URL's. net/http would re-send a 307 or 308's body there, or turn a 301, 302 or 303 into a GET
-// whose response (a 201 with some body) would read as the write's success. A redirect within the
-// origin is followed as before; a read may go anywhere, without the token (see attemptTransport).
-func sameOriginWrites(base *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if first := via[0]; first.Method != http.MethodGet && first.Method != http.MethodHead &&
-			(req.URL.Scheme != base.Scheme || req.URL.Host != base.Host) {
-			return errCrossOriginWrite
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
-}
-
 // isLoopback accepts a loopback IP literal and the exact name localhost, which resolvers keep on
 // the machine; any other name ("api.localhost" included) may resolve anywhere, so a token sent to it
 // over plain http could travel in clear.

@@ -1,9 +1,6 @@
 package compute
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"regexp"
 	"slices"
@@ -14,58 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tableEntry is one entry of the operation table: its variable's name and its "METHOD /path".
-type tableEntry struct{ name, op string }
-
-// operationTable reads the operation table from the source of operations.go, in the order declared.
-func operationTable() ([]tableEntry, error) {
-	file, err := parser.ParseFile(token.NewFileSet(), "operations.go", nil, 0)
-	if err != nil {
-		return nil, err
-	}
-	var table []tableEntry
-	ast.Inspect(file, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 {
-			return true
-		}
-		lit, ok := vs.Values[0].(*ast.CompositeLit)
-		if !ok {
-			return true
-		}
-		if id, ok := lit.Type.(*ast.Ident); !ok || id.Name != "operation" {
-			return true
-		}
-		var method, path string
-		for _, e := range lit.Elts {
-			kv := e.(*ast.KeyValueExpr)
-			if v, ok := kv.Value.(*ast.BasicLit); ok {
-				s, _ := strconv.Unquote(v.Value)
-				switch kv.Key.(*ast.Ident).Name {
-				case "method":
-					method = s
-				case "path":
-					path = s
-				}
-			}
-		}
-		table = append(table, tableEntry{vs.Names[0].Name, method + " " + path})
-		return true
-	})
-	return table, nil
-}
-
-// declaredOperations is "METHOD /path" of every entry of the operation table in operations.go but
-// the description document itself (openapi.yaml), each once.
+// declaredOperations is "METHOD /path" of every entry of the operation table but the description
+// document itself (openapi.yaml), each once, in the order declared.
 func declaredOperations() ([]string, error) {
-	table, err := operationTable()
-	if err != nil {
-		return nil, err
-	}
 	var declared []string
-	for _, e := range table {
-		if e.op != "GET /compute/v1/openapi.yaml" && !slices.Contains(declared, e.op) {
-			declared = append(declared, e.op)
+	for _, op := range operations {
+		if e := op.method + " " + op.path; e != "GET /compute/v1/openapi.yaml" && !slices.Contains(declared, e) {
+			declared = append(declared, e)
 		}
 	}
 	return declared, nil

@@ -202,16 +202,3 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 		}
 	}
 }
-
-// idOf reads the ID field of a resource; ok is false for a type without one.
-func idOf(v any) (id string, ok bool) {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Struct {
-		return "", false
-	}
-	f := rv.FieldByName("ID")
-	if !f.IsValid() || f.Kind() != reflect.String {
-		return "", false
-	}
-	return f.String(), true
-}

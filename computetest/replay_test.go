@@ -33,7 +33,7 @@ type replayStep struct {
 	Name   string `json:"name"`
 	Method string `json:"method"`
 	Path   string `json:"path"`
-	// Token is the credential: "" sends Authorization: Bearer computetest-token, "none" sends none.
+	// Token is the credential: "" sends Authorization: Bearer Zq8Wv3Xj7Lm2Rt9Hk4Pd, "none" sends none.
 	Token string `json:"token,omitempty"`
 	// Request is the literal body, sent byte for byte with Content-Type: application/json.
 	Request json.RawMessage `json:"request,omitempty"`

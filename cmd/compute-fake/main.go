@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	compute-fake [-addr 127.0.0.1:8080] [-token computetest-token] [-read-only-token TOKEN]
+//	compute-fake [-addr 127.0.0.1:8080] [-token Zq8Wv3Xj7Lm2Rt9Hk4Pd] [-read-only-token TOKEN]
 //	             [-rate 10] [-speed 2s] [-catalog FILE] [-control-token TOKEN]
 //	compute-fake [-catalog FILE] -print-catalog
 //
@@ -18,7 +18,7 @@
 //
 //	-addr             COMPUTE_FAKE_ADDR: the address to listen on; "127.0.0.1:0" picks a free
 //	                  port (default 127.0.0.1:8080)
-//	-token            COMPUTE_FAKE_TOKEN: the token the fake accepts (default computetest-token)
+//	-token            COMPUTE_FAKE_TOKEN: the token the fake accepts (default Zq8Wv3Xj7Lm2Rt9Hk4Pd)
 //	-read-only-token  COMPUTE_FAKE_READ_ONLY_TOKEN: a second token that may read but not write
 //	                  (writes get 403, code 02043)
 //	-rate             COMPUTE_FAKE_RATE: requests per second per token, as the service enforces
@@ -42,7 +42,7 @@
 // For example:
 //
 //	go run ./cmd/compute-fake -speed 0 &
-//	curl -H "Authorization: Bearer computetest-token" http://127.0.0.1:8080/compute/v1/images
+//	curl -H "Authorization: Bearer Zq8Wv3Xj7Lm2Rt9Hk4Pd" http://127.0.0.1:8080/compute/v1/images
 //
 // The fake implements every operation of the contract; see package computetest for its behaviour
 // where the contract is silent.

@@ -29,7 +29,7 @@ type apiCall struct {
 	method string
 	path   string
 	body   string // sent with Content-Type: application/json when not empty
-	auth   bool   // sent with Authorization: Bearer computetest-token
+	auth   bool   // sent with Authorization: Bearer Zq8Wv3Xj7Lm2Rt9Hk4Pd
 	// control is sent with X-Fake-Control-Token: fake-control, to the control endpoint.
 	control bool
 }
@@ -290,7 +290,7 @@ func curlCommands(doc string) []apiCall {
 		if !strings.HasPrefix(line, "curl ") {
 			continue
 		}
-		c := apiCall{method: "GET", auth: strings.Contains(line, `-H "Authorization: Bearer computetest-token"`),
+		c := apiCall{method: "GET", auth: strings.Contains(line, `-H "Authorization: Bearer Zq8Wv3Xj7Lm2Rt9Hk4Pd"`),
 			control: strings.Contains(line, `-H "X-Fake-Control-Token: fake-control"`)}
 		if _, rest, ok := strings.Cut(line, " -d '"); ok {
 			c.body, _, _ = strings.Cut(rest, "'")
@@ -357,8 +357,8 @@ func TestHelpExits0(t *testing.T) {
 func TestBannerAndCleanStop(t *testing.T) {
 	p := startInProcess(t)
 	require.True(t, strings.HasPrefix(p.banner, "compute-fake listening on "+p.url+"\n"), p.banner)
-	require.Contains(t, p.banner, "\ntoken: computetest-token\n")
-	require.Contains(t, p.banner, "\nexport COMPUTE_API_URL="+p.url+" COMPUTE_API_TOKEN=computetest-token\n")
+	require.Contains(t, p.banner, "\ntoken: Zq8Wv3Xj7Lm2Rt9Hk4Pd\n")
+	require.Contains(t, p.banner, "\nexport COMPUTE_API_URL="+p.url+" COMPUTE_API_TOKEN=Zq8Wv3Xj7Lm2Rt9Hk4Pd\n")
 	cat := computetest.DefaultCatalog()
 	for _, r := range cat.Regions {
 		require.Contains(t, p.banner, r.ID)

@@ -13,43 +13,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"strconv"
+	"net/url"
 	"sync/atomic"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
-
-// RetryPolicy bounds how the client retries. What is retried never depends on the policy:
-//   - a 429 is retried for every method, since the contract says the request was not processed;
-//   - a 500, 502, 503, 504, a network error or a response cut off while its body was read is
-//     retried only for idempotent operations (GET, PUT, DELETE and this API's PATCH, whose every
-//     variant sets absolute values);
-//   - a POST is retried only when its request was provably not written (no connection, a failed TLS
-//     handshake, a timeout while connecting), so nothing reached the service.
-//
-// Waits grow exponentially with full jitter between MinWait and MaxWait. A Retry-After from the
-// service replaces the computed wait and is capped at MaxWait; when the caller's context deadline
-// comes before the wait ends, the call fails at once with the 429 instead of sleeping into a timeout.
-// Every wait ends when the context ends.
-type RetryPolicy struct {
-	// MaxRetries is how many times a request may be re-sent after the first attempt (default 4).
-	MaxRetries int
-	// MinWait is the shortest wait before a retry (default 250 ms).
-	MinWait time.Duration
-	// MaxWait caps every wait, Retry-After included (default 30 s).
-	MaxWait time.Duration
-}
-
-// DefaultRetryPolicy returns the policy a client has unless [WithRetry] or [WithoutRetries] is given:
-// 4 retries, waits from 250 ms up to 30 s.
-func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 30 * time.Second}
-}
 
 // callState is what the attempts of one call share. do puts it in the request's context, the one
 // place go-retryablehttp hands to both the transport and the retry hooks. It needs no lock: the
@@ -236,145 +206,6 @@ func readBody(resp *http.Response, op operation) ([]byte, error) {
 	return body, nil // a broken error body keeps what arrived
 }
 
-// classify is the retry policy, a pure function of one attempt's result: the operation, the
-// response's status (0 when there was none), the transport error, and whether the request may have
-// been written. retry says whether to send it again; processed, whether the service may have
-// processed this attempt without the client learning its result.
-func classify(op operation, status int, err error, written bool) (retry, processed bool) {
-	if err != nil {
-		switch {
-		case isNotSent(err):
-			return false, false // the limiter's wait ended: nothing was sent
-		case errors.Is(err, errTooLarge):
-			return false, true // a success response: the request was processed
-		case errors.Is(err, errCrossOriginWrite):
-			return false, true // a response came, so it may have been processed; never followed
-		case !written:
-			return permanentTransportError(err) == nil, false
-		case !op.idempotent:
-			return false, true // it may have been processed: never re-sent
-		default:
-			return permanentTransportError(err) == nil, true
-		}
-	}
-	switch status {
-	case http.StatusTooManyRequests:
-		return true, false // the contract: the request was not processed
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return op.idempotent, true
-	}
-	return false, status >= 500
-}
-
-// permanentTransportError returns err when retrying cannot help: a bad certificate, too many
-// redirects, an unsupported scheme, an invalid header. go-retryablehttp's classification of these
-// is right; only its verdict is used.
-func permanentTransportError(err error) error {
-	if retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err); retry {
-		return nil
-	}
-	return err
-}
-
-// retrier holds the go-retryablehttp hooks, which only apply classify and the waits.
-type retrier struct {
-	policy  RetryPolicy
-	limiter Limiter
-	logger  *slog.Logger
-}
-
-// checkRetry decides whether an attempt is retried (see [RetryPolicy] and classify).
-func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st := stateOf(ctx)
-	status := 0
-	if resp != nil {
-		status = resp.StatusCode
-	}
-	retry, processed := classify(st.op, status, err, st.written)
-	st.processed = st.processed || processed
-	st.wait = -1
-	if !retry || ctx.Err() != nil {
-		return false, nil
-	}
-	if resp == nil {
-		return true, nil // backoff computes the wait
-	}
-	wait := r.waitFor(resp, st.n-1)
-	if status == http.StatusTooManyRequests {
-		r.limiter.Throttled(ctx, wait)
-	}
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-		return false, nil // fail now with this response rather than sleep into the deadline
-	}
-	st.wait = wait
-	return true, nil
-}
-
-// waitFor is the wait before retrying after resp: its Retry-After capped at MaxWait, or the jittered
-// exponential wait for the retry number n (0 for the first retry).
-func (r *retrier) waitFor(resp *http.Response, n int) time.Duration {
-	if ra := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
-		return min(ra, r.policy.MaxWait)
-	}
-	return jitter(r.policy.MinWait, r.policy.MaxWait, n)
-}
-
-// backoff returns the wait checkRetry chose, or a jittered wait after a network error.
-func (r *retrier) backoff(minWait, maxWait time.Duration, n int, resp *http.Response) time.Duration {
-	wait := time.Duration(-1)
-	if resp != nil && resp.Request != nil {
-		wait = stateOf(resp.Request.Context()).wait
-	}
-	if wait < 0 {
-		wait = jitter(minWait, maxWait, n)
-	}
-	status := 0
-	if resp != nil {
-		status = resp.StatusCode
-	}
-	r.logger.Debug("compute: retrying", slog.Int("status", status), slog.Int("retry", n+1), slog.Duration("wait", wait))
-	return wait
-}
-
-// errorHandler runs when retries end without success. It passes the last response on, so the caller
-// gets a typed *APIError with Attempts instead of go-retryablehttp's "giving up" string.
-func (r *retrier) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
-	if err == nil && resp != nil {
-		return resp, nil
-	}
-	if resp != nil {
-		_ = resp.Body.Close()
-	}
-	return nil, err
-}
-
-// jitter is full jitter over [minWait, min(maxWait, minWait·2^(n+1))].
-func jitter(minWait, maxWait time.Duration, n int) time.Duration {
-	upper := maxWait
-	if n < 30 && minWait<<(n+1) < maxWait && minWait<<(n+1) > 0 {
-		upper = minWait << (n + 1)
-	}
-	if upper <= minWait {
-		return minWait
-	}
-	return minWait + rand.N(upper-minWait+1)
-}
-
-// parseRetryAfter reads a Retry-After header in seconds or as an HTTP date; 0 when absent or past,
-// and at most 24 hours either way.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.Duration(max(0, min(secs, 24*60*60))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), 24*time.Hour)
-	}
-	return 0
-}
-
 // notSentError marks a failure before anything was written (the limiter's wait ended): never
 // retried, never an unknown outcome.
 type notSentError struct{ err error }
@@ -392,4 +223,28 @@ func isNotSent(err error) bool {
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// errCrossOriginWrite ends a write that the service redirected to another origin.
+var errCrossOriginWrite = errors.New("compute: the service redirected a write to another origin; not followed")
+
+// sameOriginWrites wraps an http.Client's redirect policy (next, nil for net/http's default of ten
+// redirects): a write (any method but GET and HEAD) is never followed to another origin than the
+// base URL's. net/http would re-send a 307 or 308's body there, or turn a 301, 302 or 303 into a GET
+// whose response (a 201 with some body) would read as the write's success. A redirect within the
+// origin is followed as before; a read may go anywhere, without the token (see attemptTransport).
+func sameOriginWrites(base *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if first := via[0]; first.Method != http.MethodGet && first.Method != http.MethodHead &&
+			(req.URL.Scheme != base.Scheme || req.URL.Host != base.Host) {
+			return errCrossOriginWrite
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }

@@ -1,0 +1,128 @@
+package compute
+
+import "net/http"
+
+// operation is one endpoint of the contract, declared once in the table below: retries, logs and
+// errors all read the same fact.
+type operation struct {
+	// name is the SDK method that sends it ("Instances.Get"), for errors, logs and traces.
+	name   string
+	method string
+	// path is a template whose {name} segments are filled, in order, with path-escaped IDs; an empty
+	// ID is refused with a ValidationError naming the segment ("instance_id").
+	path string
+	// idempotent operations are retried after a 5xx response or a network error; the others never
+	// are, once they may have reached the service.
+	idempotent bool
+	// accept overrides the Accept header (application/json by default).
+	accept string
+	// maxBody overrides the bound of a success response's body (maxResponseBody by default).
+	maxBody int64
+	// notFound is the code of a DELETE's 404 that says the resource does not exist (see gone).
+	notFound ErrorCode
+}
+
+// gone reports whether e, the response to a DELETE, says that the resource does not exist: a 404
+// with the resource's not-found code. An invalid route's 404 (02001) or a proxy's HTML page says
+// nothing about the resource. Without a not-found code in the table (filesystems: the contract
+// names none), a 404 with the JSON error shape and any other code counts.
+func (op operation) gone(e *APIError) bool {
+	if op.method != http.MethodDelete || e.StatusCode != http.StatusNotFound {
+		return false
+	}
+	if op.notFound != "" {
+		return e.Code == op.notFound
+	}
+	return e.Code != "" && e.Code != CodeInvalidRoute
+}
+
+// maxResponseBody bounds the body of a success response, decompressed bytes included. The largest
+// response of the contract, a page of 100 instances, is well under it; a larger body is an error,
+// so that a broken or hostile server cannot make one call cost more memory than that.
+const maxResponseBody = 1 << 20
+
+// bodyLimit is how many bytes of op's success response are read at most.
+func (op operation) bodyLimit() int64 {
+	if op.maxBody > 0 {
+		return op.maxBody
+	}
+	return maxResponseBody
+}
+
+// operations is the operation table as a value, in the order declared, for tests and docs to
+// range over. register adds each entry as the variables below are initialized.
+var operations []operation
+
+func register(op operation) operation {
+	operations = append(operations, op)
+	return op
+}
+
+// The operation table: every endpoint of the contract, declared once. GET, PUT, DELETE and PATCH are
+// idempotent here (every PATCH variant of this API sets absolute values); POST never is.
+var (
+	opCreateSecurityGroup = register(operation{name: "SecurityGroups.Create", method: "POST", path: "/compute/v1/security-groups"})
+	opUpdateSecurityGroup = register(operation{name: "SecurityGroups.Update", method: "PUT", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true})
+	opListSecurityGroups  = register(operation{name: "SecurityGroups.List", method: "GET", path: "/compute/v1/security-groups", idempotent: true})
+	opGetSecurityGroup    = register(operation{name: "SecurityGroups.Get", method: "GET", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true})
+	opDeleteSecurityGroup = register(operation{name: "SecurityGroups.Delete", method: "DELETE", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true, notFound: CodeSecurityGroupNotFound})
+
+	opCreateFloatingIP = register(operation{name: "FloatingIPs.Create", method: "POST", path: "/compute/v1/floating-ips"})
+	opListFloatingIPs  = register(operation{name: "FloatingIPs.List", method: "GET", path: "/compute/v1/floating-ips", idempotent: true})
+	opGetFloatingIP    = register(operation{name: "FloatingIPs.Get", method: "GET", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true})
+	opUpdateFloatingIP = register(operation{name: "FloatingIPs.Update", method: "PATCH", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true})
+	opDeleteFloatingIP = register(operation{name: "FloatingIPs.Delete", method: "DELETE", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true, notFound: CodeFloatingIPNotFound})
+
+	opCreateInstance        = register(operation{name: "Instances.Create", method: "POST", path: "/compute/v1/instances"})
+	opListInstances         = register(operation{name: "Instances.List", method: "GET", path: "/compute/v1/instances", idempotent: true})
+	opGetInstance           = register(operation{name: "Instances.Get", method: "GET", path: "/compute/v1/instances/{instance_id}", idempotent: true})
+	opDeleteInstance        = register(operation{name: "Instances.Delete", method: "DELETE", path: "/compute/v1/instances/{instance_id}", idempotent: true, notFound: CodeInstanceNotFound})
+	opUpdateInstance        = register(operation{name: "Instances.Update", method: "PATCH", path: "/compute/v1/instances/{instance_id}", idempotent: true})
+	opCreateSnapshot        = register(operation{name: "Snapshots.Create", method: "POST", path: "/compute/v1/instances/{instance_id}/snapshots"})
+	opListSnapshots         = register(operation{name: "Snapshots.ListByInstance", method: "GET", path: "/compute/v1/instances/{instance_id}/snapshots", idempotent: true})
+	opListInstanceActions   = register(operation{name: "Instances.Actions", method: "GET", path: "/compute/v1/instances/{instance_id}/actions", idempotent: true})
+	opPerformInstanceAction = register(operation{name: "Instances.PerformAction", method: "POST", path: "/compute/v1/instances/{instance_id}/actions"})
+
+	opListImages = register(operation{name: "Images.List", method: "GET", path: "/compute/v1/images", idempotent: true})
+
+	// User metadata, SSH keys, volumes, filesystems, the snapshots collection and the account.
+
+	opGetUserMetadata = register(operation{name: "Instances.UserMetadata", method: "GET", path: "/compute/v1/instances/{instance_id}/user-metadata", idempotent: true})
+	// opAttachInstance is the instance PATCH in its attach and detach forms ({"volumes": {"attach":
+	// id}}): unlike the other PATCH variants it changes the current state relatively, so a resent
+	// attach could meet "already attached" (02056) after the first one worked. It is never re-sent.
+	opAttachInstance = register(operation{name: "Instances.Attach", method: "PATCH", path: "/compute/v1/instances/{instance_id}"})
+
+	opListSSHKeys  = register(operation{name: "SSHKeys.List", method: "GET", path: "/compute/v1/ssh-keys", idempotent: true})
+	opCreateSSHKey = register(operation{name: "SSHKeys.Create", method: "POST", path: "/compute/v1/ssh-keys"})
+	opGetSSHKey    = register(operation{name: "SSHKeys.Get", method: "GET", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true})
+	opUpdateSSHKey = register(operation{name: "SSHKeys.Update", method: "PATCH", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true})
+	opDeleteSSHKey = register(operation{name: "SSHKeys.Delete", method: "DELETE", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true, notFound: CodeSSHKeyNotFound})
+
+	opListVolumes  = register(operation{name: "Volumes.List", method: "GET", path: "/compute/v1/volumes", idempotent: true})
+	opCreateVolume = register(operation{name: "Volumes.Create", method: "POST", path: "/compute/v1/volumes"})
+	opGetVolume    = register(operation{name: "Volumes.Get", method: "GET", path: "/compute/v1/volumes/{volume_id}", idempotent: true})
+	opUpdateVolume = register(operation{name: "Volumes.Update", method: "PATCH", path: "/compute/v1/volumes/{volume_id}", idempotent: true})
+	opDeleteVolume = register(operation{name: "Volumes.Delete", method: "DELETE", path: "/compute/v1/volumes/{volume_id}", idempotent: true, notFound: CodeVolumeNotFound})
+
+	opListFilesystems  = register(operation{name: "Filesystems.List", method: "GET", path: "/compute/v1/filesystems", idempotent: true})
+	opCreateFilesystem = register(operation{name: "Filesystems.Create", method: "POST", path: "/compute/v1/filesystems"})
+	opGetFilesystem    = register(operation{name: "Filesystems.Get", method: "GET", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
+	opUpdateFilesystem = register(operation{name: "Filesystems.Update", method: "PATCH", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
+	// The contract names no "filesystem not found" code: any JSON 404 but an invalid route's counts.
+	opDeleteFilesystem = register(operation{name: "Filesystems.Delete", method: "DELETE", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
+
+	opListAllSnapshots = register(operation{name: "Snapshots.List", method: "GET", path: "/compute/v1/snapshots", idempotent: true})
+	opImportSnapshot   = register(operation{name: "Snapshots.Import", method: "POST", path: "/compute/v1/snapshots"})
+	opGetSnapshot      = register(operation{name: "Snapshots.Get", method: "GET", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true})
+	opUpdateSnapshot   = register(operation{name: "Snapshots.Update", method: "PATCH", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true})
+	opDeleteSnapshot   = register(operation{name: "Snapshots.Delete", method: "DELETE", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true, notFound: CodeSnapshotNotFound})
+	opCloneSnapshot    = register(operation{name: "Snapshots.Clone", method: "POST", path: "/compute/v1/snapshots/{snapshot_id}/clone"})
+
+	opListQuotas       = register(operation{name: "Quotas.List", method: "GET", path: "/compute/v1/quotas", idempotent: true})
+	opListReservations = register(operation{name: "Reservations.List", method: "GET", path: "/compute/v1/reservations", idempotent: true})
+	opGetAvailability  = register(operation{name: "Availability.Instances", method: "GET", path: "/compute/v1/availability/{region}/instances", idempotent: true})
+
+	opOpenAPI = register(operation{name: "OpenAPI", method: "GET", path: "/compute/v1/openapi.yaml", idempotent: true,
+		accept: "application/yaml, application/json;q=0.9, */*;q=0.8", maxBody: 8 << 20})
+)
