@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -262,30 +263,11 @@ func WithUserAgent(product string) Option {
 }
 
 // WithRateLimit sets the client-side limit: rps attempts per second on average with bursts of
-// burst. Every attempt, retries included, waits for the limiter, which all goroutines using the
-// client share. The default is 10 per second with a burst of 1, the contract's rate.
-//
-// rps is a target, held against any service that enforces it, strict ones (no burst) included:
-//   - callers take turns, and each next request is due an interval after the last one really
-//     left, 0.3% under rps, which a service that allows any burst never notices;
-//   - the first 429 shows that the service is strict. For ten minutes after a 429, each request is
-//     also due an interval after the response to the one before it arrived, less the shortest
-//     round trip seen: a request that reached the service late (by up to a quarter interval) cannot
-//     make the next one look early. That costs the round trip's variation, a few tenths of a
-//     percent on a steady network, hence only after a 429; it is skipped when the shortest round
-//     trip is over half an interval, and no request waits for a slow response more than a quarter
-//     interval;
-//   - each later 429 lowers the pace by 3 points more (at most once a second, down to half of rps),
-//     and the pace recovers gradually, the extra headroom halving every two minutes;
-//   - the refused request waits its Retry-After before it is retried. The client's other requests
-//     wait one interval after a lone 429 whose Retry-After is at most 1 s (a pacing error), and
-//     the full Retry-After after a longer one or after a second 429 within the Retry-After of the
-//     one before, which means the account's budget is really spent (other processes use the token).
-//
-// On loopback against a strict service this holds over 0.95 of rps with the one 429 that arms it,
-// and over 0.99 against a service with a burst of 2 or more (BENCHMARKS.md). Processes that
-// share a token share its rate: give each a fraction of it, or share one limiter between them
-// ([WithLimiter]; the module github.com/compute-sdk/compute-go/ratelimit/redis has one on Redis).
+// burst, paced as [NewLimiter] describes. Every attempt, retries included, waits for the limiter,
+// which all goroutines using the client share. The default is 10 per second with a burst of 1, the
+// contract's rate. Processes that share a token share its rate: give each a fraction of it, or
+// share one limiter between them ([WithLimiter]; the module
+// github.com/compute-sdk/compute-go/ratelimit/redis has one on Redis).
 func WithRateLimit(rps float64, burst int) Option {
 	return func(c *config) error {
 		if !(rps > 0) || burst < 1 {
@@ -408,6 +390,19 @@ func validHeaderValue(s string) bool {
 		}
 	}
 	return true
+}
+
+// Limiter paces a client's requests: every attempt, retries included, waits in Wait, and every 429
+// is reported to Throttled, so that one limiter holds every goroutine (or, shared, every process)
+// using one token to the account's rate. It must be safe for concurrent use. Pass one with
+// [WithLimiter]; [NewLimiter] returns the default one.
+type Limiter interface {
+	// Wait blocks until one attempt may be sent, or until ctx ends (it returns ctx's error); it may
+	// fail early when the wait would outlast ctx's deadline. The client calls the done it returns,
+	// if not nil, once the attempt's response has arrived (not when the attempt got no response).
+	Wait(ctx context.Context) (done func(), err error)
+	// Throttled reports a 429 whose request will wait at least wait before it is retried.
+	Throttled(ctx context.Context, wait time.Duration)
 }
 
 // WithLimiter paces the client's requests with l instead of its own token bucket (see [Limiter]):

@@ -42,54 +42,22 @@ func TestGatePacesUnderTheTargetByTheHeadroom(t *testing.T) {
 	})
 }
 
-func TestA429RaisesTheHeadroomWhichDecays(t *testing.T) {
+// TestTheFirst429OnlyArmsThePacingFromResponses: the first 429 does not hold the other callers
+// (its own request waits its Retry-After in the retry policy); every later one pauses them all for
+// its Retry-After, however short or long.
+func TestTheFirst429OnlyArmsThePacingFromResponses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
-		waitFor(t, g)
+		waitFor(t, g)()
 		g.Throttled(context.Background(), time.Second)
-		assert.InDelta(t, 10/1.003, float64(g.limiter.Limit()), 1e-9, "the first 429 arms the pacing from responses instead")
-		time.Sleep(raiseEvery)
-		g.Throttled(context.Background(), time.Second)
-		assert.InDelta(t, 10/1.033, float64(g.limiter.Limit()), 1e-9, "a 429 while it is armed: 3 points more headroom")
-		g.Throttled(context.Background(), time.Second)
-		assert.InDelta(t, 10/1.033, float64(g.limiter.Limit()), 1e-9, "the 429s of one moment count once")
-		time.Sleep(raiseEvery)
-		g.Throttled(context.Background(), time.Second)
-		g.mu.Lock()
-		h := g.headroomAt(time.Now())
-		g.mu.Unlock()
-		assert.InDelta(t, 0.063, h, 1e-3, "a 429 a second later raises it again")
+		assert.Equal(t, 100300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond), "one interval, not the Retry-After")
 
-		time.Sleep(headroomHalfLife)
-		waitFor(t, g)
-		assert.InDelta(t, 10/(1+minHeadroom+0.03), float64(g.limiter.Limit()), 0.01, "the extra headroom halves")
-		time.Sleep(20 * headroomHalfLife)
-		waitFor(t, g)
-		assert.InDelta(t, 10/(1+minHeadroom), float64(g.limiter.Limit()), 0.01, "and is gone after a while")
-	})
-}
-
-func TestAPacingErrorPausesTheOthersOneInterval(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		g := newGate(10, 1)
-		waitFor(t, g)
 		g.Throttled(context.Background(), time.Second)
-		// One interval (100.3 ms), not the second the refused request waits.
-		assert.Equal(t, 100300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond))
-
-		// A second 429 within the first's Retry-After: the budget is spent, everyone waits it out.
-		g.Throttled(context.Background(), time.Second)
-		assert.Equal(t, time.Second, waitTook(t, g).Round(time.Millisecond))
-
-		// Once the Retry-After is over, a 429 is lone again.
-		time.Sleep(2 * time.Second)
-		g.Throttled(context.Background(), time.Second)
-		assert.Less(t, waitTook(t, g), 200*time.Millisecond)
-
-		// A longer Retry-After is not a pacing error: it is honoured at once.
+		assert.Equal(t, time.Second, waitTook(t, g).Round(time.Millisecond), "a later 429: everyone waits its Retry-After")
 		time.Sleep(2 * time.Second)
 		g.Throttled(context.Background(), 3*time.Second)
-		assert.Equal(t, 3*time.Second, waitTook(t, g).Round(time.Millisecond))
+		g.Throttled(context.Background(), time.Second)
+		assert.Equal(t, 3*time.Second, waitTook(t, g).Round(time.Millisecond), "a shorter pause never shortens a longer one")
 	})
 }
 
@@ -102,81 +70,36 @@ func TestWithoutRateLimitA429PausesForTheWholeRetryAfter(t *testing.T) {
 	})
 }
 
-// TestALateWakeUpIsCaughtUpUnlessArmed: a caller that slept for its token and woke a little late
-// counts its grant from when the token was there, so the next one is due an interval after that;
-// not when it woke more than a quarter of an interval late, not after an idle time (it did not sleep),
-// and not while a 429 has armed the pacing from responses. Timers in a synctest bubble are never
-// late, so the late wake-up is the test's own sleep past the due time.
-func TestALateWakeUpIsCaughtUpUnlessArmed(t *testing.T) {
+// TestAShortDeadlineFailsAtOnceDuringAPause: a caller whose deadline ends before a pause does fails
+// at once with ErrRateLimited, even while another caller waits the pause out holding the turn.
+func TestAShortDeadlineFailsAtOnceDuringAPause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
-		interval := 100300 * time.Microsecond
-		waitFor(t, g)
-		due := time.Now().Add(interval)
-		time.Sleep(interval + 2*time.Millisecond)
-		assert.Equal(t, due, g.grantTime(time.Now(), due), "2 ms late: counted from when it was due")
-		assert.Equal(t, time.Now(), g.grantTime(time.Now(), time.Time{}), "no sleep: counted from now")
-		late := time.Now().Add(-30 * time.Millisecond)
-		assert.Equal(t, time.Now(), g.grantTime(time.Now(), late), "over a quarter interval late: counted from now")
-
-		require.True(t, g.limiter.AllowN(g.grantTime(time.Now(), due), 1))
-		assert.Equal(t, interval-2*time.Millisecond, waitTook(t, g), "the next is due an interval after the last was")
-
-		g.Throttled(context.Background(), time.Second)
-		time.Sleep(time.Second)
-		due = time.Now()
-		time.Sleep(2 * time.Millisecond)
-		assert.Equal(t, time.Now(), g.grantTime(time.Now(), due), "armed: nothing is caught up")
+		waitFor(t, g)()
+		g.Throttled(context.Background(), time.Millisecond) // arms
+		g.Throttled(context.Background(), 30*time.Second)   // pauses
+		first := make(chan time.Time)
+		go func() {
+			waitFor(t, g)
+			first <- time.Now()
+		}()
+		synctest.Wait() // the first caller sleeps out the pause
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := g.Wait(ctx)
+		require.ErrorIs(t, err, ErrRateLimited)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Zero(t, time.Since(start), "at once, not at its deadline")
+		assert.Equal(t, 30*time.Second, (<-first).Sub(start).Round(time.Millisecond))
 	})
 }
 
-// TestWaitCatchesUpLateWakeUps drives Wait with a sleep that wakes every caller late (2 ms, then
-// 30 ms): 2 ms late is caught up, so ten grants take ten intervals, not ten intervals and ten
-// delays; 30 ms (over a quarter interval) is not; nor is anything once a 429 armed the pacing.
-func TestWaitCatchesUpLateWakeUps(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		late   time.Duration
-		armed  bool
-		caught bool
-	}{
-		{"2 ms late", 2 * time.Millisecond, false, true},
-		{"30 ms late", 30 * time.Millisecond, false, false},
-		{"2 ms late, armed", 2 * time.Millisecond, true, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				g := newGate(10, 1)
-				g.sleep = func(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
-					err := sleep(ctx, d, wake)
-					time.Sleep(tc.late) // the goroutine runs late
-					return err
-				}
-				interval := 100300 * time.Microsecond
-				if tc.armed {
-					g.Throttled(context.Background(), time.Millisecond)
-				}
-				waitFor(t, g)
-				start := time.Now()
-				for range 10 {
-					waitFor(t, g)
-				}
-				want := 10 * (interval + tc.late)
-				if tc.caught {
-					want = 10*interval + tc.late // only the last one's delay is not made up yet
-				}
-				assert.Equal(t, want, time.Since(start).Round(time.Microsecond))
-			})
-		})
-	}
-}
-
-// TestCallersTakeTurnsAndEachWaitsFromTheLastGrant: a caller that comes late takes the token at
-// once, and the next one is due an interval after that grant, not after a schedule made earlier.
-func TestCallersTakeTurnsAndEachWaitsFromTheLastGrant(t *testing.T) {
+// TestCallersTakeTurnsOnTheSchedule: many callers, each busy after its grant, are granted at least an
+// interval apart, and the limiter is what paces them.
+func TestCallersTakeTurnsOnTheSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
-		interval := time.Duration(float64(time.Second) / float64(g.limiter.Limit()))
 		var mu sync.Mutex
 		var grants []time.Time
 		var wg sync.WaitGroup
@@ -194,10 +117,9 @@ func TestCallersTakeTurnsAndEachWaitsFromTheLastGrant(t *testing.T) {
 		wg.Wait()
 		require.Len(t, grants, 40)
 		for i := 1; i < len(grants); i++ {
-			assert.GreaterOrEqual(t, grants[i].Sub(grants[i-1]), interval-time.Microsecond, "grants %d and %d", i-1, i)
+			assert.GreaterOrEqual(t, grants[i].Sub(grants[i-1]), g.interval-time.Microsecond, "grants %d and %d", i-1, i)
 		}
-		// 40 grants, 8 callers busy 250 ms after each: the limiter is the bottleneck.
-		assert.Less(t, grants[39].Sub(grants[0]), 40*interval)
+		assert.Less(t, grants[39].Sub(grants[0]), 40*g.interval, "the limiter is the bottleneck")
 	})
 }
 
@@ -280,12 +202,12 @@ func TestPacingFromResponses(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 		done() // the shortest round trip: 2 ms
 		g.Throttled(context.Background(), time.Second)
-		time.Sleep(time.Second) // the pause is over
+		time.Sleep(time.Second)
 
 		done = waitFor(t, g)
 		time.Sleep(20 * time.Millisecond) // a response 20 ms after the attempt left
 		done()
-		assert.Equal(t, interval-2*time.Millisecond, waitTook(t, g),
+		assert.Equal(t, interval-2*time.Millisecond, waitTook(t, g).Round(time.Microsecond),
 			"an interval after the response less the shortest round trip, not an interval after the grant")
 
 		done = waitFor(t, g)
@@ -334,28 +256,15 @@ func TestAWaitForAResponseDoesNotFailEarly(t *testing.T) {
 	})
 }
 
-// TestPacingFromResponsesIsOffUntilA429AndForAFarService: without a 429 the grants alone pace, and a
-// service whose shortest round trip is over half an interval is paced by the grants and the
-// headroom, which its first 429 raises.
-func TestPacingFromResponsesIsOffUntilA429AndForAFarService(t *testing.T) {
+// TestPacingFromResponsesIsOffUntilA429: without a 429 the schedule alone paces: the next attempt
+// is due an interval after the grant, however late the response.
+func TestPacingFromResponsesIsOffUntilA429(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
 		done := waitFor(t, g)
 		time.Sleep(30 * time.Millisecond)
 		done()
-		assert.Equal(t, 70300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond), "no 429: an interval after the grant")
-
-		far := newGate(10, 1)
-		done = waitFor(t, far)
-		time.Sleep(60 * time.Millisecond)
-		done()
-		far.Throttled(context.Background(), time.Second)
-		assert.InDelta(t, 10/1.033, float64(far.limiter.Limit()), 1e-9, "the first 429 raises the headroom")
-		time.Sleep(time.Second)
-		done = waitFor(t, far)
-		time.Sleep(80 * time.Millisecond)
-		done()
-		assert.Equal(t, 23300*time.Microsecond, waitTook(t, far).Round(100*time.Microsecond), "an interval after the grant")
+		assert.Equal(t, 70300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond), "an interval after the grant")
 	})
 }
 

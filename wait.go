@@ -205,7 +205,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 				return res, werr
 			}
 		}
-		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n), nil); err != nil {
+		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n)); err != nil {
 			werr.Err = context.Cause(ctx)
 			return nil, werr
 		}
@@ -228,4 +228,16 @@ func transient(err error) bool {
 // failedUnless returns a failure rule: the statuses in fail end the wait unless they are the target.
 func failedUnless[S ~string](fail ...S) func(s, target S) bool {
 	return func(s, target S) bool { return s != target && slices.Contains(fail, s) }
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
