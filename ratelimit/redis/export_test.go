@@ -1,4 +1,13 @@
 package redis
 
-// WaitScript is waitScript, for the tests that drive it one grant at a time.
-var WaitScript = waitScript
+// WaitScript, RespondedScript and ThrottledScript are the scripts, for the tests that drive them
+// one call at a time.
+var (
+	WaitScript      = waitScript
+	RespondedScript = respondedScript
+	ThrottledScript = throttledScript
+	ScriptHeader    = scriptHeader
+)
+
+// SetClock makes l's scripts use clock (microseconds, as a decimal string) instead of Redis's own.
+func (l *Limiter) SetClock(clock func() string) { l.clock = clock }

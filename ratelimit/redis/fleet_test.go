@@ -31,15 +31,15 @@ const (
 	envFleetStart    = "COMPUTE_FLEET_START"
 	envFleetRun      = "COMPUTE_FLEET_RUN"
 
-	fleetProcesses = 4
-	fleetWorkers   = 8
+	fleetWorkers = 8
 )
 
-// BenchmarkFleet is issue 19's multi-process measurement: 4 processes x 8 goroutines, one token,
-// against a loopback computetest server enforcing 10 requests per second with a burst of 1, for
+// BenchmarkFleet is the multi-process measurement: processes x 8 goroutines, one token, against a
+// loopback computetest server enforcing 10 requests per second with a burst of 1, for
 // COMPUTE_BENCH_PACE (a Go duration, default 60s) per op, with each process's own default limiter
-// (limiter=local, what users get without sharing) and with this package's limiter on the Redis at
-// COMPUTE_TEST_REDIS_ADDR (limiter=redis). Run it with -benchtime 1x:
+// (limiter=local, what users get without sharing; 2 and 4 processes) and with this package's
+// limiter on the Redis at COMPUTE_TEST_REDIS_ADDR (limiter=redis, 4 processes). Run it with
+// -benchtime 1x:
 //
 //	COMPUTE_TEST_REDIS_ADDR=127.0.0.1:6379 go test -run '^$' -bench Fleet -benchtime 1x .
 //
@@ -54,15 +54,17 @@ func BenchmarkFleet(b *testing.B) {
 		}
 		run = d
 	}
-	b.Run("limiter=local", func(b *testing.B) { benchFleet(b, "", run) })
-	b.Run("limiter=redis", func(b *testing.B) {
+	b.Run("limiter=local/processes=2", func(b *testing.B) { benchFleet(b, "", 2, run) })
+	b.Run("limiter=local/processes=4", func(b *testing.B) { benchFleet(b, "", 4, run) })
+	b.Run("limiter=redis/processes=4", func(b *testing.B) {
 		_, addr := sharedRedis(b)
-		benchFleet(b, addr, run)
+		benchFleet(b, addr, 4, run)
 	})
 }
 
-// benchFleet runs the fleet, sharing the Redis at redisAddr, or each process alone when it is "".
-func benchFleet(b *testing.B, redisAddr string, run time.Duration) {
+// benchFleet runs the fleet of processes, sharing the Redis at redisAddr, or each process alone
+// when it is "".
+func benchFleet(b *testing.B, redisAddr string, processes int, run time.Duration) {
 	const rate = compute.DefaultRateLimit
 	srv := computetest.NewServer(computetest.WithRateLimit(rate, 1))
 	b.Cleanup(srv.Close)
@@ -82,8 +84,8 @@ func benchFleet(b *testing.B, redisAddr string, run time.Duration) {
 			envFleetInstance+"="+inst.ID, envFleetRedis+"="+redisAddr,
 			envFleetPrefix+"="+fmt.Sprintf("compute-go-bench:%d:", time.Now().UnixNano()),
 			envFleetStart+"="+strconv.FormatInt(start.UnixNano(), 10), envFleetRun+"="+run.String())
-		cmds := make([]*exec.Cmd, fleetProcesses)
-		outs := make([]*bytes.Buffer, fleetProcesses)
+		cmds := make([]*exec.Cmd, processes)
+		outs := make([]*bytes.Buffer, processes)
 		for i := range cmds {
 			cmds[i] = exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
 			cmds[i].Env = env

@@ -6,6 +6,7 @@ require (
 	github.com/compute-sdk/compute-go v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.17.2
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/time v0.15.0
 )
 
 require (
@@ -15,7 +16,6 @@ require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/time v0.15.0 // indirect
 )
 
 replace github.com/compute-sdk/compute-go => ../..

@@ -18,27 +18,30 @@
 //
 // One budget per token: the state lives under one Redis key, the prefix (see [WithKeyPrefix])
 // followed by a SHA-256 of the token, so the key never reveals the token and the token never
-// reaches Redis. Each attempt is granted by a Lua script on Redis's own clock, at least one interval
-// after the attempt granted before it in any process; the pacing adapts to 429 responses exactly as
-// [compute.WithRateLimit] describes (0.3% headroom; after a 429, pacing from the responses too,
-// whichever process made the request before; the headroom raised by later 429s and decaying), and
-// a 429 seen by one process pauses all of them: for one interval after a lone 429 asking for at
-// most 1 s, for the whole Retry-After after a longer one or a second one within the Retry-After of
-// the one before. While the pacing from responses is armed, each attempt's response costs one more
-// Redis command, which reports it: the client runs it when the response's headers arrive, before
-// it reads the body, bounded like every command. Unlike the default limiter, which times every
-// response, this one learns the round trip only once armed, so the 429 that first arms it never
-// raises the headroom, even for a far service (the next 429 does).
+// reaches Redis. The pacing is the one [compute.NewLimiter] describes, decided by Lua scripts on
+// Redis's own clock for the whole fleet: the schedule (each grant at least an interval after the one
+// before, in any process), the pacing from responses that the first 429 seen by any process turns
+// on (then each attempt's response costs one more Redis command, which reports it), and the pause
+// every later 429 sets for every process.
 //
 // # When Redis is down or slow
 //
 // Every Redis command is bounded by a timeout ([WithTimeout], 100 ms by default) and by the
 // caller's context, whichever ends first; a caller never waits on Redis longer than that. When a
-// command fails or times out the limiter falls back to a local limiter ([WithFallback]; by default
-// [compute.NewLimiter] at the same rate, so each process then paces alone at the full rate) and
-// reports it once to the handler of [WithErrorHandler]. It tries Redis again after a while
-// ([WithRecheck], 1 s by default) and reports its return with a nil error. A caller's context that
-// ends is always reported as the context's error, never hidden by the fallback.
+// command fails, times out or replies with something out of range, the limiter falls back to a
+// local limiter ([WithFallback]; by default [compute.NewLimiter] at the same rate, so each process
+// then paces alone at the full rate) and reports it once to the handler of [WithErrorHandler]. It
+// tries Redis again after a while ([WithRecheck], 1 s by default) and reports its return with a nil
+// error. Across these switches a process never goes faster than the rate. A caller's context that
+// ends is always reported as the context's error, never counted as a Redis failure.
+//
+// # Redis must be trusted
+//
+// The limiter checks every reply of its scripts and bounds every command in time, but the Redis
+// client (go-redis) reads whatever reply size a server announces, so a hostile or broken Redis can
+// make a process allocate as much memory as it claims to send, and it can stall every process's
+// requests (within each caller's context). Use a Redis you run for this fleet, as you would for any
+// shared state.
 package redis
 
 import (
@@ -52,6 +55,7 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	goredis "github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
 )
 
 // Defaults applied by [New].
@@ -67,99 +71,81 @@ const (
 // keyTTL is how long a budget's state outlives its last use.
 const keyTTL = 10 * time.Minute
 
-// The scripts keep, in one hash per token, in microseconds of Redis's clock: next (the earliest
-// grant), until (the end of the shared pause), h and raised (the headroom and when it was raised),
-// last429 and lastwait (the last 429 and the wait it asked for), anchor (the pacing from responses
-// is armed until then), seq and sent (the number of the last grant and when it was made), resp
-// (when its response was reported) and minrtt (the shortest time from a grant to its response's
-// report). The constants are those of the compute package's default limiter: a late wake-up
-// caught up by at most a quarter of an interval; a headroom of 0.3% at least, 3 points more after
-// each 429 (at most once a second) but the one that arms the pacing from responses, at most 100%,
-// the extra decaying by half every two minutes; a lone 429 asking for at most 1 s pauses everyone
-// for one interval only; a 429 arms the pacing from responses for ten minutes, which holds a grant
-// for the last one's response at most a quarter interval past its due time (asking again every
-// POLL), and does not anchor when the shortest round trip is over half an interval. A grant and a
-// response's report are both on Redis's clock, so the round trip includes the hops to Redis, which
-// only makes the pacing more careful.
-const scriptHeader = `
-local MIN, THROTTLED, MAX, HALF, RAISE_EVERY, PACING_WAIT = 0.003, 0.03, 1.0, 120000000, 1000000, 1000000
-local ANCHOR_FOR, HOLD, POLL, CATCH_UP = 600000000, 0.25, 1000, 0.25
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local interval = tonumber(ARGV[1])
-local function headroom(h, raised)
-  h = tonumber(h) or MIN
-  raised = tonumber(raised) or 0
-  if h <= MIN then return MIN end
-  return MIN + (h - MIN) * 2 ^ (-(now - raised) / HALF)
-end
-`
+// pollEvery is how often, in intervals, a caller held for a response that has not arrived asks
+// Redis again.
+const pollEvery = 0.05
 
-// waitScript grants an attempt, returning {0, its number, 1 if the pacing from responses is armed
-// else 0}, or returns {the microseconds until one may be granted}. ARGV[3] is 1 when the caller
-// slept for such a wait: a caller that then comes at most CATCH_UP of an interval late is caught
-// up (the next grant is due an interval after this one was), unless the pacing from responses is
-// armed.
-var waitScript = goredis.NewScript(scriptHeader + `
-local s = redis.call('HMGET', KEYS[1], 'next', 'until', 'h', 'raised', 'anchor', 'seq', 'sent', 'resp', 'minrtt')
-local gate = math.max(tonumber(s[1]) or 0, tonumber(s[2]) or 0)
-if now < gate then return {math.ceil(gate - now)} end
-local step = interval * (1 + headroom(s[3], s[4]))
-local armed = now < (tonumber(s[5]) or 0)
-local sent, resp, minrtt = tonumber(s[7]), tonumber(s[8]), tonumber(s[9])
-if armed and minrtt and minrtt <= step / 2 then
-  if not resp then
-    local hold = sent + step * (1 + HOLD) - now
-    if hold > 0 then return {math.ceil(math.min(hold, POLL))} end
-  else
-    local due = math.min(resp + step - minrtt, sent + step * (1 + HOLD))
-    if now < due then return {math.ceil(due - now)} end
-  end
+// maxReply bounds every wait a script may reply with; a longer one (or a negative one) is a broken
+// or hostile Redis, and the limiter falls back.
+const maxReply = 24 * time.Hour
+
+// scriptHeader starts every script: the pacing's constants, from the compute package, and the
+// arguments every script takes. A budget is one hash, in microseconds of Redis's clock: tat (when
+// the schedule's next grant is due), until (the pause ends), armed (the pacing from responses is
+// on), seq and sent (the last grant and when it was due), resp (when its response was reported)
+// and minrtt (the fastest round trip from a grant to its response's report). ARGV[1] is the time
+// to use instead of Redis's clock (empty but in tests), ARGV[2] the interval at the rate and
+// ARGV[3] the key's time to live in milliseconds.
+var scriptHeader = fmt.Sprintf(`
+local HEADROOM, HOLD, POLL = %v, %v, %v
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local seq = (tonumber(s[6]) or 0) + 1
-local base = now
-local due = tonumber(s[1]) or 0
-if ARGV[3] == '1' and not armed and now - due <= CATCH_UP * step then base = due end
-redis.call('HSET', KEYS[1], 'next', base + math.floor(step), 'seq', seq, 'sent', now)
+local step = tonumber(ARGV[2]) * (1 + HEADROOM)
+`, compute.PacingHeadroom, compute.PacingHold, pollEvery)
+
+// waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline). It
+// replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
+// and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses}, after which
+// the caller asks again; or {3, the wait}, reserving nothing, when the grant is due past ARGV[4].
+var waitScript = goredis.NewScript(scriptHeader + `
+local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt')
+local pause = (tonumber(s[2]) or 0) - now
+if pause > 0 then return {1, math.ceil(pause)} end
+if s[3] and s[7] then
+  local hold = tonumber(s[5]) + step * (1 + HOLD) - now
+  if s[6] then
+    hold = math.min(hold, tonumber(s[6]) + step - tonumber(s[7]) - now)
+  else
+    hold = math.min(hold, math.max(1000, step * POLL))
+  end
+  if hold > 0 then return {2, math.ceil(hold)} end
+end
+local at = math.max(tonumber(s[1]) or 0, now)
+if tonumber(ARGV[4]) >= 0 and at - now > tonumber(ARGV[4]) then return {3, math.ceil(at - now)} end
+local seq = (tonumber(s[4]) or 0) + 1
+redis.call('HSET', KEYS[1], 'tat', math.floor(at + step), 'seq', seq, 'sent', math.floor(at))
 redis.call('HDEL', KEYS[1], 'resp')
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if armed then return {0, seq, 1} end
-return {0, seq, 0}
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if s[3] then return {0, math.ceil(at - now), seq, 1} end
+return {0, math.ceil(at - now), seq, 0}
 `)
 
-// respondedScript records that the response to grant ARGV[3] arrived, when that grant is still the
-// last one.
+// respondedScript reports that the response to grant ARGV[4] arrived; only the last grant's counts.
 var respondedScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'minrtt')
-if tonumber(s[1]) ~= tonumber(ARGV[3]) or s[3] then return {0} end
-local rtt = now - tonumber(s[2])
+if tonumber(s[1]) ~= tonumber(ARGV[4]) or s[3] then return {0} end
+local rtt = math.max(0, now - tonumber(s[2]))
 redis.call('HSET', KEYS[1], 'resp', now, 'minrtt', math.min(rtt, tonumber(s[4]) or rtt))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {0}
 `)
 
-// throttledScript records a 429 whose Retry-After (or backoff) is ARGV[3] microseconds and returns
-// {the pause it set}.
+// throttledScript reports a 429 whose request waits ARGV[4]: the first turns the pacing from
+// responses on and replies {0, 0}; a later one pauses every process and replies {1, the pause left}.
 var throttledScript = goredis.NewScript(scriptHeader + `
-local s = redis.call('HMGET', KEYS[1], 'until', 'h', 'raised', 'last429', 'lastwait', 'anchor', 'minrtt')
-local h, raised = tonumber(s[2]) or MIN, tonumber(s[3]) or 0
-local last, lastwait = tonumber(s[4]) or 0, tonumber(s[5]) or 0
-local wait = tonumber(ARGV[3])
-local minrtt = tonumber(s[7])
-local far = minrtt and minrtt > interval * (1 + headroom(s[2], s[3])) / 2
-local arming = now >= (tonumber(s[6]) or 0) and not far
-if not arming and now - raised >= RAISE_EVERY then
-  h = math.min(MAX, headroom(s[2], s[3]) + THROTTLED)
-  raised = now
+local s = redis.call('HMGET', KEYS[1], 'armed', 'until')
+if not s[1] then
+  redis.call('HSET', KEYS[1], 'armed', 1)
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {0, 0}
 end
-local pause = wait
-if (last == 0 or now - last > lastwait) and wait <= PACING_WAIT then
-  pause = math.min(wait, math.floor(interval * (1 + h)))
-end
-redis.call('HSET', KEYS[1], 'until', math.max(tonumber(s[1]) or 0, now + pause), 'h', h,
-  'raised', raised, 'last429', now, 'lastwait', wait, 'anchor', now + ANCHOR_FOR)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return {pause}
+local untilv = math.max(tonumber(s[2]) or 0, now + tonumber(ARGV[4]))
+redis.call('HSET', KEYS[1], 'until', untilv)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {1, math.ceil(untilv - now)}
 `)
 
 // Limiter is a [compute.Limiter] whose budget lives in Redis. Build it with [New] and pass it to
@@ -168,19 +154,25 @@ return {pause}
 type Limiter struct {
 	rdb      goredis.Scripter
 	keys     []string
-	interval int64 // microseconds
+	interval int64 // microseconds, at the rate
 	timeout  time.Duration
 	recheck  time.Duration
 	fallback compute.Limiter
 	handler  func(error)
+	// ceiling holds this process to the rate whichever way it is paced, so that switching between
+	// Redis and the fallback never makes a burst.
+	ceiling *rate.Limiter
+	// clock is the time the scripts use, in microseconds; "" for Redis's own clock (tests set one).
+	clock func() string
 
 	// turn lets one goroutine of this process at a time ask Redis for a grant; the others queue
 	// here, so Redis sees one waiter per process.
 	turn chan struct{}
 
-	mu        sync.Mutex
-	failing   bool
-	downUntil time.Time // Redis is not asked again before this
+	mu         sync.Mutex
+	failing    bool
+	downUntil  time.Time // Redis is not asked again before this
+	pauseUntil time.Time // the last pause Redis reported ends
 }
 
 // config collects the options of [New].
@@ -293,6 +285,8 @@ func New(rdb goredis.Scripter, token string, opts ...Option) (*Limiter, error) {
 		recheck:  cfg.recheck,
 		fallback: cfg.fallback,
 		handler:  cfg.handler,
+		ceiling:  rate.NewLimiter(rate.Limit(cfg.rps), 1),
+		clock:    func() string { return "" },
 		turn:     make(chan struct{}, 1),
 	}, nil
 }
@@ -308,13 +302,35 @@ func Key(prefix, token string) string {
 func (l *Limiter) String() string { return "redis.Limiter{" + l.keys[0] + "}" }
 
 // Wait implements [compute.Limiter]: it blocks until Redis grants an attempt, or until the fallback
-// does while Redis fails, or until ctx ends. When the next grant is further away than ctx's deadline
-// it fails at once with an error that wraps [context.DeadlineExceeded]. While a 429 has armed the
-// pacing from responses, the done it returns reports the attempt's response to Redis.
+// does while Redis fails, or until ctx ends. When the next grant, or a pause, ends after ctx's
+// deadline it fails at once with an error that wraps [context.DeadlineExceeded] (and, for a pause,
+// [compute.ErrRateLimited]). While the pacing from responses is on, the done it returns reports
+// the attempt's response to Redis.
 func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	l.mu.Lock()
+	pause := time.Until(l.pauseUntil)
+	l.mu.Unlock()
+	if err := pastDeadline(ctx, pause); err != nil {
+		return nil, err // before queueing behind a caller that waits the pause out
+	}
+	done, err := l.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.ceiling.Wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("ratelimit/redis: %w", context.DeadlineExceeded)
+	}
+	return done, nil
+}
+
+// wait waits for a grant from Redis, or from the fallback while Redis fails.
+func (l *Limiter) wait(ctx context.Context) (func(), error) {
 	if l.down() {
 		return l.fallback.Wait(ctx)
 	}
@@ -328,6 +344,9 @@ func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if failed {
 		return l.fallback.Wait(ctx)
 	}
+	if err == nil {
+		err = sleep(ctx, g.wait) // the grant is reserved: other callers may ask for the next one
+	}
 	if err != nil || !g.armed {
 		return nil, err
 	}
@@ -336,21 +355,25 @@ func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 
 // grant is an attempt Redis let go.
 type grant struct {
-	seq   int64 // its number
-	armed bool  // whether the pacing from responses is armed
+	wait  time.Duration // until it is due
+	seq   int64         // its number
+	armed bool          // whether the pacing from responses is on
 }
 
 // waitRedis asks Redis for a grant until it gets one; failed reports a Redis failure, after which
 // the caller waits for the fallback instead.
 func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err error) {
-	slept := 0 // 1 once this caller slept for the wait Redis returned
 	for {
 		if l.down() { // another caller saw Redis fail while this one queued
 			return grant{}, true, nil
 		}
-		r, err := l.eval(ctx, waitScript, l.interval, keyTTL.Milliseconds(), slept)
-		if err == nil && (len(r) != 1 && len(r) != 3 || len(r) == 1 && r[0] <= 0) {
-			err = fmt.Errorf("ratelimit/redis: unexpected reply from the script: %v", r)
+		maxWait := int64(-1)
+		if deadline, ok := ctx.Deadline(); ok {
+			maxWait = max(0, time.Until(deadline).Microseconds())
+		}
+		r, err := l.eval(ctx, waitScript, maxWait)
+		if err == nil {
+			err = checkReply(r, 4)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -360,22 +383,59 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 			return grant{}, true, nil
 		}
 		l.ok()
-		if len(r) == 3 {
-			return grant{seq: r[1], armed: r[2] == 1}, false, nil
-		}
-		d := time.Duration(r[0]) * time.Microsecond
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+		d := time.Duration(r[1]) * time.Microsecond
+		switch r[0] {
+		case 0:
+			return grant{wait: d, seq: r[2], armed: r[3] == 1}, false, nil
+		case 1:
+			l.paused(d)
+			if err := pastDeadline(ctx, d); err != nil {
+				return grant{}, false, err
+			}
+		case 3:
 			return grant{}, false, fmt.Errorf("ratelimit/redis: the next request may go in %s, past the context deadline: %w",
 				d.Round(time.Millisecond), context.DeadlineExceeded)
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return grant{}, false, ctx.Err()
-		case <-t.C:
+		if err := sleep(ctx, d); err != nil { // a pause or a hold: ask again after it
+			return grant{}, false, err
 		}
-		slept = 1
+	}
+}
+
+// checkReply refuses a reply that the scripts never send (kinds 0 to 3 of waitScript, 0 and 1 of
+// throttledScript, with waits from 0 to maxReply): a broken Redis, or one that is not ours.
+func checkReply(r []int64, grantLen int) error {
+	ok := len(r) >= 2 && r[1] >= 0 && r[1] <= maxReply.Microseconds()
+	switch {
+	case !ok:
+	case r[0] == 0:
+		ok = len(r) == grantLen && (grantLen == 2 || r[2] > 0 && (r[3] == 0 || r[3] == 1))
+	case r[0] == 1, r[0] == 2, r[0] == 3 && grantLen == 4:
+		ok = len(r) == 2
+	default:
+		ok = false
+	}
+	if !ok {
+		return fmt.Errorf("ratelimit/redis: a reply no script sends: %v", r[:min(len(r), 4)])
+	}
+	return nil
+}
+
+// pastDeadline fails when a pause of d outlasts ctx's deadline.
+func pastDeadline(ctx context.Context, d time.Duration) error {
+	if deadline, ok := ctx.Deadline(); ok && d > 0 && time.Until(deadline) < d {
+		return fmt.Errorf("ratelimit/redis: the service asked for a pause of %s, past the context deadline: %w (%w)",
+			d.Round(time.Millisecond), compute.ErrRateLimited, context.DeadlineExceeded)
+	}
+	return nil
+}
+
+// paused notes a pause of d that Redis reported.
+func (l *Limiter) paused(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := time.Now().Add(d); t.After(l.pauseUntil) {
+		l.pauseUntil = t
 	}
 }
 
@@ -385,7 +445,7 @@ func (l *Limiter) responded(ctx context.Context, seq int64) {
 	if l.down() {
 		return
 	}
-	if _, err := l.eval(ctx, respondedScript, l.interval, keyTTL.Milliseconds(), seq); err != nil {
+	if _, err := l.eval(ctx, respondedScript, seq); err != nil {
 		l.fail(err)
 		return
 	}
@@ -393,12 +453,18 @@ func (l *Limiter) responded(ctx context.Context, seq int64) {
 }
 
 // Throttled implements [compute.Limiter]: it records the 429 in Redis, so that every process using
-// the token slows down and pauses, or tells the fallback while Redis fails.
+// the token turns the pacing from responses on, or pauses, or tells the fallback while Redis fails.
 func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 	if !l.down() {
-		_, err := l.eval(context.WithoutCancel(ctx), throttledScript, l.interval, keyTTL.Milliseconds(), max(0, wait.Microseconds()))
+		r, err := l.eval(context.WithoutCancel(ctx), throttledScript, max(0, wait.Microseconds()))
+		if err == nil {
+			err = checkReply(r, 2)
+		}
 		if err == nil {
 			l.ok()
+			if r[0] == 1 {
+				l.paused(time.Duration(r[1]) * time.Microsecond)
+			}
 			return
 		}
 		l.fail(err)
@@ -406,9 +472,10 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 	l.fallback.Throttled(ctx, wait)
 }
 
-// eval runs script on the budget's key, bounded by the timeout and by ctx. The command runs in a
-// goroutine of its own, so that the caller gets control back in time even when the Redis client
-// does not honour the context's deadline on a connection that hangs.
+// eval runs script on the budget's key with the clock, the interval and the key's time to live
+// before args, bounded by the timeout and by ctx. The command runs in a goroutine of its own, so
+// that the caller gets control back in time even when the Redis client does not honour the
+// context's deadline on a connection that hangs.
 func (l *Limiter) eval(ctx context.Context, script *goredis.Script, args ...any) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
@@ -417,6 +484,7 @@ func (l *Limiter) eval(ctx context.Context, script *goredis.Script, args ...any)
 		err error
 	}
 	done := make(chan result, 1)
+	args = append([]any{l.clock(), l.interval, keyTTL.Milliseconds()}, args...)
 	go func() {
 		r, err := script.Run(ctx, l.rdb, l.keys, args...).Int64Slice()
 		done <- result{r, err}
@@ -426,6 +494,21 @@ func (l *Limiter) eval(ctx context.Context, script *goredis.Script, args ...any)
 		return r.r, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("ratelimit/redis: no response from Redis within %s: %w", l.timeout, ctx.Err())
+	}
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

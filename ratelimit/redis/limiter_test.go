@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -121,127 +123,104 @@ func TestTokensHaveTheirOwnBudgetAndTheKeyHidesTheToken(t *testing.T) {
 	assert.NotContains(t, fmt.Sprintf("%v %+v", a, a), "SECRET")
 }
 
+// TestA429InOneProcessPausesTheOthers: the first 429 that any process reports only turns the pacing
+// from responses on; each later one pauses every process for its Retry-After.
 func TestA429InOneProcessPausesTheOthers(t *testing.T) {
 	rdb, _ := sharedRedis(t)
-	for name, tc := range map[string]struct {
-		retryAfters []time.Duration
-		min, max    time.Duration
-	}{
-		// A lone 429 asking for 1 s is a pacing error: one interval (100 ms at 10/s), not 1 s.
-		"a lone 429 pauses one interval": {[]time.Duration{time.Second}, 90 * time.Millisecond, 500 * time.Millisecond},
-		// A second one within the first's Retry-After: the budget is spent, everyone waits it out.
-		"a second 429 pauses the Retry-After": {[]time.Duration{700 * time.Millisecond, 700 * time.Millisecond}, 650 * time.Millisecond, 2 * time.Second},
-		// A Retry-After longer than a pacing error's is honoured at once.
-		"a long Retry-After is honoured": {[]time.Duration{1500 * time.Millisecond}, 1400 * time.Millisecond, 3 * time.Second},
-	} {
-		t.Run(name, func(t *testing.T) {
-			prefix := uniquePrefix(t)
-			seen, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
-			require.NoError(t, err)
-			other, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
-			require.NoError(t, err)
-			ctx := context.Background()
-			require.NoError(t, wait(ctx, seen))
-			start := time.Now()
-			for _, ra := range tc.retryAfters {
-				seen.Throttled(ctx, ra)
-			}
-			require.NoError(t, wait(ctx, other))
-			waited := time.Since(start)
-			assert.GreaterOrEqual(t, waited, tc.min)
-			assert.Less(t, waited, tc.max)
-		})
-	}
-}
-
-// TestA429ArmsThePacingFromResponsesInEveryProcess: after a 429, a grant in one process goes an
-// interval after the response to the last grant, made in another process, arrived (less the
-// shortest round trip), but at most a quarter interval past its due time, whether that response
-// is slow or has not arrived. The bounds are loose on the slow side, since they run on real time.
-func TestA429ArmsThePacingFromResponsesInEveryProcess(t *testing.T) {
-	rdb, _ := sharedRedis(t)
 	prefix := uniquePrefix(t)
-	a, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+	seen, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
 	require.NoError(t, err)
-	b, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+	other, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
 	require.NoError(t, err)
 	ctx := context.Background()
-	letGo := func(l *ratelimit.Limiter) (func(), time.Time) {
-		t.Helper()
-		done, err := l.Wait(ctx)
-		require.NoError(t, err)
-		return done, time.Now()
-	}
+	require.NoError(t, wait(ctx, seen))
+	start := time.Now()
+	seen.Throttled(ctx, 700*time.Millisecond)
+	require.NoError(t, wait(ctx, other))
+	assert.Less(t, time.Since(start), 500*time.Millisecond, "the first 429 pauses nobody")
 
-	done, _ := letGo(a)
-	assert.Nil(t, done, "no 429 yet: nothing to report")
-	a.Throttled(ctx, time.Second)
-
-	done, sent := letGo(a)
-	require.NotNil(t, done, "armed: the response is reported")
-	time.Sleep(2 * time.Millisecond)
-	done()
-	fastest := time.Since(sent) // the shortest round trip, about 2 ms
-
-	done, sent = letGo(a)
-	time.Sleep(22 * time.Millisecond)
-	done()
-	slower := time.Since(sent) - fastest // this response came about 20 ms later than the fastest
-	_, granted := letGo(b)
-	assert.GreaterOrEqual(t, granted.Sub(sent), 100*time.Millisecond+min(slower, 25*time.Millisecond)-3*time.Millisecond,
-		"an interval after the response less the shortest round trip (slower by %s)", slower)
-	assert.Less(t, granted.Sub(sent), time.Second)
-
-	done, sent = letGo(b)
-	time.Sleep(80 * time.Millisecond)
-	done() // a slow response: the next waits a quarter interval past its due time at most
-	_, granted = letGo(a)
-	assert.GreaterOrEqual(t, granted.Sub(sent), 115*time.Millisecond, "held for the response")
-	assert.Less(t, granted.Sub(sent), 170*time.Millisecond, "but not an interval after it (180 ms)")
-
-	sent = granted // b's attempt has no response: a waits for it a quarter interval past its due time
-	_, granted = letGo(a)
-	assert.GreaterOrEqual(t, granted.Sub(sent), 115*time.Millisecond, "held for the response")
-	assert.Less(t, granted.Sub(sent), time.Second, "but not for ever")
+	start = time.Now()
+	seen.Throttled(ctx, 700*time.Millisecond)
+	require.NoError(t, wait(ctx, other))
+	assert.GreaterOrEqual(t, time.Since(start), 650*time.Millisecond, "a later one pauses every process")
+	assert.Less(t, time.Since(start), 2*time.Second)
 }
 
-// TestALateWakeUpIsCaughtUpUnlessArmed drives the grant script by hand: a caller that slept for
-// its grant and comes a few milliseconds late gets the next grant due an interval after its own
-// was due; one that did not sleep (it comes after an idle time), one more than a quarter of an interval
-// late, or any while a 429 has armed the pacing from responses, gets it an interval after now.
-func TestALateWakeUpIsCaughtUpUnlessArmed(t *testing.T) {
-	rdb, _ := sharedRedis(t)
-	prefix := uniquePrefix(t)
-	key := ratelimit.Key(prefix, testToken)
-	ctx := context.Background()
-	const interval = 100000 // µs: 10 per second
-	step := int64(interval * 1.003)
-	grant := func(slept int) int64 {
-		t.Helper()
-		r, err := ratelimit.WaitScript.Run(ctx, rdb, []string{key}, interval, 60000, slept).Int64Slice()
-		require.NoError(t, err)
-		require.Len(t, r, 3, "granted")
-		next, err := rdb.HGet(ctx, key, "next").Int64()
-		require.NoError(t, err)
-		return next
-	}
-	next := grant(0)
-	time.Sleep(time.Duration(step)*time.Microsecond + 2*time.Millisecond)
-	caught := grant(1)
-	assert.InDelta(t, next+step, caught, 1, "2 ms late after sleeping: caught up") // Lua rounds the step down
-	time.Sleep(time.Duration(step)*time.Microsecond + 4*time.Millisecond)
-	next = grant(0)
-	assert.GreaterOrEqual(t, next, caught+step+2000, "did not sleep: not caught up")
-	time.Sleep(time.Duration(step)*time.Microsecond + 30*time.Millisecond)
-	assert.GreaterOrEqual(t, grant(1), next+step+30000, "30 ms late: not caught up")
-
-	l, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(prefix))
+// script runs one of the limiter's scripts on key at the time now (microseconds), for a rate of 10
+// per second, with args after the arguments every script takes.
+func script(t *testing.T, rdb *goredis.Client, s *goredis.Script, key string, now int64, args ...any) []int64 {
+	t.Helper()
+	r, err := s.Run(context.Background(), rdb, []string{key}, append([]any{now, 100000, 60000}, args...)...).Int64Slice()
 	require.NoError(t, err)
-	l.Throttled(ctx, time.Second)
-	time.Sleep(2 * time.Duration(step) * time.Microsecond) // the pause of one interval is over
-	next = grant(0)
-	time.Sleep(time.Duration(step)*time.Microsecond + 2*time.Millisecond)
-	assert.GreaterOrEqual(t, grant(1), next+step+2000, "armed: not caught up")
+	return r
+}
+
+// TestScriptsScheduleAndPause drives the scripts on a clock of the test's own: grants are
+// reserved an interval (100 ms + 0.3%) apart on a schedule fixed in advance; one due past the
+// caller's deadline is refused without being reserved; the first 429 pauses nobody, a later one
+// everyone, and a shorter pause never shortens a longer one.
+func TestScriptsScheduleAndPause(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	key := ratelimit.Key(uniquePrefix(t), testToken)
+	const step = 100300
+	now := int64(1_000_000_000)
+	assert.Equal(t, []int64{0, 0, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, now, -1))
+	assert.Equal(t, []int64{0, step, 2, 0}, script(t, rdb, ratelimit.WaitScript, key, now, -1), "reserved an interval later")
+	assert.Equal(t, []int64{3, 2 * step}, script(t, rdb, ratelimit.WaitScript, key, now, 2*step-1), "due past the deadline")
+	assert.Equal(t, []int64{0, 0, 3, 0}, script(t, rdb, ratelimit.WaitScript, key, now+2*step, 0), "the refused caller reserved nothing")
+
+	now += 3 * step
+	assert.Equal(t, []int64{0, 0}, script(t, rdb, ratelimit.ThrottledScript, key, now, 1_000_000), "the first 429 only arms")
+	assert.Equal(t, []int64{0, 0, 4, 1}, script(t, rdb, ratelimit.WaitScript, key, now, -1), "nobody is paused")
+	assert.Equal(t, []int64{1, 1_000_000}, script(t, rdb, ratelimit.ThrottledScript, key, now, 1_000_000))
+	assert.Equal(t, []int64{1, 600_000}, script(t, rdb, ratelimit.WaitScript, key, now+400_000, -1), "paused")
+	assert.Equal(t, []int64{1, 600_000}, script(t, rdb, ratelimit.ThrottledScript, key, now+400_000, 100_000), "not shortened")
+}
+
+// TestScriptsPaceFromResponses: once armed, a grant waits until an interval after the last grant's
+// response less the fastest round trip, and at most a quarter interval past its due time, whether
+// the response is slow or missing (asking again every 5% of an interval meanwhile); a report for an
+// earlier grant anchors nothing.
+func TestScriptsPaceFromResponses(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	key := ratelimit.Key(uniquePrefix(t), testToken)
+	const step, hold, poll = 100300, 125375, 5015
+	sent := int64(1_000_000_000)
+	script(t, rdb, ratelimit.ThrottledScript, key, sent, 1_000_000)
+	require.Equal(t, []int64{0, 0, 1, 1}, script(t, rdb, ratelimit.WaitScript, key, sent, -1))
+	script(t, rdb, ratelimit.RespondedScript, key, sent+2000, 1) // the fastest round trip: 2 ms
+	assert.Equal(t, []int64{2, step - 2000}, script(t, rdb, ratelimit.WaitScript, key, sent+2000, -1),
+		"an interval after the response less the fastest round trip")
+	require.Equal(t, []int64{0, 0, 2, 1}, script(t, rdb, ratelimit.WaitScript, key, sent+step, -1))
+
+	sent += step // grant 2 has no response yet
+	assert.Equal(t, []int64{2, poll}, script(t, rdb, ratelimit.WaitScript, key, sent+10, -1), "ask again soon")
+	assert.Equal(t, []int64{2, 1}, script(t, rdb, ratelimit.WaitScript, key, sent+hold-1, -1))
+	require.Equal(t, []int64{0, 0, 3, 1}, script(t, rdb, ratelimit.WaitScript, key, sent+hold, -1),
+		"a missing response holds the next grant a quarter interval past its due time")
+
+	sent += hold
+	script(t, rdb, ratelimit.RespondedScript, key, sent+60_000, 3) // a slow response
+	assert.Equal(t, []int64{2, hold - 60_000}, script(t, rdb, ratelimit.WaitScript, key, sent+60_000, -1),
+		"a quarter interval past its due time at most")
+	require.Equal(t, []int64{0, 0, 4, 1}, script(t, rdb, ratelimit.WaitScript, key, sent+hold, -1))
+
+	sent += hold
+	script(t, rdb, ratelimit.RespondedScript, key, sent+1000, 3) // grant 3's again: not the last
+	assert.Equal(t, []int64{2, poll}, script(t, rdb, ratelimit.WaitScript, key, sent+1000, -1), "still held for grant 4's")
+}
+
+// TestTheScriptsUseTheComputePackagesConstants: the Lua header is generated from the compute
+// package's pacing constants; this fails when it is written by hand and drifts.
+func TestTheScriptsUseTheComputePackagesConstants(t *testing.T) {
+	m := regexp.MustCompile(`local HEADROOM, HOLD, POLL = ([0-9.e-]+), ([0-9.e-]+), `).FindStringSubmatch(ratelimit.ScriptHeader)
+	require.NotNil(t, m, "the header declares the constants")
+	headroom, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	hold, err := strconv.ParseFloat(m[2], 64)
+	require.NoError(t, err)
+	assert.Equal(t, compute.PacingHeadroom, headroom)
+	assert.Equal(t, compute.PacingHold, hold)
 }
 
 func TestContextEndsTheWait(t *testing.T) {
@@ -249,7 +228,8 @@ func TestContextEndsTheWait(t *testing.T) {
 	l, err := ratelimit.New(rdb, testToken, ratelimit.WithKeyPrefix(uniquePrefix(t)))
 	require.NoError(t, err)
 	require.NoError(t, wait(context.Background(), l))
-	l.Throttled(context.Background(), 10*time.Second) // a long pause for everyone
+	l.Throttled(context.Background(), time.Millisecond) // arms
+	l.Throttled(context.Background(), 10*time.Second)   // a long pause for everyone
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
@@ -387,12 +367,14 @@ func TestFallbackRecoversWhenRedisComesBack(t *testing.T) {
 	require.NoError(t, proc.Signal(syscall.SIGSTOP))
 	require.NoError(t, wait(ctx, l), "the fallback grants")
 	require.NoError(t, proc.Signal(syscall.SIGCONT))
-	require.Eventually(t, func() bool {
+	back := false
+	for deadline := time.Now().Add(2 * time.Second); !back && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		require.NoError(t, wait(ctx, l))
 		mu.Lock()
-		defer mu.Unlock()
-		return len(reports) == 2
-	}, 2*time.Second, 10*time.Millisecond)
+		back = len(reports) == 2
+		mu.Unlock()
+	}
+	require.True(t, back, "the limiter reported its return to Redis within 2 s")
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Error(t, reports[0])
