@@ -96,12 +96,10 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	// The trace tells a failure before the request's headers were complete on the connection (no
 	// connection, a failed TLS handshake, a timeout while connecting): then the service cannot have
 	// processed it. A transport that does not report GetConn leaves the attempt counted as written.
-	var gotConn, wroteHeaders atomic.Bool
-	trace := &httptrace.ClientTrace{
-		GetConn:      func(string) { gotConn.Store(true) },
-		WroteHeaders: func() { wroteHeaders.Store(true) },
-	}
-	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, trace), t.timeout)
+	tr := &attemptTrace{}
+	tr.GetConn = func(string) { tr.gotConn.Store(true) }
+	tr.WroteHeaders = func() { tr.wroteHeaders.Store(true) }
+	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &tr.ClientTrace), t.timeout)
 	defer cancel()
 	out := req.Clone(ctx)
 	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
@@ -126,7 +124,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		body, err = readBody(resp, st.op)
 	}
 	if err != nil {
-		if (gotConn.Load() && !wroteHeaders.Load()) || isDialError(err) {
+		if (tr.gotConn.Load() && !tr.wroteHeaders.Load()) || isDialError(err) {
 			st.written = false
 		}
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
@@ -145,6 +143,12 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	t.log(parent, "compute: attempt", req, n, start, slog.Int("status", resp.StatusCode),
 		slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
 	return resp, nil
+}
+
+// attemptTrace is an attempt's trace hooks and what they saw, in one allocation.
+type attemptTrace struct {
+	httptrace.ClientTrace
+	gotConn, wroteHeaders atomic.Bool
 }
 
 // log writes one debug line about an attempt, when the logger wants debug lines.
@@ -191,7 +195,7 @@ func readBody(resp *http.Response, op operation) ([]byte, error) {
 	if success {
 		limit = op.bodyLimit()
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := readAtMost(resp.Body, limit+1, resp.ContentLength)
 	switch {
 	case err != nil && success:
 		return nil, fmt.Errorf("reading the response (status %d): %w", resp.StatusCode, err)
@@ -204,6 +208,27 @@ func readBody(resp *http.Response, op operation) ([]byte, error) {
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 	}
 	return body, nil // a broken error body keeps what arrived
+}
+
+// readAtMost reads r to its end or to n bytes, into a buffer sized for a body of size bytes (-1 when
+// unknown) when that is less than n, so that a body of the announced size is read without growing
+// the buffer; a wrong size costs a grow, never more than n bytes.
+func readAtMost(r io.Reader, n, size int64) ([]byte, error) {
+	b := make([]byte, 0, min(n, max(size+1, 512)))
+	for int64(len(b)) < n {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := r.Read(b[len(b):min(int64(cap(b)), n)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // notSentError marks a failure before anything was written (the limiter's wait ended): never

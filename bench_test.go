@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -552,7 +553,8 @@ func BenchmarkLimiterPacing(b *testing.B) { benchPace(b, paceRate, 0, paceReques
 //
 //	go test -run '^$' -bench PacingEnforcedRate -benchtime 1x .
 //
-// It takes three minutes, so it runs only when the -bench pattern names it (not under -bench .).
+// burst=1/far=60ms is the strict server 60 ms away, with 10 ms of jitter each way. It takes four
+// minutes, so it runs only when the -bench pattern names it (not under -bench .).
 // It reports:
 //
 //	share     successful responses / (10 per second x the run's duration): the share of the
@@ -562,7 +564,7 @@ func BenchmarkLimiterPacing(b *testing.B) { benchPace(b, paceRate, 0, paceReques
 //	failed    calls that still failed with a 429 once their retries ran out
 func BenchmarkPacingEnforcedRate(b *testing.B) {
 	if !strings.Contains(flag.Lookup("test.bench").Value.String(), "PacingEnforcedRate") {
-		b.Skip("takes three minutes: name it, as in -bench PacingEnforcedRate")
+		b.Skip("takes four minutes: name it, as in -bench PacingEnforcedRate")
 	}
 	run := 60 * time.Second
 	if v := os.Getenv("COMPUTE_BENCH_PACE"); v != "" {
@@ -573,16 +575,22 @@ func BenchmarkPacingEnforcedRate(b *testing.B) {
 		run = d
 	}
 	for _, burst := range []int{1, 2, 10} {
-		b.Run(fmt.Sprintf("burst=%d", burst), func(b *testing.B) { benchEnforced(b, burst, run) })
+		b.Run(fmt.Sprintf("burst=%d", burst), func(b *testing.B) { benchEnforced(b, burst, 0, run) })
 	}
+	b.Run("burst=1/far=60ms", func(b *testing.B) { benchEnforced(b, 1, 60*time.Millisecond, run) })
 }
 
-// benchEnforced is one server burst of BenchmarkPacingEnforcedRate.
-func benchEnforced(b *testing.B, burst int, run time.Duration) {
+// benchEnforced is one server burst of BenchmarkPacingEnforcedRate; a far service (far > 0) is that
+// round trip away, each way half of it with up to a sixth of it either side (60 ms: 30 ± 5 ms).
+func benchEnforced(b *testing.B, burst int, far time.Duration, run time.Duration) {
 	const rate, workers = compute.DefaultRateLimit, 16
 	srv := computetest.NewServer(computetest.WithRateLimit(rate, burst))
 	b.Cleanup(srv.Close)
-	c := srv.Client(compute.WithRateLimit(rate, compute.DefaultRateBurst)) // the SDK's default
+	opts := []compute.Option{compute.WithRateLimit(rate, compute.DefaultRateBurst)} // the SDK's default
+	if far > 0 {
+		opts = append(opts, compute.WithHTTPClient(&http.Client{Transport: &farTransport{next: srv.HTTPClient().Transport, rtt: far}}))
+	}
+	c := srv.Client(opts...)
 	inst, err := c.Instances.Create(context.Background(), &compute.InstanceCreateRequest{
 		Name: "pace-1", Hostname: "pace-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
 		SSHKeys: []string{"key-ci"}})
@@ -711,6 +719,21 @@ func benchPace(b *testing.B, rate float64, serverBurst, requests int) {
 	b.ReportMetric(failed/float64(runs), "failed")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(svc.mean().Seconds()*1000, "svc-ms")
+}
+
+// farTransport delays each request on its way and its response on the way back by half of rtt,
+// plus or minus up to a sixth of rtt each, as a network path with jitter would.
+type farTransport struct {
+	next http.RoundTripper
+	rtt  time.Duration
+}
+
+func (t *farTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	leg := func() time.Duration { return t.rtt/2 - t.rtt/6 + time.Duration(rand.Int64N(int64(t.rtt/3)+1)) }
+	time.Sleep(leg())
+	resp, err := t.next.RoundTrip(r)
+	time.Sleep(leg())
+	return resp, err
 }
 
 // timedTransport measures the mean time of the round trips it carries.

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 
 	querystring "github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
@@ -202,6 +203,11 @@ func send(ctx context.Context, c *Client, r request) error {
 // segment, before any request (see checkPathID).
 func expandPath(tmpl string, ids []string) (string, error) {
 	var b strings.Builder
+	n := len(tmpl)
+	for _, id := range ids {
+		n += len(id)
+	}
+	b.Grow(n) // one allocation, unless an ID needs escaping
 	rest := tmpl
 	for _, id := range ids {
 		before, after, _ := strings.Cut(rest, "{")
@@ -252,7 +258,7 @@ type envelope[T any] interface{ resource() *T }
 // pageBody is the shape of a list response: a struct with the items under the collection's key
 // (its tag) and the counts beside them, declared beside its resource.
 type pageBody[T any] interface {
-	parts() (*items[T], *pageCounts)
+	parts() (*[]T, *pageCounts)
 }
 
 // pageCounts are the counts every page carries beside its items.
@@ -262,51 +268,135 @@ type pageCounts struct {
 	PerPage    int `json:"per_page"`
 }
 
-// items is a page's list of resources. It is decoded one item at a time, so that a page holding
-// more items than max is refused as soon as the item past max begins, before it is built: a broken
-// or hostile server cannot make a page cost more than max items. present records that the key was
-// in the response (a null counts as an empty list; only a missing key is no list).
-type items[T any] struct {
-	list    []T
-	max     int
-	present bool
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-// A repeated key replaces the list, and a null clears it, as encoding/json does for a slice.
-func (l *items[T]) UnmarshalJSON(data []byte) error {
-	l.list, l.present = nil, true
-	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return errors.New("the collection is not a JSON array")
-	}
-	for dec.More() {
-		if len(l.list) >= l.max {
-			return fmt.Errorf("the page holds more than the %d items asked for", l.max)
-		}
-		var v T
-		if err := dec.Decode(&v); err != nil {
-			return err
-		}
-		l.list = append(l.list, v)
-	}
-	return nil
-}
-
 // decodeObject decodes data, which must be one JSON object, into out, following encoding/json's
 // rules for a struct: a key matches case-insensitively, a repeated key is decoded again, a null
 // leaves a pointer nil, and anything but white space after the object is an error. Keys the SDK
 // does not know are skipped, so that a field the service adds later costs nothing.
+//
+// Before anything is built, a response whose arrays (or maps) hold so many items that decoding
+// them could cost more than maxDecodeCost times its size (plus decodeAllowance) is refused: a
+// thousand empty objects are a few kilobytes of JSON and could be a thousand instances in memory.
+// A real response spells its items out, so it stays far below that bound.
 func decodeObject(data []byte, out any) error {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return errors.New("the response is not a JSON object")
 	}
+	elemCost, mapCost := costs(reflect.TypeOf(out))
+	bound := maxDecodeCost*len(data) + decodeAllowance
+	// An item takes two bytes of JSON at least ("0,"): a body too short to hold enough items to
+	// pass the bound is not scanned.
+	if len(data)/2*max(elemCost, mapCost) > bound {
+		elems, members := measure(data)
+		if elems*elemCost+members*mapCost > bound {
+			return fmt.Errorf("the response holds %d items in %d bytes, more than a real response could", elems+members, len(data))
+		}
+	}
 	return json.Unmarshal(data, out)
 }
+
+// The bound of decodeObject: what decoding a response may cost, as a multiple of its size, plus an
+// allowance that a page of 100 items costs at most, however short their JSON.
+const (
+	maxDecodeCost   = 8
+	decodeAllowance = 128 << 10
+)
+
+// measure counts, in one pass over the JSON text data, the elements of every array and the members
+// of every object, at any depth. It does not validate data (json.Unmarshal, which comes after it,
+// does); on valid JSON the counts are exact.
+func measure(data []byte) (elems, members int) {
+	var open []byte // the containers the scan is in, '[' or '{'
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			for { // to the closing quote: one not escaped by an odd number of backslashes
+				j := bytes.IndexByte(data[i+1:], '"')
+				if j < 0 {
+					return elems, members
+				}
+				i += j + 1
+				k := i - 1
+				for k > 0 && data[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
+			}
+		case '[', '{':
+			open = append(open, c)
+			j := i + 1
+			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+				j++
+			}
+			if j < len(data) && data[j] != ']' && data[j] != '}' { // not empty: its first item
+				elems, members = count(c, elems, members)
+			}
+		case ']', '}':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		case ',':
+			if len(open) > 0 {
+				elems, members = count(open[len(open)-1], elems, members)
+			}
+		}
+	}
+	return elems, members
+}
+
+// count adds one item to the elements of an array ('[') or the members of an object.
+func count(container byte, elems, members int) (int, int) {
+	if container == '[' {
+		return elems + 1, members
+	}
+	return elems, members + 1
+}
+
+// costs is, for a response decoded into a value of type t, the most memory one array element can
+// cost (twice the largest slice element of t, since a slice grows by doubling) and one object
+// member (a map entry, when t has a map; else nothing: a struct's fields are already counted).
+func costs(t reflect.Type) (elem, member int) {
+	if c, ok := costCache.Load(t); ok {
+		return c.([2]int)[0], c.([2]int)[1]
+	}
+	var c [2]int
+	addCosts(t, map[reflect.Type]bool{}, &c)
+	costCache.Store(t, c)
+	return c[0], c[1]
+}
+
+// costCache holds costs' result per type.
+var costCache sync.Map
+
+// addCosts raises c to the costs of t's slices and maps, at any depth.
+func addCosts(t reflect.Type, seen map[reflect.Type]bool, c *[2]int) {
+	if seen[t] {
+		return
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer:
+		addCosts(t.Elem(), seen, c)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			addCosts(t.Field(i).Type, seen, c)
+		}
+	case reflect.Slice, reflect.Array:
+		c[0] = max(c[0], 2*int(t.Elem().Size()))
+		addCosts(t.Elem(), seen, c)
+	case reflect.Map, reflect.Interface:
+		c[1] = max(c[1], mapEntryCost)
+		if t.Kind() == reflect.Map {
+			addCosts(t.Elem(), seen, c)
+		}
+	}
+}
+
+// mapEntryCost is what one member of a JSON object decoded into a map costs at most, besides the
+// bytes of its key and value: the entry and the map's own growth.
+const mapEntryCost = 96
 
 // OpenAPI returns the service's machine-readable description, the bytes of
 // GET /compute/v1/openapi.yaml. It is the one request that asks for YAML rather than JSON.

@@ -64,13 +64,13 @@ type (
 		Filesystem *Filesystem `json:"filesystem"`
 	}
 	filesystemsPage struct {
-		Filesystems items[Filesystem] `json:"filesystems"`
+		Filesystems []Filesystem `json:"filesystems"`
 		pageCounts
 	}
 )
 
 func (b *filesystemBody) resource() *Filesystem { return b.Filesystem }
-func (p *filesystemsPage) parts() (*items[Filesystem], *pageCounts) {
+func (p *filesystemsPage) parts() (*[]Filesystem, *pageCounts) {
 	return &p.Filesystems, &p.pageCounts
 }
 

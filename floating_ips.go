@@ -74,13 +74,13 @@ type (
 		FloatingIP *FloatingIP `json:"floating_ip"`
 	}
 	floatingIPsPage struct {
-		FloatingIPs items[FloatingIP] `json:"floating_ips"`
+		FloatingIPs []FloatingIP `json:"floating_ips"`
 		pageCounts
 	}
 )
 
 func (b *floatingIPBody) resource() *FloatingIP { return b.FloatingIP }
-func (p *floatingIPsPage) parts() (*items[FloatingIP], *pageCounts) {
+func (p *floatingIPsPage) parts() (*[]FloatingIP, *pageCounts) {
 	return &p.FloatingIPs, &p.pageCounts
 }
 

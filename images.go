@@ -84,11 +84,11 @@ func (o *ImageListOptions) pageSize() int {
 
 // imagesPage is the response of the image list.
 type imagesPage struct {
-	Images items[Image] `json:"images"`
+	Images []Image `json:"images"`
 	pageCounts
 }
 
-func (p *imagesPage) parts() (*items[Image], *pageCounts) { return &p.Images, &p.pageCounts }
+func (p *imagesPage) parts() (*[]Image, *pageCounts) { return &p.Images, &p.pageCounts }
 
 // List reads one page of images: GET /compute/v1/images. A nil opts lists all types with the
 // service's default page.

@@ -105,13 +105,13 @@ type (
 		Instance *Instance `json:"instance"`
 	}
 	instancesPage struct {
-		Instances items[Instance] `json:"instances"`
+		Instances []Instance `json:"instances"`
 		pageCounts
 	}
 )
 
-func (b *instanceBody) resource() *Instance                     { return b.Instance }
-func (p *instancesPage) parts() (*items[Instance], *pageCounts) { return &p.Instances, &p.pageCounts }
+func (b *instanceBody) resource() *Instance                { return b.Instance }
+func (p *instancesPage) parts() (*[]Instance, *pageCounts) { return &p.Instances, &p.pageCounts }
 
 // Limits of an instance create or update, from the contract.
 const (

@@ -43,7 +43,6 @@ func NewLimiter(rps float64, burst int) (Limiter, error) {
 // gate is the default [Limiter]. With the limit off (no schedule) every 429 pauses every caller.
 type gate struct {
 	schedule *rate.Limiter // nil when the limit is off
-	interval time.Duration // the schedule's
 	turn     chan struct{} // held by the caller taking the next grant
 
 	mu        sync.Mutex
@@ -59,7 +58,6 @@ func newGate(rps float64, burst int) *gate {
 	g := &gate{turn: make(chan struct{}, 1), minRTT: -1}
 	if rps > 0 {
 		g.schedule = rate.NewLimiter(rate.Limit(rps/(1+PacingHeadroom)), burst)
-		g.interval = time.Duration(float64(time.Second) * (1 + PacingHeadroom) / rps)
 	}
 	return g
 }
@@ -117,11 +115,12 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 		}
 		return pause, nil
 	}
-	end := g.sent.Add(g.interval + time.Duration(PacingHold*float64(g.interval))).Sub(now)
+	interval := time.Duration(float64(time.Second) / float64(g.schedule.Limit()))
+	end := g.sent.Add(interval + time.Duration(PacingHold*float64(interval))).Sub(now)
 	if g.responded.IsZero() {
 		return min(end, time.Millisecond), nil
 	}
-	return min(end, g.responded.Add(g.interval-g.minRTT).Sub(now)), nil
+	return min(end, g.responded.Add(interval-g.minRTT).Sub(now)), nil
 }
 
 // letGo waits for the schedule and lets the attempt go; its done records the response.
@@ -140,11 +139,12 @@ func (g *gate) letGo(ctx context.Context) (func(), error) {
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		if rtt := time.Since(sent); g.minRTT < 0 || rtt < g.minRTT {
+		now := time.Now()
+		if rtt := now.Sub(sent); g.minRTT < 0 || rtt < g.minRTT {
 			g.minRTT = rtt
 		}
 		if seq == g.seq && g.responded.IsZero() { // only the last attempt anchors the next
-			g.responded = time.Now()
+			g.responded = now
 		}
 	}, nil
 }

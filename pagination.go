@@ -2,10 +2,10 @@ package compute
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
@@ -79,25 +79,36 @@ func list[T any](ctx context.Context, c *Client, op operation, ids []string, opt
 	if err != nil {
 		return nil, err
 	}
-	it, counts := body.parts()
-	it.max = opts.pageSize()
 	if err := decodeResponse(op, data, body); err != nil {
 		return nil, err
 	}
-	if !it.present {
-		return nil, fmt.Errorf("compute: %s %s: the response has no %s list", op.method, op.path, listKey(body))
-	}
-	if len(it.list) == 0 && counts.TotalCount > 0 && opts.page() == 1 {
+	items, counts := body.parts()
+	switch {
+	case len(*items) > opts.pageSize():
+		return nil, fmt.Errorf("compute: %s %s: the page holds %d items, more than the %d items asked for", op.method, op.path, len(*items), opts.pageSize())
+	case len(*items) == 0 && !hasKey(data, listKey(body)):
+		return nil, fmt.Errorf("compute: %s %s: the response has no %q list", op.method, op.path, listKey(body))
+	case len(*items) == 0 && counts.TotalCount > 0 && opts.page() == 1:
 		return nil, fmt.Errorf("compute: %s %s: an empty first page, yet total_count is %d", op.method, op.path, counts.TotalCount)
 	}
-	return &Page[T]{Items: it.list, TotalCount: counts.TotalCount, Page: counts.Page, PerPage: counts.PerPage}, nil
+	return &Page[T]{Items: *items, TotalCount: counts.TotalCount, Page: counts.Page, PerPage: counts.PerPage}, nil
 }
 
-// listKey names the JSON key of a page's list, from the page struct's first field.
+// hasKey reports whether the JSON object data has key, matched as encoding/json matches a field
+// (a null value counts: it is an empty list). It decodes data into a struct of one raw field
+// tagged key, so that no other member costs anything.
+func hasKey(data []byte, key string) bool {
+	probe := reflect.New(reflect.StructOf([]reflect.StructField{
+		{Name: "V", Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + key + `"`)},
+	}))
+	return json.Unmarshal(data, probe.Interface()) == nil && probe.Elem().Field(0).Len() > 0
+}
+
+// listKey is the JSON key of a page's list, from the page struct's first field.
 func listKey(body any) string {
 	t := reflect.TypeOf(body).Elem()
 	key, _, _ := strings.Cut(t.Field(0).Tag.Get("json"), ",")
-	return strconv.Quote(key)
+	return key
 }
 
 // page is the page the options ask for: 1 when they name none.

@@ -49,11 +49,11 @@ func listThings(c *Client) func(context.Context, *ListOptions) (*Page[thing], er
 
 // thingsPage reads a page of things under the instances' key.
 type thingsPage struct {
-	Things items[thing] `json:"instances"`
+	Things []thing `json:"instances"`
 	pageCounts
 }
 
-func (p *thingsPage) parts() (*items[thing], *pageCounts) { return &p.Things, &p.pageCounts }
+func (p *thingsPage) parts() (*[]thing, *pageCounts) { return &p.Things, &p.pageCounts }
 
 func TestListOptionsValidation(t *testing.T) {
 	t.Parallel()

@@ -91,13 +91,13 @@ type (
 		SecurityGroup *SecurityGroup `json:"security_group"`
 	}
 	securityGroupsPage struct {
-		SecurityGroups items[SecurityGroup] `json:"security_groups"`
+		SecurityGroups []SecurityGroup `json:"security_groups"`
 		pageCounts
 	}
 )
 
 func (b *securityGroupBody) resource() *SecurityGroup { return b.SecurityGroup }
-func (p *securityGroupsPage) parts() (*items[SecurityGroup], *pageCounts) {
+func (p *securityGroupsPage) parts() (*[]SecurityGroup, *pageCounts) {
 	return &p.SecurityGroups, &p.pageCounts
 }
 

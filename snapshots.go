@@ -61,13 +61,13 @@ type (
 		Snapshot *Snapshot `json:"snapshot"`
 	}
 	snapshotsPage struct {
-		Snapshots items[Snapshot] `json:"snapshots"`
+		Snapshots []Snapshot `json:"snapshots"`
 		pageCounts
 	}
 )
 
-func (b *snapshotBody) resource() *Snapshot                     { return b.Snapshot }
-func (p *snapshotsPage) parts() (*items[Snapshot], *pageCounts) { return &p.Snapshots, &p.pageCounts }
+func (b *snapshotBody) resource() *Snapshot                { return b.Snapshot }
+func (p *snapshotsPage) parts() (*[]Snapshot, *pageCounts) { return &p.Snapshots, &p.pageCounts }
 
 // SnapshotCreateRequest is the body of a snapshot create.
 type SnapshotCreateRequest struct {

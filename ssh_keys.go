@@ -33,7 +33,7 @@ type SSHKey struct {
 // response is the key itself, so SSHKey is its own envelope, which finds no key when the object has
 // no ID. A page is {"ssh_keys": [...]}.
 type sshKeysPage struct {
-	SSHKeys items[SSHKey] `json:"ssh_keys"`
+	SSHKeys []SSHKey `json:"ssh_keys"`
 	pageCounts
 }
 
@@ -43,7 +43,7 @@ func (k *SSHKey) resource() *SSHKey {
 	}
 	return k
 }
-func (p *sshKeysPage) parts() (*items[SSHKey], *pageCounts) { return &p.SSHKeys, &p.pageCounts }
+func (p *sshKeysPage) parts() (*[]SSHKey, *pageCounts) { return &p.SSHKeys, &p.pageCounts }
 
 // SSHKeyCreateRequest is the body of an SSH key create, POST /compute/v1/ssh-keys.
 type SSHKeyCreateRequest struct {

@@ -74,13 +74,13 @@ type (
 		Volume *Volume `json:"volume"`
 	}
 	volumesPage struct {
-		Volumes items[Volume] `json:"volumes"`
+		Volumes []Volume `json:"volumes"`
 		pageCounts
 	}
 )
 
-func (b *volumeBody) resource() *Volume                     { return b.Volume }
-func (p *volumesPage) parts() (*items[Volume], *pageCounts) { return &p.Volumes, &p.pageCounts }
+func (b *volumeBody) resource() *Volume                { return b.Volume }
+func (p *volumesPage) parts() (*[]Volume, *pageCounts) { return &p.Volumes, &p.pageCounts }
 
 // VolumeCreateRequest is the body of a volume create, POST /compute/v1/volumes.
 type VolumeCreateRequest struct {
