@@ -27,8 +27,9 @@ import (
 // go-retryablehttp and http.Client call them synchronously. (The trace hooks, which net/http may
 // call from its own goroutines, write only to their attempt's local atomics.)
 type callState struct {
-	op operation
-	n  int // attempts so far
+	op  operation
+	ids []string // the IDs in op's path
+	n   int      // attempts so far
 	// written is whether the current attempt's request may have reached the service.
 	written bool
 	// processed is whether some attempt may have been processed by the service without the client
@@ -130,7 +131,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
 		}
-		t.log(parent, "compute: attempt failed", req, n, start, slog.String("error", t.cred.redact(err.Error())))
+		t.log(parent, "compute: attempt failed", req, n, start, slog.String("error", t.cred.outside(err.Error())))
 		return nil, err
 	}
 	resp.Body = &attemptBody{Reader: bytes.NewReader(body), data: body}
@@ -141,7 +142,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		st.last = &lastResponse{resp: resp, body: body}
 	}
 	t.log(parent, "compute: attempt", req, n, start, slog.Int("status", resp.StatusCode),
-		slog.String("request_id", t.cred.redact(resp.Header.Get("X-Request-Id"))))
+		slog.String("request_id", t.cred.outside(resp.Header.Get("X-Request-Id"))))
 	return resp, nil
 }
 
@@ -156,7 +157,13 @@ func (t *attemptTransport) log(ctx context.Context, msg string, req *http.Reques
 	if !t.logger.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	attrs = append(attrs, slog.String("method", req.Method), slog.String("path", t.cred.redact(req.URL.EscapedPath())),
+	// The path is the call's own, its IDs scrubbed, unless a redirect chose it: then it is the
+	// server's text.
+	path := t.cred.outside(req.URL.EscapedPath())
+	if st := stateOf(ctx); req.Response == nil {
+		path = t.cred.shownPath(st.op, st.ids)
+	}
+	attrs = append(attrs, slog.String("method", req.Method), slog.String("path", path),
 		slog.Int("attempt", n), slog.Duration("duration", time.Since(start)))
 	t.logger.LogAttrs(ctx, slog.LevelDebug, msg, attrs...)
 }
@@ -192,6 +199,12 @@ func readBody(resp *http.Response, op operation) ([]byte, error) {
 	defer resp.Body.Close()
 	limit := int64(maxErrorBody)
 	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if success && op.discard {
+		// A little is read, so that a short body leaves the connection reusable; a longer one goes
+		// with the connection.
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+		return nil, nil
+	}
 	if success {
 		limit = op.bodyLimit()
 	}

@@ -47,7 +47,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		}
 		v, err := querystring.Values(r.query)
 		if err != nil {
-			return nil, fmt.Errorf("compute: %s %s: encoding query: %w", r.op.method, path, err)
+			return nil, fmt.Errorf("compute: %s %s: encoding query: %w", r.op.method, r.op.path, err)
 		}
 		if q := v.Encode(); q != "" {
 			u += "?" + q
@@ -62,15 +62,15 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		}
 		b, err := json.Marshal(r.body)
 		if err != nil {
-			return nil, fmt.Errorf("compute: %s %s: encoding body: %w", r.op.method, path, err)
+			return nil, fmt.Errorf("compute: %s %s: encoding body: %w", r.op.method, r.op.path, err)
 		}
 		body = b
 	}
 
-	st := &callState{op: r.op}
+	st := &callState{op: r.op, ids: r.ids}
 	req, err := retryablehttp.NewRequestWithContext(withCallState(ctx, st), r.op.method, u, body)
 	if err != nil {
-		return nil, fmt.Errorf("compute: %s %s: %w", r.op.method, path, err)
+		return nil, fmt.Errorf("compute: %s %s: %w", r.op.method, c.transport.cred.shownPath(r.op, r.ids), c.transport.cred.outsideErr(err))
 	}
 	req.Header.Set("User-Agent", c.userAgent)
 	req.Header.Set("Accept", "application/json")
@@ -83,16 +83,16 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 
 	resp, err := c.retrying.Do(req)
 	if err != nil {
-		return nil, c.failed(st, path, err)
+		return nil, c.failed(st, err)
 	}
 	defer resp.Body.Close()
 	// The transport has read the body already (see attemptTransport.RoundTrip).
 	data, err := bodyBytes(resp.Body)
 	if err != nil {
-		return nil, c.failed(st, path, err)
+		return nil, c.failed(st, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		apiErr := newAPIError(resp, data, r.op.method, path, st.n, &c.transport.cred)
+		apiErr := newAPIError(resp, data, r.op.method, c.transport.cred.shownPath(r.op, r.ids), st.n, &c.transport.cred)
 		if r.op.method != http.MethodGet && resp.StatusCode < 500 && st.processed {
 			// An earlier attempt may have been processed before its response was lost (a 5xx or a
 			// broken connection), so this refusal may be about what that attempt did: a DELETE
@@ -115,8 +115,9 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 // failed wraps a call that ended without a response: the transport's error, scrubbed of the token,
 // matches [ErrOutcomeUnknown] when the request was a POST that may have been processed, and still
 // carries the last *APIError when the context ended while the client waited to retry after it.
-func (c *Client) failed(st *callState, path string, err error) error {
-	err = redactedError(fmt.Errorf("compute: %s %s: %w", st.op.method, path, err), &c.transport.cred)
+func (c *Client) failed(st *callState, err error) error {
+	path := c.transport.cred.shownPath(st.op, st.ids)
+	err = fmt.Errorf("compute: %s %s: %w", st.op.method, path, c.transport.cred.outsideErr(err))
 	if last := st.last; last != nil {
 		apiErr := newAPIError(last.resp, last.body, st.op.method, path, st.n, &c.transport.cred)
 		err = fmt.Errorf("%w (after %w)", err, apiErr)
@@ -129,10 +130,12 @@ func (c *Client) failed(st *callState, path string, err error) error {
 
 // decodeResponse decodes a success response's JSON object into out. A POST's response that cannot
 // be read matches [ErrOutcomeUnknown]: the request was processed (a create was billed), so look the
-// resource up rather than send it again.
-func decodeResponse(op operation, data []byte, out any) error {
+// resource up rather than send it again. The decoder's error can quote the response (a value that
+// does not parse), so it is scrubbed and cut like any text from the server.
+func (c *Client) decodeResponse(op operation, data []byte, out any) error {
 	err := decodeObject(data, out)
 	if err != nil {
+		err = c.transport.cred.outsideErr(err)
 		return unreadable(op, fmt.Errorf("compute: %s %s: decoding the response: %w", op.method, op.path, err))
 	}
 	return nil
@@ -153,7 +156,7 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := decodeResponse(r.op, data, env); err != nil {
+	if err := c.decodeResponse(r.op, data, env); err != nil {
 		return nil, err
 	}
 	v := env.resource()
@@ -202,6 +205,11 @@ func send(ctx context.Context, c *Client, r request) error {
 // the path). An ID that could name another resource is refused with a ValidationError naming the
 // segment, before any request (see checkPathID).
 func expandPath(tmpl string, ids []string) (string, error) {
+	return fillPath(tmpl, ids, url.PathEscape)
+}
+
+// fillPath fills tmpl's {name} segments with fill(id) for each of ids, after checkPathID.
+func fillPath(tmpl string, ids []string, fill func(string) string) (string, error) {
 	var b strings.Builder
 	n := len(tmpl)
 	for _, id := range ids {
@@ -219,7 +227,7 @@ func expandPath(tmpl string, ids []string) (string, error) {
 			return "", err
 		}
 		b.WriteString(before)
-		b.WriteString(url.PathEscape(id))
+		b.WriteString(fill(id))
 		rest = after
 	}
 	if strings.Contains(rest, "{") {
@@ -233,16 +241,17 @@ func expandPath(tmpl string, ids []string) (string, error) {
 // and "\\" are still read as separators by some proxies and servers, "%" is decoded a second time
 // by some, "." and ".." are dot segments that a proxy resolves, and control characters end a
 // request line for a careless one. The service's IDs are UUIDs, so refusing them costs nothing.
+// The reason never quotes the ID, which can hold anything (a secret pasted by mistake).
 func checkPathID(name, id string) error {
 	switch {
 	case strings.TrimSpace(id) == "":
 		return invalid(name, "must not be empty")
 	case id == "." || id == "..":
-		return invalid(name, "must not be a dot segment (%q)", id)
+		return invalid(name, "must not be a dot segment")
 	case strings.ContainsAny(id, `/\%`):
-		return invalid(name, `must not contain "/", "\\" or "%%" (%q)`, id)
+		return invalid(name, `must not contain "/", "\\" or "%%" (at byte %d)`, strings.IndexAny(id, `/\%`))
 	case strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return invalid(name, "must not contain control characters (%q)", id)
+		return invalid(name, "must not contain control characters (at byte %d)", strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -146,26 +147,24 @@ func (e *APIError) Temporary() bool { return e.Retryable() }
 
 // newAPIError builds the error of a non-2xx response whose body the transport read. It never
 // fails: a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an
-// excerpt. cred (nil for none) scrubs the token from everything taken from the response, before it
-// is cut, so that a proxy echoing the request's headers cannot put the token, or a part of it, into
-// the error.
+// excerpt. path is the request path as errors show it (see credential.shownPath). cred (nil for
+// none) scrubs the token from everything taken from the response, before it is cut, so that a
+// proxy echoing the request's headers cannot put the token, or a part of it, into the error.
 func newAPIError(resp *http.Response, body []byte, method, path string, attempts int, cred *credential) *APIError {
 	e := &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     method,
 		Path:       path,
-		RequestID:  resp.Header.Get("X-Request-Id"),
 		Attempts:   attempts,
 	}
 	if v := resp.Header.Get("Retry-After"); v != "" {
 		e.RetryAfter = parseRetryAfter(v, time.Now())
 	}
-	redact := func(s string) string { return s }
+	redact, outside := func(s string) string { return s }, cutString
 	if cred != nil {
-		redact = cred.redact
+		redact, outside = cred.redact, cred.outside
 	}
-	e.RequestID = cutString(redact(e.RequestID))
-	e.Path = redact(path) // an ID given by the caller can hold anything, the token included
+	e.RequestID = outside(resp.Header.Get("X-Request-Id"))
 	body = []byte(redact(string(body)))
 	var shape struct {
 		Code    string `json:"code"`
@@ -174,8 +173,8 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 	if err := json.Unmarshal(body, &shape); err == nil && (shape.Code != "" || shape.Message != "" || carriesErrorKeys(body)) {
 		// JSON escapes ("\/", "\u0041") can spell the token otherwise in the body and decode back
 		// to it, so the decoded strings are scrubbed too.
-		e.Code = ErrorCode(cutString(redact(shape.Code)))
-		e.Message = cutString(redact(shape.Message))
+		e.Code = ErrorCode(outside(shape.Code))
+		e.Message = outside(shape.Message)
 		return e
 	}
 	// The excerpt replaces bytes; scrub again what its replacements could have joined up.
@@ -264,21 +263,33 @@ type FieldError struct {
 }
 
 // Error reads "compute: invalid request: disk_size: must be at least 80", or, with several problems,
-// "compute: invalid request: 2 problems: name: is required; region: is required".
+// "compute: invalid request: 2 problems: name: is required; region: is required". It lists the first
+// maxListed problems; Problems holds them all.
 func (e *ValidationError) Error() string {
 	if len(e.Problems) <= 1 {
 		return fmt.Sprintf("compute: invalid request: %s: %s", e.Field, e.Reason)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "compute: invalid request: %d problems: ", len(e.Problems))
-	for i, p := range e.Problems {
+	for i, p := range e.Problems[:min(len(e.Problems), maxListed)] {
 		if i > 0 {
 			b.WriteString("; ")
 		}
 		b.WriteString(p.Field + ": " + p.Reason)
 	}
+	if n := len(e.Problems) - maxListed; n > 0 {
+		fmt.Fprintf(&b, "; and %d more", n)
+	}
 	return b.String()
 }
+
+// maxListed bounds how many problems the text of a [ValidationError] lists, and maxQuoted how
+// many bytes of a value a reason quotes, so that a request with a million bad IDs or a 4 MiB value
+// makes a short error.
+const (
+	maxListed = 10
+	maxQuoted = 64
+)
 
 // Is makes errors.Is(err, ErrInvalidRequest) hold.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidRequest }
@@ -293,8 +304,14 @@ func invalid(field, format string, args ...any) error {
 // problems collects every problem of a request; Validate methods add to one and return its err.
 type problems []FieldError
 
-// add records that field has the problem the format describes.
+// add records that field has the problem the format describes; a string argument longer than
+// maxQuoted bytes is cut.
 func (p *problems) add(field, format string, args ...any) {
+	for i, a := range args {
+		if v := reflect.ValueOf(a); v.Kind() == reflect.String && v.Len() > maxQuoted {
+			args[i] = cutRunes(v.String(), maxQuoted) + "…"
+		}
+	}
 	*p = append(*p, FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 

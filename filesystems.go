@@ -153,7 +153,7 @@ func (s *FilesystemsService) List(ctx context.Context, opts *ListOptions) (*Page
 // All walks every filesystem, one GET /compute/v1/filesystems per page, fetching a page only when
 // the loop reaches it. It stops at the first error, which it yields once.
 func (s *FilesystemsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Filesystem, error] {
-	return walk(ctx, s.c, opts, s.List)
+	return walk(ctx, s.c, opts, s.List, false)
 }
 
 // Update renames, describes or grows a filesystem: PATCH /compute/v1/filesystems/{filesystem_id}.
@@ -173,6 +173,7 @@ func (s *FilesystemsService) Delete(ctx context.Context, id string) error {
 // that wraps ctx.Err() and names the last status.
 func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, target FilesystemStatus, opts ...WaitOption) (*Filesystem, error) {
 	return waiter[Filesystem, FilesystemStatus]{
+		c:        s.c,
 		resource: "filesystem",
 		id:       id,
 		idField:  "filesystem_id",

@@ -172,7 +172,7 @@ func (s *FloatingIPsService) List(ctx context.Context, opts *ListOptions) (*Page
 // All walks every floating IP, one GET /compute/v1/floating-ips per page, fetching a page only when
 // the loop reaches it. opts sets the first page and the page size; it is copied.
 func (s *FloatingIPsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[FloatingIP, error] {
-	return walk(ctx, s.c, opts, s.List)
+	return walk(ctx, s.c, opts, s.List, false)
 }
 
 // Update renames a floating IP or changes its description:
@@ -194,6 +194,7 @@ func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 // status.
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
 	return waiter[FloatingIP, FloatingIPStatus]{
+		c:        s.c,
 		resource: "floating IP",
 		id:       id,
 		idField:  "floating_ip_id",

@@ -107,5 +107,5 @@ func (s *ImagesService) All(ctx context.Context, opts *ImageListOptions) iter.Se
 		o := base
 		o.ListOptions = *page
 		return s.List(ctx, &o)
-	})
+	}, false)
 }

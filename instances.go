@@ -353,7 +353,7 @@ func (s *InstancesService) List(ctx context.Context, opts *ListOptions) (*Page[I
 // All walks every instance from the page opts selects on, fetching pages lazily with
 // GET /compute/v1/instances. It stops at the first error, which it yields once.
 func (s *InstancesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Instance, error] {
-	return walk(ctx, s.c, opts, s.List)
+	return walk(ctx, s.c, opts, s.List, false)
 }
 
 // Update changes an instance: PATCH /compute/v1/instances/{instance_id}, and returns it as changed.
@@ -433,6 +433,7 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 // active, is polled until ctx ends: bound the wait with a deadline.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[Instance, InstanceStatus]{
+		c:        s.c,
 		resource: "instance",
 		id:       id,
 		idField:  "instance_id",
@@ -459,6 +460,7 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 // *WaitError that wraps ctx.Err() and names the last status seen.
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {
 	return waiter[Instance, InstanceStatus]{
+		c:        s.c,
 		resource: "instance",
 		id:       id,
 		idField:  "instance_id",

@@ -1,6 +1,8 @@
 package compute
 
-import "net/http"
+import (
+	"net/http"
+)
 
 // operation is one endpoint of the contract, declared once in the table below: retries, logs and
 // errors all read the same fact.
@@ -20,6 +22,9 @@ type operation struct {
 	maxBody int64
 	// notFound is the code of a DELETE's 404 that says the resource does not exist (see gone).
 	notFound ErrorCode
+	// discard is set for an operation whose success response has no body the SDK reads (a delete,
+	// an action): the service's yes is enough, however long a body a broken server sends with it.
+	discard bool
 }
 
 // gone reports whether e, the response to a DELETE, says that the resource does not exist: a 404
@@ -65,23 +70,23 @@ var (
 	opUpdateSecurityGroup = register(operation{name: "SecurityGroups.Update", method: "PUT", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true})
 	opListSecurityGroups  = register(operation{name: "SecurityGroups.List", method: "GET", path: "/compute/v1/security-groups", idempotent: true})
 	opGetSecurityGroup    = register(operation{name: "SecurityGroups.Get", method: "GET", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true})
-	opDeleteSecurityGroup = register(operation{name: "SecurityGroups.Delete", method: "DELETE", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true, notFound: CodeSecurityGroupNotFound})
+	opDeleteSecurityGroup = register(operation{name: "SecurityGroups.Delete", method: "DELETE", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true, notFound: CodeSecurityGroupNotFound, discard: true})
 
 	opCreateFloatingIP = register(operation{name: "FloatingIPs.Create", method: "POST", path: "/compute/v1/floating-ips"})
 	opListFloatingIPs  = register(operation{name: "FloatingIPs.List", method: "GET", path: "/compute/v1/floating-ips", idempotent: true})
 	opGetFloatingIP    = register(operation{name: "FloatingIPs.Get", method: "GET", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true})
 	opUpdateFloatingIP = register(operation{name: "FloatingIPs.Update", method: "PATCH", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true})
-	opDeleteFloatingIP = register(operation{name: "FloatingIPs.Delete", method: "DELETE", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true, notFound: CodeFloatingIPNotFound})
+	opDeleteFloatingIP = register(operation{name: "FloatingIPs.Delete", method: "DELETE", path: "/compute/v1/floating-ips/{floating_ip_id}", idempotent: true, notFound: CodeFloatingIPNotFound, discard: true})
 
 	opCreateInstance        = register(operation{name: "Instances.Create", method: "POST", path: "/compute/v1/instances"})
 	opListInstances         = register(operation{name: "Instances.List", method: "GET", path: "/compute/v1/instances", idempotent: true})
 	opGetInstance           = register(operation{name: "Instances.Get", method: "GET", path: "/compute/v1/instances/{instance_id}", idempotent: true})
-	opDeleteInstance        = register(operation{name: "Instances.Delete", method: "DELETE", path: "/compute/v1/instances/{instance_id}", idempotent: true, notFound: CodeInstanceNotFound})
+	opDeleteInstance        = register(operation{name: "Instances.Delete", method: "DELETE", path: "/compute/v1/instances/{instance_id}", idempotent: true, notFound: CodeInstanceNotFound, discard: true})
 	opUpdateInstance        = register(operation{name: "Instances.Update", method: "PATCH", path: "/compute/v1/instances/{instance_id}", idempotent: true})
 	opCreateSnapshot        = register(operation{name: "Snapshots.Create", method: "POST", path: "/compute/v1/instances/{instance_id}/snapshots"})
 	opListSnapshots         = register(operation{name: "Snapshots.ListByInstance", method: "GET", path: "/compute/v1/instances/{instance_id}/snapshots", idempotent: true})
 	opListInstanceActions   = register(operation{name: "Instances.Actions", method: "GET", path: "/compute/v1/instances/{instance_id}/actions", idempotent: true})
-	opPerformInstanceAction = register(operation{name: "Instances.PerformAction", method: "POST", path: "/compute/v1/instances/{instance_id}/actions"})
+	opPerformInstanceAction = register(operation{name: "Instances.PerformAction", method: "POST", path: "/compute/v1/instances/{instance_id}/actions", discard: true})
 
 	opListImages = register(operation{name: "Images.List", method: "GET", path: "/compute/v1/images", idempotent: true})
 
@@ -97,26 +102,26 @@ var (
 	opCreateSSHKey = register(operation{name: "SSHKeys.Create", method: "POST", path: "/compute/v1/ssh-keys"})
 	opGetSSHKey    = register(operation{name: "SSHKeys.Get", method: "GET", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true})
 	opUpdateSSHKey = register(operation{name: "SSHKeys.Update", method: "PATCH", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true})
-	opDeleteSSHKey = register(operation{name: "SSHKeys.Delete", method: "DELETE", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true, notFound: CodeSSHKeyNotFound})
+	opDeleteSSHKey = register(operation{name: "SSHKeys.Delete", method: "DELETE", path: "/compute/v1/ssh-keys/{ssh_key_id}", idempotent: true, notFound: CodeSSHKeyNotFound, discard: true})
 
 	opListVolumes  = register(operation{name: "Volumes.List", method: "GET", path: "/compute/v1/volumes", idempotent: true})
 	opCreateVolume = register(operation{name: "Volumes.Create", method: "POST", path: "/compute/v1/volumes"})
 	opGetVolume    = register(operation{name: "Volumes.Get", method: "GET", path: "/compute/v1/volumes/{volume_id}", idempotent: true})
 	opUpdateVolume = register(operation{name: "Volumes.Update", method: "PATCH", path: "/compute/v1/volumes/{volume_id}", idempotent: true})
-	opDeleteVolume = register(operation{name: "Volumes.Delete", method: "DELETE", path: "/compute/v1/volumes/{volume_id}", idempotent: true, notFound: CodeVolumeNotFound})
+	opDeleteVolume = register(operation{name: "Volumes.Delete", method: "DELETE", path: "/compute/v1/volumes/{volume_id}", idempotent: true, notFound: CodeVolumeNotFound, discard: true})
 
 	opListFilesystems  = register(operation{name: "Filesystems.List", method: "GET", path: "/compute/v1/filesystems", idempotent: true})
 	opCreateFilesystem = register(operation{name: "Filesystems.Create", method: "POST", path: "/compute/v1/filesystems"})
 	opGetFilesystem    = register(operation{name: "Filesystems.Get", method: "GET", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
 	opUpdateFilesystem = register(operation{name: "Filesystems.Update", method: "PATCH", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
 	// The contract names no "filesystem not found" code: any JSON 404 but an invalid route's counts.
-	opDeleteFilesystem = register(operation{name: "Filesystems.Delete", method: "DELETE", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
+	opDeleteFilesystem = register(operation{name: "Filesystems.Delete", method: "DELETE", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true, discard: true})
 
 	opListAllSnapshots = register(operation{name: "Snapshots.List", method: "GET", path: "/compute/v1/snapshots", idempotent: true})
 	opImportSnapshot   = register(operation{name: "Snapshots.Import", method: "POST", path: "/compute/v1/snapshots"})
 	opGetSnapshot      = register(operation{name: "Snapshots.Get", method: "GET", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true})
 	opUpdateSnapshot   = register(operation{name: "Snapshots.Update", method: "PATCH", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true})
-	opDeleteSnapshot   = register(operation{name: "Snapshots.Delete", method: "DELETE", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true, notFound: CodeSnapshotNotFound})
+	opDeleteSnapshot   = register(operation{name: "Snapshots.Delete", method: "DELETE", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true, notFound: CodeSnapshotNotFound, discard: true})
 	opCloneSnapshot    = register(operation{name: "Snapshots.Clone", method: "POST", path: "/compute/v1/snapshots/{snapshot_id}/clone"})
 
 	opListQuotas       = register(operation{name: "Quotas.List", method: "GET", path: "/compute/v1/quotas", idempotent: true})

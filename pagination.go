@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"reflect"
 	"strings"
@@ -79,7 +80,7 @@ func list[T any](ctx context.Context, c *Client, op operation, ids []string, opt
 	if err != nil {
 		return nil, err
 	}
-	if err := decodeResponse(op, data, body); err != nil {
+	if err := c.decodeResponse(op, data, body); err != nil {
 		return nil, err
 	}
 	items, counts := body.parts()
@@ -119,6 +120,11 @@ func (o *ListOptions) page() int {
 	return o.Page
 }
 
+// maxSeen bounds the walk's guard against repeated items: it keeps a 64-bit hash of each of the
+// first maxSeen IDs yielded (a few MiB at most, whatever the IDs' length). A service that repeats a
+// page repeats it soon; past that, the bound on the number of pages ends the walk.
+const maxSeen = 100_000
+
 // defaultMaxWalkPages bounds a walk whose pages carry no total_count: a million items at 100 a
 // page, far beyond any account's, yet an end to a service that never stops sending full pages.
 const defaultMaxWalkPages = 10000
@@ -126,7 +132,8 @@ const defaultMaxWalkPages = 10000
 // walk is the lazy page walker behind every All method. It copies opts (the caller's value is never
 // changed), fetches a page only when the previous one has been consumed, and stops when the loop
 // breaks, on an error (yielded once), on an empty or short page, when exactly total_count items
-// have been yielded, and when the context ends between pages.
+// have been yielded (unless toTheEnd: a lookup that decides whether to create reads to the short or
+// empty page, since a count can lag behind the list), and when the context ends between pages.
 //
 // A broken or hostile service cannot make it loop or yield garbage: an item without an id, an item
 // already yielded (a service that ignores the page parameter or reshuffles), a page other than the
@@ -134,7 +141,7 @@ const defaultMaxWalkPages = 10000
 // the client's bound, each end the walk with an error. A total_count that the items contradict (more
 // items than it says) does not end the walk silently: the walk goes on to the short or empty page,
 // within that bound.
-func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error)) iter.Seq2[T, error] {
+func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error), toTheEnd bool) iter.Seq2[T, error] {
 	var start ListOptions
 	if opts != nil {
 		start = *opts
@@ -153,7 +160,7 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 		if cur.Page == 0 {
 			cur.Page = 1
 		}
-		seen := map[string]bool{}
+		seen, seed := map[uint64]struct{}{}, maphash.MakeSeed()
 		maxPages := c.maxWalkPages
 		for fetched := 0; ; fetched++ {
 			if err := ctx.Err(); err != nil {
@@ -180,11 +187,14 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 						yield(zero, fmt.Errorf("compute: page %d holds an item with no id; stopping the walk", cur.Page))
 						return
 					}
-					if seen[id] {
-						yield(zero, fmt.Errorf("compute: page %d holds item %q again; stopping the walk", cur.Page, id))
+					h := maphash.String(seed, id)
+					if _, again := seen[h]; again {
+						yield(zero, fmt.Errorf("compute: page %d holds item %q again; stopping the walk", cur.Page, c.transport.cred.outside(id)))
 						return
 					}
-					seen[id] = true
+					if len(seen) < maxSeen {
+						seen[h] = struct{}{}
+					}
 				}
 				if !yield(item, nil) {
 					return
@@ -197,11 +207,10 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 			if perPage == 0 {
 				perPage = len(p.Items)
 			}
-			// A total_count of 0 beside items means the service did not report it: rely on the page
-			// length then.
-			// The position of the page's last item in the whole list, which total_count counts.
+			// The position of the page's last item in the whole list, which total_count counts (0
+			// beside items: the service did not report it).
 			last := (cur.Page-1)*perPage + len(p.Items)
-			if len(p.Items) == 0 || len(p.Items) < perPage || (p.TotalCount > 0 && last == p.TotalCount) {
+			if len(p.Items) == 0 || len(p.Items) < perPage || (!toTheEnd && p.TotalCount > 0 && last == p.TotalCount) {
 				return
 			}
 			if p.TotalCount > 0 {

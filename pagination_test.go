@@ -71,7 +71,7 @@ func TestListOptionsValidation(t *testing.T) {
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, tc.field, ve.Field)
 		yielded := 0
-		for _, err := range walk(context.Background(), c, &tc.opts, listThings(c)) {
+		for _, err := range walk(context.Background(), c, &tc.opts, listThings(c), false) {
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tc.field, ve.Field)
 			yielded++
@@ -199,7 +199,7 @@ func TestWalkStopsOnEmptyAndShortPages(t *testing.T) {
 		replyJSON(w, 200, map[string]any{"instances": []thing{{"a"}}, "total_count": 100, "page": 1, "per_page": 2})
 	})
 	n := 0
-	for _, err := range walk(context.Background(), c, nil, listThings(c)) {
+	for _, err := range walk(context.Background(), c, nil, listThings(c), false) {
 		require.NoError(t, err)
 		n++
 	}
@@ -209,7 +209,7 @@ func TestWalkStopsOnEmptyAndShortPages(t *testing.T) {
 	c, rec = newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		replyJSON(w, 200, map[string]any{"instances": []thing{}, "total_count": 100, "page": 1, "per_page": 2})
 	})
-	for thing, err := range walk(context.Background(), c, nil, listThings(c)) {
+	for thing, err := range walk(context.Background(), c, nil, listThings(c), false) {
 		require.ErrorContains(t, err, "an empty first page, yet total_count is 100", "an empty page yields no item: %v", thing)
 	}
 	assert.Equal(t, 1, rec.count())
@@ -220,7 +220,7 @@ func TestWalkCopiesOptionsAndStartsAtTheirPage(t *testing.T) {
 	c, rec := newTestClient(t, pagedServer(6, false, nil))
 	opts := &ListOptions{Page: 2, PerPage: 2}
 	var ids []string
-	for item, err := range walk(context.Background(), c, opts, listThings(c)) {
+	for item, err := range walk(context.Background(), c, opts, listThings(c), false) {
 		require.NoError(t, err)
 		ids = append(ids, item.ID)
 	}
@@ -236,7 +236,7 @@ func TestWalkHonoursContextBetweenPages(t *testing.T) {
 	defer cancel()
 	var errs []error
 	n := 0
-	for _, err := range walk(ctx, c, &ListOptions{PerPage: 2}, listThings(c)) {
+	for _, err := range walk(ctx, c, &ListOptions{PerPage: 2}, listThings(c), false) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -258,7 +258,7 @@ func TestWalkYieldsAPIErrorOnce(t *testing.T) {
 		replyJSON(w, 403, map[string]string{"code": "02043", "message": "no"})
 	})
 	var errs []error
-	for _, err := range walk(context.Background(), c, nil, listThings(c)) {
+	for _, err := range walk(context.Background(), c, nil, listThings(c), false) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)

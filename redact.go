@@ -1,6 +1,9 @@
 package compute
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // credential holds the token in closures: no field of any value holds it, so neither %v nor a
 // reflective dumper (go-spew, a debugger's pretty-printer) can print it.
@@ -63,32 +66,84 @@ func scrubber(token string) func(string) string {
 	}
 }
 
-// redactedError returns err with the token scrubbed from its text, keeping its chain for errors.Is
-// and errors.As. Transport errors can quote a URL or a header line the server sent back.
-func redactedError(err error, cred *credential) error {
-	msg := err.Error()
-	if clean := cred.redact(msg); clean != msg {
-		return &scrubbedError{msg: clean, err: err}
-	}
-	return err
+// outside returns s, text from outside the SDK (the server, the network, a caller's ID), fit for an
+// error or a log line: the token scrubbed, and cut to maxErrorString bytes.
+func (c *credential) outside(s string) string {
+	return cutString(c.redact(cutRunes(s, 2*maxErrorString)))
 }
 
-// scrubbedError is an error whose text had the token removed; Unwrap keeps the original chain.
+// shownPath is op's path with ids as errors and logs show it: the path's words are the SDK's and
+// stay as they are; each ID is the caller's, escaped, then scrubbed and cut like text from outside.
+func (c *credential) shownPath(op operation, ids []string) string {
+	p, err := fillPath(op.path, ids, func(id string) string { return c.outside(url.PathEscape(id)) })
+	if err != nil {
+		return op.path
+	}
+	return p
+}
+
+// outsideErr returns err, an error built from what the server or the network sent (a transport
+// error, a decoding error), with every error of its chain whose text holds the token or is longer
+// than maxErrorString replaced: a *url.Error by a copy whose URL is scrubbed, any other by an error
+// of the scrubbed, cut text that unwraps to the rest of the chain, replaced the same way. So neither
+// the text of err nor anything errors.As can reach in it holds the token; the errors of the chain
+// that are clean (context.DeadlineExceeded, io.EOF, a *net.OpError) stay reachable.
+func (c *credential) outsideErr(err error) error {
+	if err == nil || c.clean(err) {
+		return err
+	}
+	var inner []error
+	for _, e := range unwrap(err) {
+		inner = append(inner, c.outsideErr(e))
+	}
+	if u, ok := err.(*url.Error); ok && len(inner) <= 1 {
+		copied := &url.Error{Op: u.Op, URL: c.outside(u.URL)}
+		if len(inner) == 1 {
+			copied.Err = inner[0]
+		}
+		if c.clean(copied) {
+			return copied
+		}
+	}
+	return &scrubbedError{msg: c.outside(err.Error()), errs: inner}
+}
+
+// clean reports whether the text of err and of every error in its chain is free of the token and
+// short.
+func (c *credential) clean(err error) bool {
+	s := err.Error()
+	if len(s) > maxErrorString || c.redact(s) != s {
+		return false
+	}
+	for _, e := range unwrap(err) {
+		if !c.clean(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// unwrap returns the errors err wraps.
+func unwrap(err error) []error {
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	case interface{ Unwrap() error }:
+		if e := u.Unwrap(); e != nil {
+			return []error{e}
+		}
+	}
+	return nil
+}
+
+// scrubbedError stands for an error whose text held the token or was too long: its text scrubbed
+// and cut, and the errors it wrapped, scrubbed the same way.
 type scrubbedError struct {
-	msg string
-	err error
+	msg  string
+	errs []error
 }
 
 func (e *scrubbedError) Error() string { return e.msg }
 
-// Unwrap returns the errors that the original error wrapped, so that errors.Is and errors.As still
-// see them.
-func (e *scrubbedError) Unwrap() []error {
-	switch u := e.err.(type) {
-	case interface{ Unwrap() []error }:
-		return u.Unwrap()
-	case interface{ Unwrap() error }:
-		return []error{u.Unwrap()}
-	}
-	return nil
-}
+// Unwrap returns the scrubbed errors the original wrapped, for errors.Is and errors.As.
+func (e *scrubbedError) Unwrap() []error { return e.errs }

@@ -254,7 +254,7 @@ func (s *SecurityGroupsService) List(ctx context.Context, opts *ListOptions) (*P
 // All walks every security group, one GET /compute/v1/security-groups per page, fetching a page
 // only when the loop reaches it. opts sets the first page and the page size; it is copied.
 func (s *SecurityGroupsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[SecurityGroup, error] {
-	return walk(ctx, s.c, opts, s.List)
+	return walk(ctx, s.c, opts, s.List, false)
 }
 
 // Update replaces a security group's name, description and rules:
@@ -281,6 +281,7 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 // Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
 	return waiter[SecurityGroup, SecurityGroupStatus]{
+		c:        s.c,
 		resource: "security group",
 		id:       id,
 		idField:  "security_group_id",

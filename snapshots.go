@@ -109,7 +109,7 @@ func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string
 func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string, opts *ListOptions) iter.Seq2[Snapshot, error] {
 	return walk(ctx, s.c, opts, func(ctx context.Context, o *ListOptions) (*Page[Snapshot], error) {
 		return s.ListByInstance(ctx, instanceID, o)
-	})
+	}, false)
 }
 
 // The top-level snapshots collection, /compute/v1/snapshots: see [SnapshotsService] for how its
@@ -203,7 +203,7 @@ func (s *SnapshotsService) List(ctx context.Context, opts *ListOptions) (*Page[S
 // All walks all the account's snapshots, one GET /compute/v1/snapshots per page, fetching a page
 // only when the loop reaches it. It stops at the first error, which it yields once.
 func (s *SnapshotsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Snapshot, error] {
-	return walk(ctx, s.c, opts, s.List)
+	return walk(ctx, s.c, opts, s.List, false)
 }
 
 // Get reads one snapshot: GET /compute/v1/snapshots/{snapshot_id}. A missing snapshot is an error
@@ -244,6 +244,7 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 // *WaitError that wraps ctx.Err() and names the last status.
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
 	return waiter[Snapshot, SnapshotStatus]{
+		c:        s.c,
 		resource: "snapshot",
 		id:       id,
 		idField:  "snapshot_id",

@@ -112,7 +112,7 @@ func (s *SSHKeysService) List(ctx context.Context, opts *ListOptions) (*Page[SSH
 // All walks every SSH key, one GET /compute/v1/ssh-keys per page, fetching a page only when the
 // loop reaches it. It stops at the first error, which it yields once.
 func (s *SSHKeysService) All(ctx context.Context, opts *ListOptions) iter.Seq2[SSHKey, error] {
-	return walk(ctx, s.c, opts, s.List)
+	return walk(ctx, s.c, opts, s.List, false)
 }
 
 // Update renames an SSH key: PATCH /compute/v1/ssh-keys/{ssh_key_id}. The key's value cannot be

@@ -177,7 +177,7 @@ func (s *VolumesService) List(ctx context.Context, opts *ListOptions) (*Page[Vol
 // All walks every volume, one GET /compute/v1/volumes per page, fetching a page only when the loop
 // reaches it. It stops at the first error, which it yields once.
 func (s *VolumesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Volume, error] {
-	return walk(ctx, s.c, opts, s.List)
+	return walk(ctx, s.c, opts, s.List, false)
 }
 
 // Update renames, describes or grows a volume: PATCH /compute/v1/volumes/{volume_id}.
@@ -198,6 +198,7 @@ func (s *VolumesService) Delete(ctx context.Context, id string) error {
 // that wraps ctx.Err() and names the last status.
 func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target VolumeStatus, opts ...WaitOption) (*Volume, error) {
 	return waiter[Volume, VolumeStatus]{
+		c:        s.c,
 		resource: "volume",
 		id:       id,
 		idField:  "volume_id",

@@ -119,6 +119,7 @@ func OnUpdate[T any](fn func(*T)) WaitOption {
 
 // waiter describes what a WaitForStatus polls.
 type waiter[T any, S ~string] struct {
+	c        *Client
 	resource string
 	id       string
 	// idField names the ID as the get's path does ("instance_id"), for the ValidationError of an
@@ -196,7 +197,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 				cb(res)
 			}
 			s := w.status(res)
-			werr.LastStatus = string(s)
+			werr.LastStatus = w.c.transport.cred.outside(string(s)) // the server's text
 			if s == target {
 				return res, nil
 			}
