@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,8 +25,14 @@ var (
 	ErrForbidden = errors.New("compute: forbidden")
 	// ErrNotFound matches a 404 response: the resource does not exist.
 	ErrNotFound = errors.New("compute: not found")
-	// ErrConflict matches a 409 response: the resource is in a state that does not allow the change.
+	// ErrConflict matches a refusal because of a resource's state, whatever its HTTP status: a 409,
+	// and every code of the service that says so (the service sends most as 400), such as 02013 and
+	// 02069 (the instance's status does not allow a delete), 02038 (termination protected), 02022,
+	// 02027 and 02064 to 02066 (in use). Such a refusal can go away: wait for the state to change.
 	ErrConflict = errors.New("compute: conflict")
+	// ErrQuotaExceeded matches a refusal because an account quota is full, whatever its HTTP
+	// status: codes 02010, 02012, 02049 and 02073.
+	ErrQuotaExceeded = errors.New("compute: quota exceeded")
 	// ErrRateLimited matches a 429 response: the service did not process the request.
 	ErrRateLimited = errors.New("compute: rate limited")
 	// ErrServer matches any 5xx response.
@@ -119,7 +126,9 @@ func (e *APIError) Is(target error) bool {
 	case ErrNotFound:
 		return e.StatusCode == http.StatusNotFound
 	case ErrConflict:
-		return e.StatusCode == http.StatusConflict
+		return e.StatusCode == http.StatusConflict || slices.Contains(stateCodes, e.Code)
+	case ErrQuotaExceeded:
+		return slices.Contains(quotaCodes, e.Code)
 	case ErrRateLimited:
 		return e.StatusCode == http.StatusTooManyRequests
 	case ErrServer:
@@ -127,6 +136,22 @@ func (e *APIError) Is(target error) bool {
 	}
 	return false
 }
+
+// The service's codes that [ErrConflict] and [ErrQuotaExceeded] match.
+var (
+	// stateCodes refuse a request because of the current state of a resource: its status, its use by
+	// another, a lock or its protection.
+	stateCodes = []ErrorCode{
+		CodeSnapshotAlreadyInProgress, CodeDeleteRequiresActive, CodeSnapshotInUse, CodeAttachedVolumeNotDeletable,
+		CodeUpdateRequiresActive, CodeSecurityGroupLocked, CodeSecurityGroupUsedByInstances, CodeInstanceAlreadyStarted,
+		CodeSecurityGroupAttachFailed, CodeSecurityGroupDetachFailed, CodeVolumeAttachFailed, CodeVolumeDetachFailed,
+		CodeInstanceNotUpdatable, CodeSnapshotRequiresActive, CodeTerminationProtected, CodeInstanceCannotStart,
+		CodeVolumeLocked, CodeVolumeAlreadyAttached, CodeFloatingIPInUse, CodeSecurityGroupInUse, CodeVolumeInUse,
+		CodeDeleteRequiresRunningOrStopped, CodeMigrationAlreadyInitiated,
+	}
+	// quotaCodes refuse a request because an account quota is full.
+	quotaCodes = []ErrorCode{CodeMaxQuotaReached, CodeSnapshotQuotaReached, CodeStaticPublicIPQuotaReached, CodeBareMetalClusterPendingLimit}
+)
 
 // Retryable reports whether the same request may succeed later without change: a 429 or a 502, 503
 // or 504. Waiters keep polling through these errors and stop at once on any other. (The transport
