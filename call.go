@@ -163,24 +163,11 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 	if v == nil {
 		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response has no %s", r.op.method, r.op.path, missing(env)))
 	}
-	if id, ok := idOf(*v); ok && id == "" {
+	if id, ok := stringField(*v, "ID"); ok && id == "" {
 		// Without its id a resource cannot be read, changed or deleted: it is not the resource.
 		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has no id", r.op.method, r.op.path, missing(env)))
 	}
 	return v, nil
-}
-
-// idOf reads the ID field of a resource; ok is false for a type without one.
-func idOf(v any) (id string, ok bool) {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Struct {
-		return "", false
-	}
-	f := rv.FieldByName("ID")
-	if !f.IsValid() || f.Kind() != reflect.String {
-		return "", false
-	}
-	return f.String(), true
 }
 
 // missing names what env did not find, for an error: its key, from the wrapper struct's tag, or

@@ -469,3 +469,37 @@ func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target 
 		failed:   failedUnless(InstanceStatusError, InstanceStatusDeleting),
 	}.wait(ctx, target, opts)
 }
+
+// CreateOnce creates an instance unless one named req.Name exists, so that a create whose
+// response was lost never leads to a second, billed instance: it adopts an instance with the name
+// that is in req's region and of req's type and is not deleting or in error, creates one
+// otherwise (POST /compute/v1/instances, never more than once), and after a lost response looks for
+// it for the settle time ([WithSettleTime]). Several instances with the name, or one that does not
+// match, are a [*NameError]; a lost create that created nothing is an error matching
+// [ErrNotCreated] ([RetryNotCreated] sends it again). Give each instance a name only its creator
+// uses: the service does not make names unique, and two CreateOnce calls racing with one name may
+// both create.
+func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRequest, opts ...OnceOption) (*Instance, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[Instance]{
+		kind:   "instance",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*Instance, error) { return s.Create(ctx, req) },
+		mismatch: func(v *Instance) string {
+			var w why
+			w.add(v.Status == InstanceStatusDeleting || v.Status == InstanceStatusError, "is %s", v.Status)
+			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(v.Type != req.Type, "is of type %s, not %s", v.Type, req.Type)
+			return w.String()
+		},
+	}, opts)
+}
+
+// FindByName returns every instance named exactly name (the service does not make names unique),
+// reading GET /compute/v1/instances to its last page.
+func (s *InstancesService) FindByName(ctx context.Context, name string) ([]Instance, error) {
+	return findByName(ctx, s.c, s.List, name, 0)
+}

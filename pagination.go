@@ -182,7 +182,7 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 				return
 			}
 			for _, item := range p.Items {
-				if id, ok := idOf(item); ok {
+				if id, ok := stringField(item, "ID"); ok {
 					if id == "" {
 						yield(zero, fmt.Errorf("compute: page %d holds an item with no id; stopping the walk", cur.Page))
 						return

@@ -1,0 +1,235 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// ErrNotCreated matches the error of a CreateOnce whose create may have been lost and that then
+// looked for the resource for the whole settle time and found none: nothing was created, so
+// calling CreateOnce again is safe ([RetryNotCreated] does it). It never matches
+// [ErrOutcomeUnknown]; errors.As still reaches the create's own failure (an [*APIError], say).
+var ErrNotCreated = errors.New("compute: not created")
+
+// DefaultSettleTime is how long CreateOnce keeps looking for the resource of a create whose response
+// was lost before it decides that nothing was created: a new resource may show in the service's
+// lists a few seconds after it was created.
+const DefaultSettleTime = 30 * time.Second
+
+// OnceOption configures a CreateOnce call.
+type OnceOption func(*onceConfig)
+
+type onceConfig struct {
+	settle  time.Duration
+	retries int
+	err     error
+}
+
+// WithSettleTime sets how long CreateOnce looks for the resource of a create whose response was lost
+// (default [DefaultSettleTime]). Set it to at least the time the service takes to list a new
+// resource: a shorter one could report [ErrNotCreated] for a resource that was created.
+func WithSettleTime(d time.Duration) OnceOption {
+	return func(c *onceConfig) {
+		if d <= 0 {
+			c.err = invalid("settle_time", "must be positive, got %s", d)
+		}
+		c.settle = d
+	}
+}
+
+// RetryNotCreated lets CreateOnce send the create again, up to n more times, when it found that a
+// create whose response was lost created nothing, instead of returning [ErrNotCreated].
+func RetryNotCreated(n int) OnceOption {
+	return func(c *onceConfig) {
+		if n < 0 {
+			c.err = invalid("retries", "must not be negative, got %d", n)
+		}
+		c.retries = n
+	}
+}
+
+// NameError is the error of CreateOnce when the request's name does not lead to exactly one
+// resource it can adopt: several resources have the name (names are not unique on the service), or
+// the one that has it is not what the request would make (another region, size or source) or is
+// going away (deleting, in error). It matches [ErrConflict]. Nothing was created.
+type NameError struct {
+	// Kind is the kind of resource ("instance", "volume", ...).
+	Kind string
+	// Name is the name looked up.
+	Name string
+	// IDs are the resources found with the name (the lookup stops at the second).
+	IDs []string
+	// Reason says why none of them can be adopted.
+	Reason string
+}
+
+// Error reads "compute: 2 instances are named "web-1" ...".
+func (e *NameError) Error() string {
+	return fmt.Sprintf("compute: cannot adopt the %s named %q: %s", e.Kind, e.Name, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrConflict) hold.
+func (e *NameError) Is(target error) bool { return target == ErrConflict }
+
+// once describes one kind of resource to createOnce: where to look for it by name, how to create it,
+// and whether a resource found with the name is what the create would have made.
+type once[T any] struct {
+	kind   string
+	name   string // the request's
+	list   func(context.Context, *ListOptions) (*Page[T], error)
+	create func(context.Context) (*T, error)
+	// mismatch says why found cannot be the request's resource, or "" when it can.
+	mismatch func(found *T) string
+}
+
+// createOnce makes the request's name the create's idempotency key:
+//
+//   - It looks the name up first (the whole list, to its last page whatever its total_count says).
+//     One resource with the name that matches the request is returned without creating anything:
+//     a retried call, or a run after a crash, adopts what the earlier one made. Two with the name,
+//     or one that does not match the request, are a [*NameError].
+//   - Otherwise it sends the create, never more than once.
+//   - When the outcome is unknown, it looks the name up again, and again for the settle time
+//     (within the client's rate limit), since a new resource can show in the list late. It returns
+//     the resource as soon as it shows, a [*NameError] when what shows cannot be adopted, and an
+//     error matching [ErrNotCreated] when nothing showed in the settle time.
+//
+// Two CreateOnce calls racing with the same name may both create: give each resource a name that
+// only its creator uses.
+func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOption) (*T, error) {
+	cfg := onceConfig{settle: DefaultSettleTime}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if v, err := adopt(ctx, c, o); v != nil || err != nil {
+		return v, err
+	}
+	for tries := 0; ; tries++ {
+		v, err := o.create(ctx)
+		if !errors.Is(err, ErrOutcomeUnknown) {
+			return v, err
+		}
+		deadline := time.Now().Add(cfg.settle)
+		for n := 0; ; n++ {
+			found, lookErr := adopt(ctx, c, o)
+			var nameErr *NameError
+			switch {
+			case found != nil:
+				return found, nil
+			case errors.As(lookErr, &nameErr):
+				return nil, fmt.Errorf("%w (after a create whose outcome is unknown: %w)", lookErr, err)
+			case lookErr != nil:
+				return nil, fmt.Errorf("%w; looking the name up again failed too: %w", err, lookErr)
+			}
+			if !time.Now().Before(deadline) {
+				break
+			}
+			if sleepErr := sleep(ctx, min(jitter(time.Second, 5*time.Second, n), time.Until(deadline))); sleepErr != nil {
+				return nil, fmt.Errorf("%w; the context ended while looking for the %s: %w", err, o.kind, sleepErr)
+			}
+		}
+		if tries >= cfg.retries {
+			return nil, &notCreatedError{kind: o.kind, name: c.transport.cred.outside(o.name), settle: cfg.settle, cause: err}
+		}
+	}
+}
+
+// adopt returns the one resource named o.name that matches the request, nil when there is none,
+// and a *NameError when what has the name cannot be adopted.
+func adopt[T any](ctx context.Context, c *Client, o once[T]) (*T, error) {
+	found, err := findByName(ctx, c, o.list, o.name, 2)
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	var ids []string
+	for _, v := range found {
+		id, _ := stringField(v, "ID")
+		ids = append(ids, c.transport.cred.outside(id))
+	}
+	nameErr := &NameError{Kind: o.kind, Name: c.transport.cred.outside(o.name), IDs: ids}
+	if len(found) > 1 {
+		nameErr.Reason = fmt.Sprintf("several have the name (%s and maybe more)", strings.Join(ids, ", "))
+		return nil, nameErr
+	}
+	if why := o.mismatch(&found[0]); why != "" {
+		nameErr.Reason = fmt.Sprintf("%s %s %s", o.kind, ids[0], c.transport.cred.outside(why))
+		return nil, nameErr
+	}
+	return &found[0], nil
+}
+
+// findByName walks list to its end (whatever total_count says, since a count can lag behind the
+// list) and returns the resources named exactly name, at most limit of them (0 for no limit).
+func findByName[T any](ctx context.Context, c *Client, list func(context.Context, *ListOptions) (*Page[T], error), name string, limit int) ([]T, error) {
+	var found []T
+	for v, err := range walk(ctx, c, &ListOptions{PerPage: MaxPerPage}, list, true) {
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := stringField(v, "Name"); n == name {
+			if found = append(found, v); len(found) == limit {
+				break
+			}
+		}
+	}
+	return found, nil
+}
+
+// notCreatedError is ErrNotCreated's error: it unwraps to the create's failure without the
+// ErrOutcomeUnknown that marked it, since the outcome is now known.
+type notCreatedError struct {
+	kind, name string
+	settle     time.Duration
+	cause      error
+}
+
+func (e *notCreatedError) Error() string {
+	return fmt.Sprintf("compute: not created: no %s named %q showed within %s of a create whose response was lost, so calling CreateOnce again is safe (the create: %v)",
+		e.kind, e.name, e.settle, e.cause)
+}
+
+func (e *notCreatedError) Is(target error) bool { return target == ErrNotCreated }
+
+func (e *notCreatedError) Unwrap() []error {
+	var errs []error
+	for _, err := range unwrap(e.cause) {
+		if err != ErrOutcomeUnknown {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// stringField reads the string field name of a resource; ok is false for a type without one.
+func stringField(v any, name string) (string, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Struct {
+		return "", false
+	}
+	f := rv.FieldByName(name)
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return "", false
+	}
+	return f.String(), true
+}
+
+// why collects the reasons why a resource found by name is not what a create would have made.
+type why []string
+
+// add records the reason the format says when cond holds.
+func (w *why) add(cond bool, format string, args ...any) {
+	if cond {
+		*w = append(*w, fmt.Sprintf(format, args...))
+	}
+}
+
+func (w why) String() string { return strings.Join(w, ", ") }
