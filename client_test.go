@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -14,8 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-const localURL = "http://127.0.0.1:8080"
 
 func TestNewClientRefusesBadInput(t *testing.T) {
 	t.Parallel()
@@ -148,17 +145,6 @@ func TestWithHTTPClientIsCopiedNeverMutated(t *testing.T) {
 	assert.Equal(t, 7*time.Second, hc.Timeout)
 	assert.Nil(t, hc.CheckRedirect)
 	assert.Equal(t, 1, rt.calls, "the caller's transport carries the request")
-}
-
-type syncWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // TestConcurrentUse shares one client between goroutines under -race.

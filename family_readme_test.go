@@ -11,18 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// declaredOperations is "METHOD /path" of every entry of the operation table but the description
-// document itself (openapi.yaml), each once, in the order declared.
-func declaredOperations() ([]string, error) {
-	var declared []string
-	for _, op := range operations {
-		if e := op.method + " " + op.path; e != "GET /compute/v1/openapi.yaml" && !slices.Contains(declared, e) {
-			declared = append(declared, e)
-		}
-	}
-	return declared, nil
-}
-
 // The README's operations table has one row per operation of the contract, 45 in all, and names
 // exactly the method and path of every entry of the operation table in operations.go (the
 // description document itself, openapi.yaml, aside).

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -14,55 +13,6 @@ import (
 
 // Wire tests of the operations the extended contract adds. Every request and response body is a
 // literal file under testdata/, written from compute-api-extended.md.
-
-// strictDecode decodes obj into a T and fails when a JSON key has no field in T: a golden key the
-// SDK does not map (a wrong tag) fails here, whatever the SDK's own encoder would write.
-func strictDecode[T any](t *testing.T, obj []byte) T {
-	t.Helper()
-	var v T
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&v), "a JSON key of the golden response is not mapped to a field")
-	return v
-}
-
-// checkOne checks a single-resource result against the golden response: the object under key, or
-// the whole body when key is "" (an unwrapped response). full also requires every field of T to be
-// present and non-zero in the golden object (except zeroOK).
-func checkOne[T any](key string, full bool, zeroOK ...string) func(*testing.T, any, []byte) {
-	return func(t *testing.T, result any, respBody []byte) {
-		t.Helper()
-		obj := respBody
-		if key != "" {
-			obj = envelopeItem(t, respBody, key)
-		}
-		want := strictDecode[T](t, obj)
-		if full {
-			want = requireFullyMapped[T](t, obj, zeroOK...)
-		}
-		got, ok := result.(*T)
-		require.True(t, ok, "result is %T", result)
-		require.NotNil(t, got)
-		require.Equal(t, want, *got)
-	}
-}
-
-// checkPage checks a page result: its items decode exactly as the golden list and its counts are
-// the golden ones.
-func checkPage[T any](key string, total, page, perPage int) func(*testing.T, any, []byte) {
-	return func(t *testing.T, result any, respBody []byte) {
-		t.Helper()
-		var env map[string]json.RawMessage
-		require.NoError(t, json.Unmarshal(respBody, &env))
-		want := strictDecode[[]T](t, env[key])
-		p, ok := result.(*Page[T])
-		require.True(t, ok, "result is %T", result)
-		require.Equal(t, want, p.Items)
-		assert.Equal(t, total, p.TotalCount)
-		assert.Equal(t, page, p.Page)
-		assert.Equal(t, perPage, p.PerPage)
-	}
-}
 
 func TestSSHKeysGolden(t *testing.T) {
 	t.Parallel()

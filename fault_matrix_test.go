@@ -253,10 +253,6 @@ func jsonError(status int) http.HandlerFunc {
 	}
 }
 
-func instanceNotFound(w http.ResponseWriter, r *http.Request) {
-	replyJSON(w, http.StatusNotFound, map[string]string{"code": string(CodeInstanceNotFound), "message": "Instance not found"})
-}
-
 // successStatus is the status a success response of r's method has: 201 for a create, else 200.
 func successStatus(r *http.Request) int {
 	if r.Method == http.MethodPost {
@@ -288,14 +284,6 @@ const nginx502 = "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title><
 func htmlErrorPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html")
 	replyRaw(w, http.StatusBadGateway, nginx502)
-}
-
-// hangUntilGone sends no response until the client goes away.
-func hangUntilGone(w http.ResponseWriter, r *http.Request) {
-	select {
-	case <-r.Context().Done():
-	case <-time.After(time.Hour):
-	}
 }
 
 // refuseDial fails every dial as a closed port does.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -87,30 +86,6 @@ func FuzzAPIError(f *testing.F) {
 		}
 	})
 }
-
-// responding returns a client whose every request gets status and body from an in-process transport:
-// no network, but the SDK's whole call path (retry loop, attempt transport, call, envelope decoding).
-func responding(tb testing.TB, status int, body string) *Client {
-	tb.Helper()
-	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		return &http.Response{
-			StatusCode: status,
-			Header:     http.Header{"Content-Type": {"application/json"}},
-			Body:       io.NopCloser(strings.NewReader(body)),
-			Request:    r,
-		}, nil
-	})
-	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}),
-		WithoutRateLimit(), WithoutRetries())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // fuzzResource feeds arbitrary responses to one call that decodes a single resource under key. The
 // call never panics and returns a resource or an error, never both nor neither; an error is never an

@@ -3,7 +3,6 @@ package compute
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,16 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// checkInstance compares the SDK's result with the instance of the golden response, decoded strictly.
-func checkInstance(t *testing.T, result any, respBody []byte) {
-	t.Helper()
-	want := requireFullyMapped[Instance](t, envelopeItem(t, respBody, "instance"))
-	got, ok := result.(*Instance)
-	require.True(t, ok, "result is %T", result)
-	require.NotNil(t, got)
-	require.Equal(t, want, *got)
-}
 
 func TestInstancesGolden(t *testing.T) {
 	t.Parallel()
@@ -263,25 +252,6 @@ func TestInstanceCreateNotResentOnServerError(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
 	assert.Equal(t, 1, rec.count())
-}
-
-// validCreate returns a create request that passes validation; tests break one rule at a time.
-func validCreate() *InstanceCreateRequest {
-	return &InstanceCreateRequest{
-		Name: "web-1", Hostname: "web-1", Type: "n1.large", Region: "eu-west-1", Image: "img-1",
-		SSHKeys: []string{"key-1"},
-	}
-}
-
-// requireInvalid asserts that err is a *ValidationError about field and that no request was sent.
-func requireInvalid(t *testing.T, err error, field string, rec *recorder) {
-	t.Helper()
-	require.Error(t, err)
-	var verr *ValidationError
-	require.True(t, errors.As(err, &verr), "want a *ValidationError, got %T: %v", err, err)
-	assert.Equal(t, field, verr.Field, "reason: %s", verr.Reason)
-	assert.True(t, errors.Is(err, ErrInvalidRequest))
-	assert.Equal(t, 0, rec.count(), "a request was sent")
 }
 
 func TestInstanceCreateValidation(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,55 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// statusServer responses GET /compute/v1/instances/{id} with the given statuses in turn, the last one
-// repeated; a numeric "status" entry (such as "503") responses that HTTP error instead. It records
-// the fake time of each request since start.
-type statusServer struct {
-	mu       sync.Mutex
-	statuses []string
-	start    time.Time
-	at       []time.Duration
-}
-
-func (s *statusServer) handle(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.at = append(s.at, time.Since(s.start))
-	st := s.statuses[0]
-	if len(s.statuses) > 1 {
-		s.statuses = s.statuses[1:]
-	}
-	s.mu.Unlock()
-	switch st {
-	case "403":
-		replyJSON(w, http.StatusForbidden, map[string]string{"code": "02043", "message": "Permission denied"})
-	case "404":
-		replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
-	case "503":
-		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
-	default:
-		replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "i-1", "name": "web-1", "status": st}})
-	}
-}
-
-func (s *statusServer) times() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.at...)
-}
-
-// boundedCtx bounds a wait in fake time, so that a regression fails the test instead of polling
-// forever.
-func boundedCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// newStatusServer must be called inside the synctest bubble, so that start is fake time.
-func newStatusServer(statuses ...string) *statusServer {
-	return &statusServer{statuses: statuses, start: time.Now()}
-}
 
 func TestInstanceWaitSucceedsAfterPolls(t *testing.T) {
 	t.Parallel()

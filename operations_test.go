@@ -13,23 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// universalResponse is a success body that every operation can decode: each envelope key, with the
-// statuses the waiters await.
-const universalResponse = `{
- "id": "k-1",
- "instance": {"id": "i-1", "status": "active"},
- "snapshot": {"id": "s-1", "status": "created"},
- "security_group": {"id": "sg-1", "status": "created"},
- "floating_ip": {"id": "f-1", "status": "created"},
- "volume": {"id": "v-1", "status": "created"},
- "filesystem": {"id": "fs-1", "status": "created"},
- "availability": {"type": "instances", "region": "r1", "instance_types": []},
- "instances": [], "snapshots": [], "security_groups": [], "floating_ips": [], "images": [],
- "ssh_keys": [], "volumes": [], "filesystems": [], "quotas": [], "reservations": [],
- "actions": ["stop"],
- "total_count": 0, "page": 1, "per_page": 50
-}`
-
 // opCase is one public operation, called with valid input (call) and with input it must refuse
 // before sending (invalid, naming field).
 type opCase struct {
@@ -49,8 +32,6 @@ func firstErr[T any](seq iter.Seq2[T, error]) error {
 	}
 	return nil
 }
-
-func noErr[T any](_ T, err error) error { return err }
 
 func allOperations() []opCase {
 	inst := &InstanceCreateRequest{Name: "web", Hostname: "web", Type: "t1", Region: "r1", Image: "ubuntu-24.04", SSHKeys: []string{"k1"}}

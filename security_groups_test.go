@@ -14,38 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// requireRefusedBeforeSending asserts that err is the SDK's own refusal of field, and that no
-// request reached the server.
-func requireRefusedBeforeSending(t *testing.T, err error, field string, rec *recorder) {
-	t.Helper()
-	var ve *ValidationError
-	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, field, ve.Field, "reason: %s", ve.Reason)
-	assert.ErrorIs(t, err, ErrInvalidRequest)
-	assert.Zero(t, rec.count(), "a refused request must not be sent")
-}
-
-// refusedCase is one input the SDK must refuse, naming field, before sending anything.
-type refusedCase struct {
-	name  string
-	field string
-	call  func(ctx context.Context, c *Client) error
-}
-
-// runRefused runs every case against a server that must never be reached.
-func runRefused(t *testing.T, cases []refusedCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-				replyRaw(w, http.StatusInternalServerError, "the request should have been refused")
-			})
-			requireRefusedBeforeSending(t, tc.call(context.Background(), c), tc.field, rec)
-		})
-	}
-}
-
 // webRules is a valid rule list with a rule of every shape: a single port, a range, and null ports.
 func webRules() []SecurityGroupRule {
 	return []SecurityGroupRule{

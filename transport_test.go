@@ -15,15 +15,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/compute-sdk/compute-go/internal/memnet"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// The retry tests run inside synctest bubbles with the default policy: real backoff values, fake time.
-func defaultRetry() Option { return WithRetry(DefaultRetryPolicy()) }
-
-var createBody = map[string]string{"name": "web-1"}
 
 func TestPOSTAnswered503IsSentOnceAndOutcomeUnknown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -221,14 +215,6 @@ func TestParseRetryAfter(t *testing.T) {
 	assert.Equal(t, 24*time.Hour, parseRetryAfter(now.Add(48*time.Hour).Format(http.TimeFormat), now), "a date is capped like seconds")
 }
 
-// hangUp closes the connection after reading the request: the request may have been processed.
-func hangUp(w http.ResponseWriter) {
-	conn, _, err := w.(http.Hijacker).Hijack()
-	if err == nil {
-		_ = conn.Close()
-	}
-}
-
 func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { hangUp(w) }, defaultRetry())
@@ -246,31 +232,6 @@ func TestGETNetworkErrorIsRetried(t *testing.T) {
 		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
 		assert.Equal(t, 2, rec.count())
 	})
-}
-
-// clientWithDialer serves 201 responses on an in-memory listener reached through connect, which makes
-// the n-th connection (from 1): it may fail without dialling, or call dial and return the connection,
-// wrapped or not. It returns the client, how many requests reached the server, and how many dials
-// were made.
-func clientWithDialer(t *testing.T, connect func(ctx context.Context, n int32, dial func() (net.Conn, error)) (net.Conn, error), opts ...Option) (*Client, *atomic.Int32, *atomic.Int32) {
-	l := memnet.NewListener()
-	hits, dials := &atomic.Int32{}, &atomic.Int32{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		replyJSON(w, http.StatusCreated, map[string]any{})
-	}))
-	srv.Listener = l
-	srv.Start()
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return connect(ctx, dials.Add(1), func() (net.Conn, error) { return l.Dial(ctx, network, addr) })
-	}}
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		srv.Close()
-	})
-	c, err := NewClient(testToken, append([]Option{WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr}), defaultRetry()}, opts...)...)
-	require.NoError(t, err)
-	return c, hits, dials
 }
 
 func TestPOSTRefusedBeforeAnyByteIsRetried(t *testing.T) {
