@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -77,5 +78,46 @@ func TestExpandPath(t *testing.T) {
 		}
 		require.NoError(t, err, "%s %q", tc.tmpl, tc.ids)
 		assert.Equal(t, tc.want, got)
+	}
+}
+
+func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testing.T) {
+	for name, tc := range map[string]struct {
+		first   func(w http.ResponseWriter)
+		wantErr error
+	}{
+		"after a 503":            {func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, nil},
+		"after a lost response":  {hangUp, nil},
+		"after a 429 it was not": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusTooManyRequests) }, ErrNotFound},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
+					replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
+				}, func(w http.ResponseWriter, r *http.Request) { tc.first(w) }), defaultRetry())
+				err := testCall(context.Background(), c, opDeleteInstance, []string{"i"}, nil)
+				assert.Equal(t, 2, rec.count())
+				if tc.wantErr == nil {
+					assert.NoError(t, err, "the first attempt may have deleted it: the goal is reached")
+				} else {
+					assert.ErrorIs(t, err, tc.wantErr)
+				}
+			})
+		})
+	}
+}
+
+// A create responded to with 201 whose body cannot be read was processed: the caller must look it up, not
+// send it again.
+func TestPOSTWithAnUnreadableSuccessResponseIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{"truncated": `{"instance": {"id": "i-`, "no envelope": `{}`} {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, body) })
+		_, err := c.Instances.Create(context.Background(), &InstanceCreateRequest{Name: "w", Hostname: "w", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"k"}})
+		assert.ErrorIs(t, err, ErrOutcomeUnknown, name)
+		assert.Equal(t, 1, rec.count(), name)
+		_, err = c.Instances.Get(context.Background(), "i-1")
+		assert.Error(t, err, name)
+		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a GET is simply retried by the caller: %s", name)
 	}
 }

@@ -2,15 +2,17 @@ package compute
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
+	"net/url"
 	"sort"
-	"strings"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,6 +20,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// Tests of retry.go: which attempts are sent again and after how long (classify, Retry-After, the
+// backoff's jitter), through the client and as pure functions, and the pause a 429 puts on the
+// client's limiter. TestFaultMatrix (fault_matrix_test.go) is the end-to-end spec of the same policy.
 
 func TestPOSTAnswered503IsSentOnceAndOutcomeUnknown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -234,99 +240,6 @@ func TestGETNetworkErrorIsRetried(t *testing.T) {
 	})
 }
 
-func TestPOSTRefusedBeforeAnyByteIsRetried(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, hits, dials := clientWithDialer(t, func(_ context.Context, n int32, dial func() (net.Conn, error)) (net.Conn, error) {
-			if n <= 2 {
-				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
-			}
-			return dial()
-		})
-		require.NoError(t, testCall(context.Background(), c, opCreateInstance, nil, createBody))
-		assert.Equal(t, int32(1), hits.Load(), "the POST reached the server exactly once")
-		assert.Equal(t, int32(3), dials.Load())
-	})
-}
-
-// TestPOSTTimedOutWhileConnectingIsRetried: nothing was written, so the POST is safe to send again.
-func TestPOSTTimedOutWhileConnectingIsRetried(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, hits, dials := clientWithDialer(t, func(ctx context.Context, n int32, dial func() (net.Conn, error)) (net.Conn, error) {
-			if n == 1 {
-				<-ctx.Done() // the attempt's timeout ends the dial
-				return nil, ctx.Err()
-			}
-			return dial()
-		}, WithTimeout(2*time.Second))
-		require.NoError(t, testCall(context.Background(), c, opCreateInstance, nil, createBody))
-		assert.Equal(t, int32(1), hits.Load())
-		assert.Equal(t, int32(2), dials.Load())
-	})
-}
-
-func TestPerAttemptTimeout(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-time.After(time.Minute):
-			case <-r.Context().Done():
-			}
-		}, WithTimeout(2*time.Second), WithoutRetries())
-		start := time.Now()
-		err := testCall(context.Background(), c, opGetInstance, []string{"i"}, nil)
-		assert.Equal(t, 2*time.Second, time.Since(start))
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Equal(t, 1, rec.count())
-
-		err = testCall(context.Background(), c, opCreateInstance, nil, createBody)
-		assert.ErrorIs(t, err, ErrOutcomeUnknown, "a POST that timed out may have been processed")
-	})
-}
-
-// TestLimiterGatesEveryAttemptAcrossGoroutines runs 8 goroutines through one client limited to
-// 50 requests per second, with every third attempt responded to with 503 so that retries happen, and checks
-// that no one-second window holds more attempts than the limit allows.
-func TestLimiterGatesEveryAttemptAcrossGoroutines(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		const rps, burst, workers, perWorker = 50, 1, 8, 25
-		var mu sync.Mutex
-		var times []time.Time
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			times = append(times, time.Now())
-			n := len(times)
-			mu.Unlock()
-			if n%3 == 0 {
-				w.WriteHeader(http.StatusServiceUnavailable)
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-		}, WithRateLimit(rps, burst), WithRetry(RetryPolicy{MaxRetries: 10, MinWait: time.Millisecond, MaxWait: 2 * time.Millisecond}))
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for range perWorker {
-					assert.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
-				}
-			})
-		}
-		wg.Wait()
-		sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
-		require.Greater(t, len(times), workers*perWorker, "retries must have happened")
-		for i := range times {
-			j := i
-			for j < len(times) && times[j].Sub(times[i]) < time.Second {
-				j++
-			}
-			require.LessOrEqual(t, j-i, rps+burst, "window starting at attempt %d", i)
-		}
-		// With burst 1 the limiter spaces attempts by at least 1/rps.
-		for i := 1; i < len(times); i++ {
-			require.GreaterOrEqual(t, times[i].Sub(times[i-1]), time.Second/rps-time.Microsecond) // float rounding in x/time/rate
-		}
-	})
-}
-
 func Test429PausesTheWholeClient(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
@@ -354,20 +267,6 @@ func Test429PausesTheWholeClient(t *testing.T) {
 		require.Len(t, seen["/compute/v1/instances/b"], 1)
 		assert.GreaterOrEqual(t, seen["/compute/v1/instances/b"][0].Sub(start), 5*time.Second,
 			"another goroutine's request waits out the 429 too")
-	})
-}
-
-func TestLimiterWaitHonoursTheContext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) },
-			WithRateLimit(0.1, 1))
-		require.NoError(t, testCall(context.Background(), c, opGetInstance, []string{"i"}, nil))
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		err := testCall(ctx, c, opCreateInstance, nil, createBody)
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "nothing was sent")
-		assert.Equal(t, 1, rec.count())
 	})
 }
 
@@ -404,111 +303,81 @@ func TestA429PausesCallersAlreadyQueuedInTheLimiter(t *testing.T) {
 	})
 }
 
-func TestAPauseLongerThanTheDeadlineFailsAtOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, sequence(withStatus(http.StatusNoContent), rateLimited("20")), defaultRetry(), WithoutRetries())
-		require.ErrorIs(t, testCall(context.Background(), c, opGetInstance, []string{"a"}, nil), ErrRateLimited)
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		start := time.Now()
-		err := testCall(ctx, c, opCreateInstance, nil, createBody)
-		assert.Zero(t, time.Since(start), "no sleeping into a certain timeout")
-		assert.ErrorIs(t, err, ErrRateLimited)
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "nothing was sent")
-		assert.Equal(t, 1, rec.count())
-	})
+// TestBackoffGrowsUntilItsCap pins the shape of the wait between retries without a Retry-After:
+// full jitter over [MinWait, MinWait·2^(n+1)], capped at MaxWait. Each retry's range must reach
+// past the previous retry's whole range (the wait grows), stay within its own bounds, and stop
+// growing at MaxWait. With 2000 draws per retry, a range that does not grow fails with a
+// probability of 1 - 2^-2000.
+func TestBackoffGrowsUntilItsCap(t *testing.T) {
+	t.Parallel()
+	const minWait, maxWait, draws = 100 * time.Millisecond, 2 * time.Second, 2000
+	prevUpper := time.Duration(0)
+	for n := range 8 {
+		upper := min(maxWait, minWait<<(n+1))
+		var longest time.Duration
+		for range draws {
+			w := jitter(minWait, maxWait, n)
+			require.GreaterOrEqual(t, w, minWait, "retry %d", n)
+			require.LessOrEqual(t, w, upper, "retry %d", n)
+			longest = max(longest, w)
+		}
+		if upper > prevUpper {
+			assert.Greater(t, longest, prevUpper, "retry %d waits longer than retry %d could", n, n-1)
+		} else {
+			assert.Equal(t, maxWait, upper, "retry %d: the range stops growing only at MaxWait", n)
+		}
+		prevUpper = upper
+	}
+	assert.Equal(t, minWait, jitter(minWait, minWait, 5), "no room: the wait is MinWait")
+	assert.LessOrEqual(t, jitter(minWait, maxWait, 62), maxWait, "a large retry number does not overflow")
 }
 
-func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testing.T) {
-	for name, tc := range map[string]struct {
-		first   func(w http.ResponseWriter)
-		wantErr error
+// TestClassify is the retry policy itself, the pure function the fault matrix drives end to end:
+// for each result of one attempt, whether it is retried and whether the service may have processed
+// it, for the idempotent operations (GET, DELETE, an absolute PATCH) and for the writes that are
+// not (a POST, the relative PATCH of an attach).
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	cutOff := fmt.Errorf("reading the response (status 200): %w", io.ErrUnexpectedEOF)
+	reset := &net.OpError{Op: "read", Err: syscall.ECONNRESET}
+	unwritten := &net.OpError{Op: "write", Err: syscall.ECONNRESET}
+	badCert := &url.Error{Op: "Get", URL: "https://x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
+	dial := &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}
+	for _, tc := range []struct {
+		name    string
+		status  int
+		err     error
+		written bool
+		// idem and write are {retry, processed} for the idempotent operations and for the others.
+		idem, write [2]bool
 	}{
-		"after a 503":            {func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, nil},
-		"after a lost response":  {hangUp, nil},
-		"after a 429 it was not": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusTooManyRequests) }, ErrNotFound},
+		{"200", 200, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"400", 400, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"404", 404, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"409", 409, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"422", 422, nil, true, [2]bool{false, false}, [2]bool{false, false}},
+		{"429", 429, nil, true, [2]bool{true, false}, [2]bool{true, false}},
+		{"500", 500, nil, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"501", 501, nil, true, [2]bool{false, true}, [2]bool{false, true}},
+		{"502", 502, nil, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"503", 503, nil, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"504", 504, nil, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"success cut off", 0, cutOff, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"reset after written", 0, reset, true, [2]bool{true, true}, [2]bool{false, true}},
+		{"reset before written", 0, unwritten, false, [2]bool{true, false}, [2]bool{true, false}},
+		{"dial refused", 0, dial, false, [2]bool{true, false}, [2]bool{true, false}},
+		{"bad certificate", 0, badCert, false, [2]bool{false, false}, [2]bool{false, false}},
+		{"limiter wait ended", 0, &notSentError{context.Canceled}, false, [2]bool{false, false}, [2]bool{false, false}},
+		{"success too large", 0, fmt.Errorf("%w (1 bytes)", errTooLarge), true, [2]bool{false, true}, [2]bool{false, true}},
+		{"write redirected away", 0, &url.Error{Op: "Post", URL: "https://x", Err: errCrossOriginWrite}, true, [2]bool{false, true}, [2]bool{false, true}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
-					replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
-				}, func(w http.ResponseWriter, r *http.Request) { tc.first(w) }), defaultRetry())
-				err := testCall(context.Background(), c, opDeleteInstance, []string{"i"}, nil)
-				assert.Equal(t, 2, rec.count())
-				if tc.wantErr == nil {
-					assert.NoError(t, err, "the first attempt may have deleted it: the goal is reached")
-				} else {
-					assert.ErrorIs(t, err, tc.wantErr)
-				}
-			})
-		})
-	}
-}
-
-// A create responded to with 201 whose body cannot be read was processed: the caller must look it up, not
-// send it again.
-func TestPOSTWithAnUnreadableSuccessResponseIsOutcomeUnknown(t *testing.T) {
-	t.Parallel()
-	for name, body := range map[string]string{"truncated": `{"instance": {"id": "i-`, "no envelope": `{}`} {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, body) })
-		_, err := c.Instances.Create(context.Background(), &InstanceCreateRequest{Name: "w", Hostname: "w", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"k"}})
-		assert.ErrorIs(t, err, ErrOutcomeUnknown, name)
-		assert.Equal(t, 1, rec.count(), name)
-		_, err = c.Instances.Get(context.Background(), "i-1")
-		assert.Error(t, err, name)
-		assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a GET is simply retried by the caller: %s", name)
-	}
-}
-
-// Every kind of response leaves the connection reusable: five calls of each kind use one connection.
-// An error body past newAPIError's 1 MiB bound by less than the drain's 4 KiB still does.
-func TestResponsesLeaveTheConnectionReusable(t *testing.T) {
-	t.Parallel()
-	big := strings.Repeat("x", maxErrorBody+100)
-	cases := []struct {
-		name  string
-		serve http.HandlerFunc
-		call  func(*Client) error
-	}{
-		{"200 with a length", func(w http.ResponseWriter, r *http.Request) {
-			replyRaw(w, http.StatusOK, `{"instance":{"id":"i"}}`)
-		}, nil},
-		{"200 chunked", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.WriteString(w, `{"instance":`)
-			w.(http.Flusher).Flush()
-			_, _ = io.WriteString(w, `{"id":"i"}}`)
-		}, nil},
-		{"200 not JSON", func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusOK, `[1,2]`) }, nil},
-		{"404 with a code", func(w http.ResponseWriter, r *http.Request) {
-			replyRaw(w, http.StatusNotFound, `{"code":"02008","message":"no"}`)
-		}, nil},
-		{"400 just past the error bound", func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusBadRequest, big) }, nil},
-		{"204", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) },
-			func(c *Client) error { return c.Instances.Delete(context.Background(), "i") }},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var conns atomic.Int32
-			srv := httptest.NewUnstartedServer(tc.serve)
-			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-				if s == http.StateNew {
-					conns.Add(1)
-				}
+		for _, op := range []operation{opGetInstance, opDeleteInstance, opUpdateInstance, opCreateInstance, opAttachInstance} {
+			want := tc.idem
+			if !op.idempotent {
+				want = tc.write
 			}
-			srv.Start()
-			t.Cleanup(srv.Close)
-			c, err := NewClient(testToken, WithBaseURL(srv.URL), WithoutRateLimit(), WithoutRetries())
-			require.NoError(t, err)
-			for range 5 {
-				if tc.call != nil {
-					_ = tc.call(c)
-				} else {
-					_, _ = c.Instances.Get(context.Background(), "i")
-				}
-			}
-			assert.EqualValues(t, 1, conns.Load(), "connections opened for 5 calls")
-		})
+			retry, processed := classify(op, tc.status, tc.err, tc.written)
+			assert.Equal(t, want, [2]bool{retry, processed}, "%s, %s %s (idempotent %v)", tc.name, op.method, op.path, op.idempotent)
+		}
 	}
 }
