@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -196,4 +197,122 @@ func TestResponsesLeaveTheConnectionReusable(t *testing.T) {
 			assert.EqualValues(t, 1, conns.Load(), "connections opened for 5 calls")
 		})
 	}
+}
+
+// A success response of exactly the operation's bound is read; one byte more is an error. Short
+// reads are gathered, and a broken read keeps its cause.
+func TestResponseBodyBounds(t *testing.T) {
+	t.Parallel()
+	op := operation{method: "GET", maxBody: 3000}
+	body := strings.Repeat("x", 3000)
+	respond := func(status int, r io.Reader) *http.Response {
+		return &http.Response{StatusCode: status, Body: io.NopCloser(r)}
+	}
+	got, err := readBody(respond(200, strings.NewReader(body)), op)
+	require.NoError(t, err, "a response of exactly the bound is read")
+	assert.Equal(t, body, string(got))
+
+	_, err = readBody(respond(200, strings.NewReader(body+"y")), op)
+	require.ErrorIs(t, err, errTooLarge)
+
+	got, err = readBody(respond(200, iotest.OneByteReader(strings.NewReader(body))), op)
+	require.NoError(t, err)
+	assert.Equal(t, body, string(got))
+	_, err = readBody(respond(200, iotest.TimeoutReader(strings.NewReader(body))), op)
+	assert.ErrorIs(t, err, iotest.ErrTimeout)
+
+	// An error response is cut at maxErrorBody, never refused: its status is what matters.
+	got, err = readBody(respond(503, strings.NewReader(strings.Repeat("e", maxErrorBody+10))), op)
+	require.NoError(t, err)
+	assert.Len(t, got, maxErrorBody)
+}
+
+// A success response that cannot be read whole (the connection breaks in the middle) is an error
+// that keeps the cause, never a half-decoded resource.
+func TestBrokenResponseKeepsItsCause(t *testing.T) {
+	t.Parallel()
+	broken := errors.New("connection reset by peer")
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{
+			StatusCode: http.StatusOK, Header: http.Header{},
+			Body:    io.NopCloser(io.MultiReader(strings.NewReader(`{"instance":{"id":"a",`), iotest.ErrReader(broken))),
+			Request: r,
+		}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}), WithoutRetries())
+	require.NoError(t, err)
+	inst, err := c.Instances.Get(context.Background(), "i-1")
+	assert.Nil(t, inst)
+	require.ErrorIs(t, err, broken)
+	assert.Contains(t, err.Error(), "reading the response (status 200)")
+}
+
+// A transport that adds to a request's headers (which RoundTrippers should not, but some do) must
+// not change what the next request carries.
+func TestSharedHeaderValuesStayUnchanged(t *testing.T) {
+	t.Parallel()
+	var seen [][]string
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		seen = append(seen, append([]string(nil), r.Header.Values("User-Agent")...))
+		r.Header.Add("User-Agent", "added-by-transport")
+		r.Header.Add("Accept", "text/plain")
+		r.Header.Add("Authorization", "Basic x")
+		return &http.Response{StatusCode: http.StatusNoContent, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}), WithUserAgent("app/1"))
+	require.NoError(t, err)
+	for range 3 {
+		require.NoError(t, c.Instances.Delete(context.Background(), "i-1"))
+	}
+	require.Len(t, seen, 3)
+	for _, ua := range seen {
+		assert.Equal(t, []string{"compute-go/" + Version + " app/1"}, ua)
+	}
+	name, value := c.transport.cred.header()
+	assert.Equal(t, "Authorization", name)
+	assert.Equal(t, "Bearer "+testToken, value)
+}
+
+// The caller's context values reach the transport under the SDK.
+func TestCallerContextValuesReachTheTransport(t *testing.T) {
+	t.Parallel()
+	type userKey struct{}
+	ctx := context.WithValue(context.Background(), userKey{}, "v")
+	var sawValue bool
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sawValue = r.Context().Value(userKey{}) == "v"
+		return &http.Response{StatusCode: http.StatusNoContent, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}))
+	require.NoError(t, err)
+	require.NoError(t, c.Instances.Delete(ctx, "i-1"))
+	assert.True(t, sawValue, "the caller's context values are kept")
+}
+
+// countingReader counts how much of the body the SDK reads.
+type countingReader struct {
+	n    int
+	left int
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.left)
+	for i := range n {
+		p[i] = 'a'
+	}
+	r.n += n
+	r.left -= n
+	return n, nil
+}
+
+func TestErrorBodyReadIsBounded(t *testing.T) {
+	t.Parallel()
+	body := &countingReader{left: 50 << 20}
+	got, err := readBody(&http.Response{StatusCode: 500, Header: http.Header{}, Body: io.NopCloser(body)}, opGetInstance)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, body.n, maxErrorBody+1+4<<10)
+	assert.Len(t, got, maxErrorBody)
 }

@@ -166,22 +166,6 @@ func TestConcurrentUse(t *testing.T) {
 	assert.Equal(t, 16, rec.count())
 }
 
-func TestOpenAPI(t *testing.T) {
-	t.Parallel()
-	doc := "openapi: 3.0.0\ninfo:\n  title: Compute\n"
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/yaml")
-		replyRaw(w, 200, doc)
-	})
-	got, err := c.OpenAPI(context.Background())
-	require.NoError(t, err)
-	assert.Equal(t, doc, string(got))
-	r := rec.all()[0]
-	assert.Equal(t, "GET", r.Method)
-	assert.Equal(t, "/compute/v1/openapi.yaml", r.Path)
-	assert.Contains(t, r.Header.Get("Accept"), "application/yaml")
-}
-
 func TestBaseURLPathPrefix(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -192,4 +176,33 @@ func TestBaseURLPathPrefix(t *testing.T) {
 	c, err := NewClient(testToken, WithBaseURL(srv.URL+"/api/"), WithoutRateLimit())
 	require.NoError(t, err)
 	require.NoError(t, testCall(context.Background(), c, opListImages, nil, nil))
+}
+
+// TestBaseURLEndingInTheAPIPrefix: a base URL that ends in /compute/v1, as the service's other
+// clients write it, reaches the same paths as the host alone; another path is kept as a prefix,
+// percent-encoded slashes included.
+func TestBaseURLEndingInTheAPIPrefix(t *testing.T) {
+	t.Parallel()
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.EscapedPath())
+		http.Error(w, `{"code":"02008","message":"instance not found"}`, http.StatusNotFound)
+	}))
+	defer srv.Close()
+	for base, want := range map[string]string{
+		srv.URL:                    "/compute/v1/instances/ins-1",
+		srv.URL + "/":              "/compute/v1/instances/ins-1",
+		srv.URL + "/compute/v1":    "/compute/v1/instances/ins-1",
+		srv.URL + "/compute/v1/":   "/compute/v1/instances/ins-1",
+		srv.URL + "/gw":            "/gw/compute/v1/instances/ins-1",
+		srv.URL + "/gw/compute/v1": "/gw/compute/v1/instances/ins-1",
+		srv.URL + "/a%2Fb/":        "/a%2Fb/compute/v1/instances/ins-1",
+	} {
+		got = nil
+		c, err := NewClient("tok", WithBaseURL(base), WithoutRateLimit())
+		require.NoError(t, err, base)
+		_, err = c.Instances.Get(context.Background(), "ins-1")
+		require.ErrorIs(t, err, ErrNotFound, base)
+		assert.Equal(t, []string{want}, got, base)
+	}
 }
