@@ -389,7 +389,8 @@ func golden(tb testing.TB, name string) []byte {
 }
 
 // goldenCase is one operation's golden test: the exact request it must send, and a contract-shaped
-// response it must decode.
+// response it must decode. Every request and response body is a literal file under testdata/,
+// written from the contract (compute-api.md, and compute-api-extended.md for the operations it adds).
 type goldenCase struct {
 	// name names the subtest, after the operation ("instance_create").
 	name string

@@ -65,6 +65,19 @@ func TestInstancesGolden(t *testing.T) {
 			check: checkInstance,
 		},
 		{
+			name: "instance_create_billing", method: "POST", path: "/compute/v1/instances",
+			reqFile: "instance_create_billing_request.json", status: http.StatusCreated, respFile: "instance_create_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.Instances.Create(ctx, &InstanceCreateRequest{
+					Name: "train-1", Hostname: "train-1", Type: "n3-H100x8", Region: RegionNACAMNZ1, Image: "ubuntu-24.04",
+					SSHKeys:     []string{"9b2e4f6a-1c3d-4e5f-8a7b-0c1d2e3f4a5b"},
+					BillingType: BillingTypeReserved, DestroyOnShutdown: true, PublicIPv6: true,
+					ReservationID: "rsv-8f7e6d5c", ReuseLongTermSubscription: "sub-2025-0042",
+				})
+			},
+			check: checkInstance,
+		},
+		{
 			name: "instance_get", method: "GET", path: path,
 			status: http.StatusOK, respFile: "instance_get_response.json",
 			call:  func(ctx context.Context, c *Client) (any, error) { return c.Instances.Get(ctx, id) },
@@ -104,6 +117,7 @@ func TestInstancesGolden(t *testing.T) {
 			SecurityGroups: []string{"sg-4d5e6f"}, Volumes: []string{},
 			Name: Ptr("web-1-renamed"), IsProtected: Ptr(true), DiskSize: Ptr(160),
 		}),
+		update("instance_update_reservation", &InstanceUpdateRequest{ReservationID: Ptr("rsv-8f7e6d5c")}),
 		{
 			name: "instance_delete", method: "DELETE", path: path, status: http.StatusNoContent,
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.Instances.Delete(ctx, id) },
