@@ -309,3 +309,19 @@ func TestOpenAPI(t *testing.T) {
 	assert.Equal(t, "/compute/v1/openapi.yaml", r.Path)
 	assert.Contains(t, r.Header.Get("Accept"), "application/yaml")
 }
+
+func TestNilContextIsRefusedNotAPanic(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, newStatusServer("active").handle)
+	var nilCtx context.Context
+	_, err := c.Instances.WaitForStatus(nilCtx, "i-1", InstanceStatusActive)
+	requireInvalid(t, err, "ctx", rec)
+	_, err = c.Instances.Get(nilCtx, "i-1")
+	requireInvalid(t, err, "ctx", rec)
+	yielded := 0
+	for _, err := range c.Instances.All(nilCtx, nil) {
+		requireInvalid(t, err, "ctx", rec)
+		yielded++
+	}
+	assert.Equal(t, 1, yielded, "the walk yields the refusal once, then ends")
+}

@@ -303,3 +303,43 @@ func TestValidationErrorReportsEveryProblem(t *testing.T) {
 		assert.Equal(t, tc.want, fields, name)
 	}
 }
+
+// Each resource's not-found code is a typed constant that errors.Is matches, beside ErrNotFound.
+func TestResourceNotFoundAndInUseCodes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		code ErrorCode
+		call func(context.Context, *Client) error
+	}{
+		{CodeSSHKeyNotFound, func(ctx context.Context, c *Client) error { return noErr(c.SSHKeys.Get(ctx, "k-1")) }},
+		{CodeVolumeNotFound, func(ctx context.Context, c *Client) error { return noErr(c.Volumes.Get(ctx, "v-1")) }},
+		{CodeSnapshotNotFound, func(ctx context.Context, c *Client) error { return noErr(c.Snapshots.Get(ctx, "s-1")) }},
+		{CodeSnapshotNotFound, func(ctx context.Context, c *Client) error {
+			return noErr(c.Snapshots.Clone(ctx, "s-1", &SnapshotCloneRequest{Name: "c", Region: "r"}))
+		}},
+		{CodeInstanceNotFound, func(ctx context.Context, c *Client) error { return noErr(c.Instances.UserMetadata(ctx, "i-1")) }},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.code), func(t *testing.T) {
+			t.Parallel()
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				replyJSON(w, http.StatusNotFound, map[string]string{"code": string(tc.code), "message": "not found"})
+			})
+			err := tc.call(context.Background(), c)
+			assert.ErrorIs(t, err, tc.code)
+			assert.ErrorIs(t, err, ErrNotFound)
+			assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a 404 is a known outcome, even for a POST")
+		})
+	}
+	// The relation rules refuse with their own codes.
+	for _, code := range []ErrorCode{CodeAttachedVolumeNotDeletable, CodeVolumeInUse} {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusConflict, map[string]string{"code": string(code), "message": "attached"})
+		})
+		assert.ErrorIs(t, c.Volumes.Delete(context.Background(), "v-1"), code)
+	}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, http.StatusConflict, map[string]string{"code": "02016", "message": "in use"})
+	})
+	assert.ErrorIs(t, c.Snapshots.Delete(context.Background(), "s-1"), CodeSnapshotInUse)
+}

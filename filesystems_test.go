@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFilesystemsGolden(t *testing.T) {
@@ -70,4 +71,22 @@ func TestFilesystemsGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.Filesystems.Delete(ctx, id) },
 		},
 	})
+}
+
+// Validation names the JSON field.
+func TestFilesystemValidation(t *testing.T) {
+	t.Parallel()
+	requireValidationFields(t, map[string]validationCase{
+		"filesystem no size": {&FilesystemCreateRequest{Name: "f", Region: "r"}, "size"},
+	})
+}
+
+// Values the SDK has no constant for decode unchanged.
+func TestFilesystemUnknownValuesRoundTrip(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, serveJSON([]byte(`{"filesystem": {"id": "fs-1", "status": "resizing", "type": "lustre"}}`)))
+	f, err := c.Filesystems.Get(context.Background(), "fs-1")
+	require.NoError(t, err)
+	assert.Equal(t, FilesystemStatus("resizing"), f.Status)
+	assert.Equal(t, FilesystemType("lustre"), f.Type)
 }

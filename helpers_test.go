@@ -377,6 +377,24 @@ func runRefused(t *testing.T, cases []refusedCase) {
 	}
 }
 
+// validationCase is a request that Validate must refuse, naming field.
+type validationCase struct {
+	v     validator
+	field string
+}
+
+// requireValidationFields checks that Validate refuses each request with a *ValidationError naming
+// its field.
+func requireValidationFields(t *testing.T, cases map[string]validationCase) {
+	t.Helper()
+	for name, tc := range cases {
+		err := tc.v.Validate()
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, name)
+		assert.Equal(t, tc.field, ve.Field, name)
+	}
+}
+
 // noErr drops a call's result and keeps its error.
 func noErr[T any](_ T, err error) error { return err }
 

@@ -199,31 +199,6 @@ func TestHostileWaitWithoutADeadlineEnds(t *testing.T) {
 	})
 }
 
-// WithMaxWait changes the bound; a context with a deadline is used as it is.
-func TestWaitMaxWaitOption(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1", "status": "creating"}})
-		})
-		start := time.Now()
-		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(10*time.Minute))
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Equal(t, 10*time.Minute, time.Since(start).Round(time.Minute))
-
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
-		defer cancel()
-		start = time.Now()
-		_, err = c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.NotContains(t, err.Error(), "default maximum")
-		assert.Equal(t, 3*time.Hour, time.Since(start).Round(time.Minute), "the caller's deadline, not the default")
-
-		_, err = c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(0))
-		require.ErrorIs(t, err, ErrInvalidRequest)
-	})
-}
-
 // Clients made per tenant or per request share one transport, so they do not each
 // keep connections (and their goroutines) open.
 func TestHostileManyClientsShareConnections(t *testing.T) {

@@ -57,3 +57,12 @@ func TestInstanceAttachmentsGolden(t *testing.T) {
 		},
 	})
 }
+
+// An attach request changes one list by one ID: both verbs at once, or two lists, are refused.
+func TestAttachRequestValidation(t *testing.T) {
+	t.Parallel()
+	requireValidationFields(t, map[string]validationCase{
+		"attach both":     {&attachRequest{Volumes: &attachment{Attach: "a", Detach: "b"}}, "volumes"},
+		"attach two keys": {&attachRequest{Volumes: &attachment{Attach: "a"}, SecurityGroups: &attachment{Attach: "b"}}, "request"},
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -305,6 +307,7 @@ func TestInstanceCreateValidation(t *testing.T) {
 		{"user data without content", func(r *InstanceCreateRequest) {
 			r.Metadata = &InstanceMetadata{UserData: []UserDataItem{{Type: "text/cloud-config", Filename: "a.yaml"}}}
 		}, "metadata.user_data[0].content"},
+		{"billing type", func(r *InstanceCreateRequest) { r.BillingType = "yearly" }, "billing_type"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,7 +333,7 @@ func TestInstanceCreateValidation(t *testing.T) {
 
 func TestInstanceCreateValidationAccepts(t *testing.T) {
 	t.Parallel()
-	for name, mutate := range map[string]func(r *InstanceCreateRequest){
+	cases := map[string]func(r *InstanceCreateRequest){
 		"defaults":       func(r *InstanceCreateRequest) {},
 		"password of 16": func(r *InstanceCreateRequest) { r.SSHKeys, r.Password = nil, strings.Repeat("p", 16) },
 		"disk size 80":   func(r *InstanceCreateRequest) { r.DiskSize = 80 },
@@ -338,7 +341,12 @@ func TestInstanceCreateValidationAccepts(t *testing.T) {
 			r.Metadata = &InstanceMetadata{StartupScript: strings.Repeat("#", 64<<10)}
 		},
 		"no security groups": func(r *InstanceCreateRequest) { r.SecurityGroups = []string{} },
-	} {
+	}
+	for _, b := range []BillingType{BillingTypeOnDemand, BillingTypePrepaidMonthly, BillingTypePrepaid3Month,
+		BillingTypePrepaid6Month, BillingTypePrepaid12Month, BillingTypeReserved} {
+		cases["billing type "+string(b)] = func(r *InstanceCreateRequest) { r.BillingType = b }
+	}
+	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			req := validCreate()
@@ -362,6 +370,7 @@ func TestInstanceUpdateValidation(t *testing.T) {
 		{"disk zero", &InstanceUpdateRequest{DiskSize: Ptr(0)}, "disk_size"},
 		{"empty security group id", &InstanceUpdateRequest{SecurityGroups: []string{"sg-1", ""}}, "security_groups[1]"},
 		{"empty volume id", &InstanceUpdateRequest{Volumes: []string{""}}, "volumes[0]"},
+		{"empty reservation id", &InstanceUpdateRequest{ReservationID: Ptr("")}, "reservation_id"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -467,4 +476,64 @@ func TestInstancesAll(t *testing.T) {
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "page=1&per_page=2", reqs[0].Query)
 	assert.Equal(t, "page=2&per_page=2", reqs[1].Query)
+}
+
+func TestInstanceWaitForDeletion(t *testing.T) {
+	t.Parallel()
+	t.Run("deleting, a 503, then 404 is success", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newStatusServer("deleting", "503", "deleting", "404")
+			c, rec := newTestClient(t, srv.handle)
+			var seen []InstanceStatus
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1",
+				OnUpdate(func(i *Instance) { seen = append(seen, i.Status) }))
+			require.NoError(t, err)
+			assert.Equal(t, 4, rec.count())
+			assert.Equal(t, []InstanceStatus{"deleting", "deleting"}, seen, "the 404 is not a poll result")
+		})
+	})
+	t.Run("a 404 that is not 02008 ends it with that error", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				replyJSON(w, http.StatusNotFound, map[string]string{"code": "02001", "message": "Invalid route"})
+			})
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
+			require.ErrorIs(t, err, CodeInvalidRoute)
+			assert.Equal(t, 1, rec.count())
+		})
+	})
+	t.Run("a 404 without a code is success", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusNotFound, "") })
+			require.NoError(t, c.Instances.WaitForDeletion(boundedCtx(t), "i-1"))
+		})
+	})
+	t.Run("a 403 ends it at once", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, rec := newTestClient(t, newStatusServer("deleting", "403").handle)
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
+			require.ErrorIs(t, err, ErrForbidden)
+			assert.Equal(t, 2, rec.count())
+		})
+	})
+	t.Run("the deadline names the last status", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newTestClient(t, newStatusServer("deleting").handle)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := c.Instances.WaitForDeletion(ctx, "i-1")
+			var we *WaitError
+			require.ErrorAs(t, err, &we)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Equal(t, "deleting", we.LastStatus)
+			assert.Equal(t, "deleted", we.Target)
+		})
+	})
+	t.Run("an empty ID is refused without a request", func(t *testing.T) {
+		c, rec := newTestClient(t, newStatusServer("404").handle)
+		var ve *ValidationError
+		require.ErrorAs(t, c.Instances.WaitForDeletion(context.Background(), " "), &ve)
+		assert.Equal(t, "instance_id", ve.Field)
+		assert.Zero(t, rec.count())
+	})
 }

@@ -216,3 +216,13 @@ func TestSnapshotsCollectionGolden(t *testing.T) {
 		},
 	})
 }
+
+// The collection's requests: validation names the JSON field.
+func TestSnapshotImportAndCloneValidation(t *testing.T) {
+	t.Parallel()
+	requireValidationFields(t, map[string]validationCase{
+		"import bad os":  {&SnapshotImportRequest{Name: "s", Region: "r", Size: 1, URL: "https://x", OSType: "beos"}, "os_type"},
+		"import no size": {&SnapshotImportRequest{Name: "s", Region: "r", URL: "https://x"}, "size"},
+		"clone no name":  {&SnapshotCloneRequest{Region: "r"}, "name"},
+	})
+}

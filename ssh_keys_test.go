@@ -57,3 +57,12 @@ func TestSSHKeysGolden(t *testing.T) {
 		},
 	})
 }
+
+// Validation names the JSON field; a private key is refused as a key's value.
+func TestSSHKeyValidation(t *testing.T) {
+	t.Parallel()
+	requireValidationFields(t, map[string]validationCase{
+		"ssh key private": {&SSHKeyCreateRequest{Name: "k", Value: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl"}, "value"},
+		"ssh key no name": {&SSHKeyCreateRequest{Value: "ssh-ed25519 AAAA"}, "name"},
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestVolumesGolden(t *testing.T) {
@@ -78,4 +79,38 @@ func TestVolumesGolden(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.Volumes.Delete(ctx, id) },
 		},
 	})
+}
+
+// A wait for the failure status itself succeeds, and a wait for created ends on deleting.
+func TestVolumeWaitTargets(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, serveJSON([]byte(`{"volume": {"id": "v-1", "status": "error"}}`)))
+	v, err := c.Volumes.WaitForStatus(context.Background(), "v-1", VolumeStatusError)
+	require.NoError(t, err)
+	assert.Equal(t, VolumeStatusError, v.Status)
+
+	c, _ = newTestClient(t, serveJSON([]byte(`{"volume": {"id": "v-1", "status": "deleting"}}`)))
+	_, err = c.Volumes.WaitForStatus(context.Background(), "v-1", VolumeStatusCreated)
+	require.ErrorIs(t, err, ErrFailureStatus)
+}
+
+// Validation names the JSON field.
+func TestVolumeValidation(t *testing.T) {
+	t.Parallel()
+	requireValidationFields(t, map[string]validationCase{
+		"volume bad type":       {&VolumeCreateRequest{Name: "v", Region: "r", Size: 1, Type: "nvme"}, "type"},
+		"volume no region":      {&VolumeCreateRequest{Name: "v", Size: 1}, "region"},
+		"volume shrink to zero": {&VolumeUpdateRequest{Size: Ptr(0)}, "size"},
+		"volume empty update":   {&VolumeUpdateRequest{}, "request"},
+	})
+}
+
+// Values the SDK has no constant for decode unchanged.
+func TestVolumeUnknownValuesRoundTrip(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, serveJSON([]byte(`{"volume": {"id": "v-1", "status": "migrating", "type": "nvme"}}`)))
+	v, err := c.Volumes.Get(context.Background(), "v-1")
+	require.NoError(t, err)
+	assert.Equal(t, VolumeStatus("migrating"), v.Status)
+	assert.Equal(t, VolumeType("nvme"), v.Type)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,6 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// Tests of wait.go, the poller behind every WaitForStatus: most through the instance's waiter, those
+// that differ by resource across every waiter. A resource's own statuses and fields are in its file
+// (the floating IP's address, the security group's missing status, WaitForDeletion's 404).
 
 func TestInstanceWaitSucceedsAfterPolls(t *testing.T) {
 	t.Parallel()
@@ -226,78 +231,125 @@ func TestInstanceWaitDeadlineKeepsTheLastPollError(t *testing.T) {
 	})
 }
 
-func TestNilContextIsRefusedNotAPanic(t *testing.T) {
+// WithMaxWait changes the bound; a context with a deadline is used as it is.
+func TestWaitMaxWaitOption(t *testing.T) {
 	t.Parallel()
-	c, rec := newTestClient(t, newStatusServer("active").handle)
-	var nilCtx context.Context
-	_, err := c.Instances.WaitForStatus(nilCtx, "i-1", InstanceStatusActive)
-	requireInvalid(t, err, "ctx", rec)
-	_, err = c.Instances.Get(nilCtx, "i-1")
-	requireInvalid(t, err, "ctx", rec)
-	yielded := 0
-	for _, err := range c.Instances.All(nilCtx, nil) {
-		requireInvalid(t, err, "ctx", rec)
-		yielded++
-	}
-	assert.Equal(t, 1, yielded, "the walk yields the refusal once, then ends")
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1", "status": "creating"}})
+		})
+		start := time.Now()
+		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(10*time.Minute))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, 10*time.Minute, time.Since(start).Round(time.Minute))
+
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
+		defer cancel()
+		start = time.Now()
+		_, err = c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.NotContains(t, err.Error(), "default maximum")
+		assert.Equal(t, 3*time.Hour, time.Since(start).Round(time.Minute), "the caller's deadline, not the default")
+
+		_, err = c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(0))
+		require.ErrorIs(t, err, ErrInvalidRequest)
+	})
 }
 
-func TestInstanceWaitForDeletion(t *testing.T) {
+// Every waiter that can meet "error" ends on it with ErrFailureStatus, returning the resource as
+// last read; on the way there it polls through the transitional status.
+func TestWaitersEndOnError(t *testing.T) {
 	t.Parallel()
-	t.Run("deleting, a 503, then 404 is success", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			srv := newStatusServer("deleting", "503", "deleting", "404")
-			c, rec := newTestClient(t, srv.handle)
-			var seen []InstanceStatus
-			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1",
-				OnUpdate(func(i *Instance) { seen = append(seen, i.Status) }))
-			require.NoError(t, err)
-			assert.Equal(t, 4, rec.count())
-			assert.Equal(t, []InstanceStatus{"deleting", "deleting"}, seen, "the 404 is not a poll result")
-		})
-	})
-	t.Run("a 404 that is not 02008 ends it with that error", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-				replyJSON(w, http.StatusNotFound, map[string]string{"code": "02001", "message": "Invalid route"})
+	cases := []struct {
+		name string
+		// key is the response's envelope key.
+		key  string
+		wait func(context.Context, *Client) (any, error)
+	}{
+		{"volume", "volume", func(ctx context.Context, c *Client) (any, error) {
+			return c.Volumes.WaitForStatus(ctx, "v-1", VolumeStatusCreated)
+		}},
+		{"filesystem", "filesystem", func(ctx context.Context, c *Client) (any, error) {
+			return c.Filesystems.WaitForStatus(ctx, "fs-1", FilesystemStatusCreated)
+		}},
+		{"snapshot", "snapshot", func(ctx context.Context, c *Client) (any, error) {
+			return c.Snapshots.WaitForStatus(ctx, "s-1", SnapshotStatusCreated)
+		}},
+		{"security group", "security_group", func(ctx context.Context, c *Client) (any, error) {
+			return c.SecurityGroups.WaitForStatus(ctx, "sg-1", SecurityGroupStatusCreated)
+		}},
+		{"floating IP", "floating_ip", func(ctx context.Context, c *Client) (any, error) {
+			return c.FloatingIPs.WaitForStatus(ctx, "f-1", FloatingIPStatusCreated)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				var polls atomic.Int32
+				c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+					status := "creating"
+					if polls.Add(1) > 2 {
+						status = "error"
+					}
+					replyJSON(w, http.StatusOK, map[string]any{tc.key: map[string]any{"id": "x-1", "status": status}})
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+				defer cancel()
+				res, err := tc.wait(ctx, c)
+				require.ErrorIs(t, err, ErrFailureStatus)
+				var werr *WaitError
+				require.ErrorAs(t, err, &werr)
+				assert.Equal(t, "error", werr.LastStatus)
+				assert.Equal(t, 3, werr.Polls)
+				assert.Equal(t, tc.name, werr.Resource)
+				assert.NotNil(t, res, "the failed resource is returned")
 			})
-			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
-			require.ErrorIs(t, err, CodeInvalidRoute)
-			assert.Equal(t, 1, rec.count())
 		})
-	})
-	t.Run("a 404 without a code is success", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusNotFound, "") })
-			require.NoError(t, c.Instances.WaitForDeletion(boundedCtx(t), "i-1"))
-		})
-	})
-	t.Run("a 403 ends it at once", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			c, rec := newTestClient(t, newStatusServer("deleting", "403").handle)
-			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
-			require.ErrorIs(t, err, ErrForbidden)
-			assert.Equal(t, 2, rec.count())
-		})
-	})
-	t.Run("the deadline names the last status", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			c, _ := newTestClient(t, newStatusServer("deleting").handle)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			err := c.Instances.WaitForDeletion(ctx, "i-1")
-			var we *WaitError
-			require.ErrorAs(t, err, &we)
-			assert.ErrorIs(t, err, context.DeadlineExceeded)
-			assert.Equal(t, "deleting", we.LastStatus)
-			assert.Equal(t, "deleted", we.Target)
-		})
-	})
-	t.Run("an empty ID is refused without a request", func(t *testing.T) {
-		c, rec := newTestClient(t, newStatusServer("404").handle)
-		var ve *ValidationError
-		require.ErrorAs(t, c.Instances.WaitForDeletion(context.Background(), " "), &ve)
-		assert.Equal(t, "instance_id", ve.Field)
-		assert.Zero(t, rec.count())
-	})
+	}
+}
+
+// A waiter refuses an empty or unsafe ID as input, naming it as its path does, before anything
+// else: even when the context has already ended, and without a request.
+func TestWaitersRefuseABadIDFirst(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		field string
+		wait  func(context.Context, *Client, string) error
+	}{
+		{"instance_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Instances.WaitForStatus(ctx, id, InstanceStatusActive))
+		}},
+		{"instance_id", func(ctx context.Context, c *Client, id string) error {
+			return c.Instances.WaitForDeletion(ctx, id)
+		}},
+		{"volume_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Volumes.WaitForStatus(ctx, id, VolumeStatusCreated))
+		}},
+		{"filesystem_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Filesystems.WaitForStatus(ctx, id, FilesystemStatusCreated))
+		}},
+		{"snapshot_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.Snapshots.WaitForStatus(ctx, id, SnapshotStatusCreated))
+		}},
+		{"security_group_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.SecurityGroups.WaitForStatus(ctx, id, SecurityGroupStatusCreated))
+		}},
+		{"floating_ip_id", func(ctx context.Context, c *Client, id string) error {
+			return noErr(c.FloatingIPs.WaitForStatus(ctx, id, FloatingIPStatusCreated))
+		}},
+	}
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range cases {
+		for _, id := range []string{"", " ", "a/b", ".."} {
+			for _, ctx := range []context.Context{context.Background(), ended} {
+				var ve *ValidationError
+				require.ErrorAs(t, tc.wait(ctx, c, id), &ve, "%s %q", tc.field, id)
+				assert.Equal(t, tc.field, ve.Field, "%q", id)
+			}
+		}
+	}
+	assert.Zero(t, rec.count(), "no request is sent")
 }
