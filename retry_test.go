@@ -193,21 +193,6 @@ func TestExhaustedRetriesGiveTheTypedError(t *testing.T) {
 	})
 }
 
-func TestJitterStaysInBounds(t *testing.T) {
-	t.Parallel()
-	minW, maxW := 250*time.Millisecond, 30*time.Second
-	for n := 0; n < 64; n++ {
-		for i := 0; i < 50; i++ {
-			d := jitter(minW, maxW, n)
-			require.GreaterOrEqual(t, d, minW)
-			require.LessOrEqual(t, d, maxW)
-			if n < 6 {
-				require.LessOrEqual(t, d, minW<<(n+1))
-			}
-		}
-	}
-}
-
 func TestParseRetryAfter(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -307,7 +292,8 @@ func TestA429PausesCallersAlreadyQueuedInTheLimiter(t *testing.T) {
 // full jitter over [MinWait, MinWait·2^(n+1)], capped at MaxWait. Each retry's range must reach
 // past the previous retry's whole range (the wait grows), stay within its own bounds, and stop
 // growing at MaxWait. With 2000 draws per retry, a range that does not grow fails with a
-// probability of 1 - 2^-2000.
+// probability of 1 - 2^-2000. With the default policy's bounds, every retry number up to 63 stays
+// within them too.
 func TestBackoffGrowsUntilItsCap(t *testing.T) {
 	t.Parallel()
 	const minWait, maxWait, draws = 100 * time.Millisecond, 2 * time.Second, 2000
@@ -330,6 +316,21 @@ func TestBackoffGrowsUntilItsCap(t *testing.T) {
 	}
 	assert.Equal(t, minWait, jitter(minWait, minWait, 5), "no room: the wait is MinWait")
 	assert.LessOrEqual(t, jitter(minWait, maxWait, 62), maxWait, "a large retry number does not overflow")
+
+	// The default policy's bounds (250 ms, 30 s), 50 draws for each retry number up to 63.
+	defMin, defMax := DefaultRetryPolicy().MinWait, DefaultRetryPolicy().MaxWait
+	require.Equal(t, 250*time.Millisecond, defMin)
+	require.Equal(t, 30*time.Second, defMax)
+	for n := range 64 {
+		for range 50 {
+			w := jitter(defMin, defMax, n)
+			require.GreaterOrEqual(t, w, defMin, "retry %d", n)
+			require.LessOrEqual(t, w, defMax, "retry %d", n)
+			if n < 6 {
+				require.LessOrEqual(t, w, defMin<<(n+1), "retry %d", n)
+			}
+		}
+	}
 }
 
 // TestClassify is the retry policy itself, the pure function the fault matrix drives end to end:
