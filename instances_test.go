@@ -254,22 +254,6 @@ func TestInstanceNotFound(t *testing.T) {
 	assert.Equal(t, 1, rec.count())
 }
 
-// A create that fails with a 5xx may have created (and billed) the instance: it is sent once and the
-// caller is told to look the instance up.
-func TestInstanceCreateNotResentOnServerError(t *testing.T) {
-	t.Parallel()
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "try later"})
-	})
-	_, err := c.Instances.Create(context.Background(), validCreate())
-	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrOutcomeUnknown)
-	var apiErr *APIError
-	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
-	assert.Equal(t, 1, rec.count())
-}
-
 func TestInstanceCreateValidation(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cret-but-short"

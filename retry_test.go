@@ -25,23 +25,6 @@ import (
 // backoff's jitter), through the client and as pure functions, and the pause a 429 puts on the
 // client's limiter. TestFaultMatrix (fault_matrix_test.go) is the end-to-end spec of the same policy.
 
-func TestPOSTAnswered503IsSentOnceAndOutcomeUnknown(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
-		}, defaultRetry())
-		err := testCall(context.Background(), c, opCreateInstance, nil, createBody)
-		require.Error(t, err)
-		assert.Equal(t, 1, rec.count(), "a POST that may have been processed must not be re-sent")
-		assert.ErrorIs(t, err, ErrOutcomeUnknown)
-		assert.ErrorIs(t, err, ErrServer)
-		var apiErr *APIError
-		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, 503, apiErr.StatusCode)
-		assert.Equal(t, 1, apiErr.Attempts)
-	})
-}
-
 func TestGETRetriedThroughTwo503s(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		busy := func(w http.ResponseWriter, r *http.Request) {
@@ -154,22 +137,6 @@ func Test429FailsAtOnceWhenTheDeadlineIsShorterThanTheWait(t *testing.T) {
 	})
 }
 
-func TestCancelStopsBackoffWaitAtOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "20")
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}, defaultRetry())
-		ctx, cancel := context.WithCancel(context.Background())
-		start := time.Now()
-		time.AfterFunc(time.Second, cancel)
-		err := testCall(ctx, c, opGetInstance, []string{"i"}, nil)
-		assert.Equal(t, time.Second, time.Since(start), "the 20 s wait must end with the context")
-		assert.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, 1, rec.count())
-	})
-}
-
 func TestExhaustedRetriesGiveTheTypedError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
@@ -204,17 +171,6 @@ func TestParseRetryAfter(t *testing.T) {
 	assert.Zero(t, parseRetryAfter(now.Add(-time.Hour).Format(http.TimeFormat), now))
 	assert.Equal(t, 24*time.Hour, parseRetryAfter("99999999999", now))
 	assert.Equal(t, 24*time.Hour, parseRetryAfter(now.Add(48*time.Hour).Format(http.TimeFormat), now), "a date is capped like seconds")
-}
-
-func TestPOSTNetworkErrorAfterWriteIsNotResent(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { hangUp(w) }, defaultRetry())
-		err := testCall(context.Background(), c, opCreateInstance, nil, createBody)
-		assert.Equal(t, 1, rec.count())
-		assert.ErrorIs(t, err, ErrOutcomeUnknown)
-		var apiErr *APIError
-		assert.False(t, errors.As(err, &apiErr), "no response, so no APIError")
-	})
 }
 
 func TestGETNetworkErrorIsRetried(t *testing.T) {
