@@ -84,26 +84,48 @@ func TestExpandPath(t *testing.T) {
 	}
 }
 
-func TestRetriedDeleteAnswered404AfterAPossiblyProcessedAttemptSucceeds(t *testing.T) {
+// TestRefusalAfterAPossiblyProcessedAttempt: once an attempt of a DELETE may have been processed (its
+// response was a 503 or was lost), the retry's 404 with the instance's not-found code is success, the
+// work done, and any other refusal (a 400 as the instance is now deleting, an invalid route's 404, a
+// proxy's HTML 404) is an unknown outcome, the refusal still there to read. After a 429, which the
+// service did not process, the same 404 is a plain ErrNotFound.
+func TestRefusalAfterAPossiblyProcessedAttempt(t *testing.T) {
+	t.Parallel()
+	lost := func(w http.ResponseWriter, r *http.Request) { hangUp(w) }
 	for name, tc := range map[string]struct {
-		first   func(w http.ResponseWriter)
-		wantErr error
+		first, then http.HandlerFunc
+		// want is nil for success; ErrOutcomeUnknown also requires the refusal's *APIError.
+		want error
 	}{
-		"after a 503":            {func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, nil},
-		"after a lost response":  {hangUp, nil},
-		"after a 429 it was not": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusTooManyRequests) }, ErrNotFound},
+		"404 with the instance's not-found code after a 503":           {withStatus(http.StatusServiceUnavailable), instanceNotFound, nil},
+		"404 with the instance's not-found code after a lost response": {lost, instanceNotFound, nil},
+		"404 with the instance's not-found code after a 429":           {withStatus(http.StatusTooManyRequests), instanceNotFound, ErrNotFound},
+		"refused as deleting after a lost response": {lost, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 400, map[string]string{"code": "02069", "message": "Only running or stopped instances can be deleted"})
+		}, ErrOutcomeUnknown},
+		"404 invalid route after a lost response": {lost, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 404, map[string]string{"code": "02001", "message": "Invalid route"})
+		}, ErrOutcomeUnknown},
+		"HTML 404 from a proxy after a lost response": {lost, func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, 404, "<html>Not Found</html>")
+		}, ErrOutcomeUnknown},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
-					replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
-				}, func(w http.ResponseWriter, r *http.Request) { tc.first(w) }), defaultRetry())
-				err := testCall(context.Background(), c, opDeleteInstance, []string{"i"}, nil)
+				c, rec := newTestClient(t, sequence(tc.then, tc.first), defaultRetry())
+				err := c.Instances.Delete(context.Background(), "i-1")
 				assert.Equal(t, 2, rec.count())
-				if tc.wantErr == nil {
-					assert.NoError(t, err, "the first attempt may have deleted it: the goal is reached")
-				} else {
-					assert.ErrorIs(t, err, tc.wantErr)
+				switch tc.want {
+				case nil:
+					require.NoError(t, err, "the first attempt may have deleted it: the goal is reached")
+				case ErrOutcomeUnknown:
+					require.ErrorIs(t, err, ErrOutcomeUnknown, "a refusal after a possibly processed attempt")
+					var apiErr *APIError
+					require.ErrorAs(t, err, &apiErr, "the refusal is still there to read")
+				default:
+					require.ErrorIs(t, err, tc.want)
+					assert.NotErrorIs(t, err, ErrOutcomeUnknown, "a 429 was not processed")
 				}
 			})
 		})

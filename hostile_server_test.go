@@ -303,40 +303,6 @@ func TestHostileGzipBombIsBoundedAfterDecompression(t *testing.T) {
 	assert.Less(t, alloc, uint64(64<<20), "8 calls allocated %d MiB for 512 MiB of decompressed responses", alloc>>20)
 }
 
-func TestHostileRefusalAfterAPossiblyProcessedAttempt(t *testing.T) {
-	t.Parallel()
-	lost := func(w http.ResponseWriter, r *http.Request) { hangUp(w) }
-	for name, tc := range map[string]struct {
-		then    http.HandlerFunc
-		wantNil bool
-	}{
-		"refused as deleting": {func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, 400, map[string]string{"code": "02069", "message": "Only running or stopped instances can be deleted"})
-		}, false},
-		"404 with the instance's not-found code": {instanceNotFound, true},
-		"404 invalid route": {func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, 404, map[string]string{"code": "02001", "message": "Invalid route"})
-		}, false},
-		"HTML 404 from a proxy": {func(w http.ResponseWriter, r *http.Request) {
-			replyRaw(w, 404, "<html>Not Found</html>")
-		}, false},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			c, rec := newTestClient(t, sequence(tc.then, lost))
-			err := c.Instances.Delete(context.Background(), "i-1")
-			assert.Equal(t, 2, rec.count())
-			if tc.wantNil {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, ErrOutcomeUnknown, "a refusal after a possibly processed attempt")
-			var apiErr *APIError
-			require.ErrorAs(t, err, &apiErr, "the refusal is still there to read")
-		})
-	}
-}
-
 func TestHostileTokenInEveryLayersText(t *testing.T) {
 	t.Parallel()
 	t.Run("redirect Location in a transport error", func(t *testing.T) {
