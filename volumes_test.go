@@ -81,19 +81,6 @@ func TestVolumesGolden(t *testing.T) {
 	})
 }
 
-// A wait for the failure status itself succeeds, and a wait for created ends on deleting.
-func TestVolumeWaitTargets(t *testing.T) {
-	t.Parallel()
-	c, _ := newTestClient(t, serveJSON([]byte(`{"volume": {"id": "v-1", "status": "error"}}`)))
-	v, err := c.Volumes.WaitForStatus(context.Background(), "v-1", VolumeStatusError)
-	require.NoError(t, err)
-	assert.Equal(t, VolumeStatusError, v.Status)
-
-	c, _ = newTestClient(t, serveJSON([]byte(`{"volume": {"id": "v-1", "status": "deleting"}}`)))
-	_, err = c.Volumes.WaitForStatus(context.Background(), "v-1", VolumeStatusCreated)
-	require.ErrorIs(t, err, ErrFailureStatus)
-}
-
 // Validation names the JSON field.
 func TestVolumeValidation(t *testing.T) {
 	t.Parallel()

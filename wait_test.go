@@ -3,7 +3,10 @@ package compute
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -63,45 +66,6 @@ func TestInstanceWaitPollInterval(t *testing.T) {
 	})
 }
 
-func TestInstanceWaitFailureStatus(t *testing.T) {
-	t.Parallel()
-	for _, status := range []InstanceStatus{InstanceStatusError, InstanceStatusDeleting} {
-		t.Run(string(status), func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				srv := newStatusServer(string(status))
-				c, rec := newTestClient(t, srv.handle)
-				inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
-				require.Error(t, err)
-				assert.Equal(t, 1, rec.count())
-				assert.ErrorIs(t, err, ErrFailureStatus)
-				var werr *WaitError
-				require.ErrorAs(t, err, &werr)
-				assert.Equal(t, string(status), werr.LastStatus)
-				assert.Equal(t, "instance", werr.Resource)
-				assert.Equal(t, "i-1", werr.ID)
-				assert.Equal(t, "active", werr.Target)
-				assert.Equal(t, 1, werr.Polls)
-				require.NotNil(t, inst, "the failed instance is returned with the error")
-				assert.Equal(t, status, inst.Status)
-			})
-		})
-	}
-}
-
-// A failure status that is itself the target ends the wait in success.
-func TestInstanceWaitForFailureStatusAsTarget(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := newStatusServer("active", "deleting")
-		c, rec := newTestClient(t, srv.handle)
-		inst, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusDeleting)
-		require.NoError(t, err)
-		assert.Equal(t, InstanceStatusDeleting, inst.Status)
-		assert.Equal(t, 2, rec.count())
-	})
-}
-
 func TestInstanceWaitForbiddenEndsAtOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -112,28 +76,6 @@ func TestInstanceWaitForbiddenEndsAtOnce(t *testing.T) {
 		assert.Nil(t, inst)
 		assert.ErrorIs(t, err, ErrForbidden)
 		assert.Equal(t, 1, rec.count())
-	})
-}
-
-func TestInstanceWaitDeadline(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := newStatusServer("starting")
-		c, rec := newTestClient(t, srv.handle)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		start := time.Now()
-		inst, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
-		require.Error(t, err)
-		assert.Nil(t, inst)
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		var werr *WaitError
-		require.ErrorAs(t, err, &werr)
-		assert.Equal(t, "starting", werr.LastStatus)
-		assert.Contains(t, err.Error(), "starting")
-		assert.Equal(t, rec.count(), werr.Polls)
-		assert.Greater(t, werr.Polls, 2)
-		assert.Equal(t, 30*time.Second, time.Since(start), "the wait ends with the context, not later")
 	})
 }
 
@@ -256,59 +198,6 @@ func TestWaitMaxWaitOption(t *testing.T) {
 	})
 }
 
-// Every waiter that can meet "error" ends on it with ErrFailureStatus, returning the resource as
-// last read; on the way there it polls through the transitional status.
-func TestWaitersEndOnError(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name string
-		// key is the response's envelope key.
-		key  string
-		wait func(context.Context, *Client) (any, error)
-	}{
-		{"volume", "volume", func(ctx context.Context, c *Client) (any, error) {
-			return c.Volumes.WaitForStatus(ctx, "v-1", VolumeStatusCreated)
-		}},
-		{"filesystem", "filesystem", func(ctx context.Context, c *Client) (any, error) {
-			return c.Filesystems.WaitForStatus(ctx, "fs-1", FilesystemStatusCreated)
-		}},
-		{"snapshot", "snapshot", func(ctx context.Context, c *Client) (any, error) {
-			return c.Snapshots.WaitForStatus(ctx, "s-1", SnapshotStatusCreated)
-		}},
-		{"security group", "security_group", func(ctx context.Context, c *Client) (any, error) {
-			return c.SecurityGroups.WaitForStatus(ctx, "sg-1", SecurityGroupStatusCreated)
-		}},
-		{"floating IP", "floating_ip", func(ctx context.Context, c *Client) (any, error) {
-			return c.FloatingIPs.WaitForStatus(ctx, "f-1", FloatingIPStatusCreated)
-		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				var polls atomic.Int32
-				c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-					status := "creating"
-					if polls.Add(1) > 2 {
-						status = "error"
-					}
-					replyJSON(w, http.StatusOK, map[string]any{tc.key: map[string]any{"id": "x-1", "status": status}})
-				})
-				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-				defer cancel()
-				res, err := tc.wait(ctx, c)
-				require.ErrorIs(t, err, ErrFailureStatus)
-				var werr *WaitError
-				require.ErrorAs(t, err, &werr)
-				assert.Equal(t, "error", werr.LastStatus)
-				assert.Equal(t, 3, werr.Polls)
-				assert.Equal(t, tc.name, werr.Resource)
-				assert.NotNil(t, res, "the failed resource is returned")
-			})
-		})
-	}
-}
-
 // A waiter refuses an empty or unsafe ID as input, naming it as its path does, before anything
 // else: even when the context has already ended, and without a request.
 func TestWaitersRefuseABadIDFirst(t *testing.T) {
@@ -352,4 +241,159 @@ func TestWaitersRefuseABadIDFirst(t *testing.T) {
 		}
 	}
 	assert.Zero(t, rec.count(), "no request is sent")
+}
+
+// waiterCase is one resource's WaitForStatus, for the tests that hold for every waiter.
+type waiterCase struct {
+	// resource is the name a *WaitError gives it; key, its get response's envelope key.
+	resource, key string
+	id            string
+	// settled is the status a new resource reaches, pending a status on the way there, and failures
+	// the statuses that end a wait for another.
+	settled, pending string
+	failures         []string
+	// wait waits for target and returns the status of the resource returned, nil for none.
+	wait func(ctx context.Context, c *Client, id, target string) (*string, error)
+}
+
+// statusOf returns the status of a waiter's result, nil when it returned none.
+func statusOf[T any, S ~string](res *T, err error, status func(*T) S) (*string, error) {
+	if res == nil {
+		return nil, err
+	}
+	s := string(status(res))
+	return &s, err
+}
+
+func waiterCases() []waiterCase {
+	return []waiterCase{
+		{"instance", "instance", "i-1", "active", "starting", []string{"error", "deleting"},
+			func(ctx context.Context, c *Client, id, target string) (*string, error) {
+				i, err := c.Instances.WaitForStatus(ctx, id, InstanceStatus(target))
+				return statusOf(i, err, func(i *Instance) InstanceStatus { return i.Status })
+			}},
+		{"volume", "volume", "v-1", "created", "creating", []string{"error", "pending_delete", "deleting"},
+			func(ctx context.Context, c *Client, id, target string) (*string, error) {
+				v, err := c.Volumes.WaitForStatus(ctx, id, VolumeStatus(target))
+				return statusOf(v, err, func(v *Volume) VolumeStatus { return v.Status })
+			}},
+		{"filesystem", "filesystem", "fs-1", "created", "creating", []string{"error", "deleting"},
+			func(ctx context.Context, c *Client, id, target string) (*string, error) {
+				f, err := c.Filesystems.WaitForStatus(ctx, id, FilesystemStatus(target))
+				return statusOf(f, err, func(f *Filesystem) FilesystemStatus { return f.Status })
+			}},
+		{"snapshot", "snapshot", "s-1", "created", "creating", []string{"error", "pending_delete", "deleting"},
+			func(ctx context.Context, c *Client, id, target string) (*string, error) {
+				s, err := c.Snapshots.WaitForStatus(ctx, id, SnapshotStatus(target))
+				return statusOf(s, err, func(s *Snapshot) SnapshotStatus { return s.Status })
+			}},
+		{"security group", "security_group", "sg-1", "created", "creating", []string{"error", "deleting"},
+			func(ctx context.Context, c *Client, id, target string) (*string, error) {
+				g, err := c.SecurityGroups.WaitForStatus(ctx, id, SecurityGroupStatus(target))
+				return statusOf(g, err, func(g *SecurityGroup) SecurityGroupStatus { return g.Status })
+			}},
+		{"floating IP", "floating_ip", "f-1", "created", "creating", []string{"error", "deleting"},
+			func(ctx context.Context, c *Client, id, target string) (*string, error) {
+				f, err := c.FloatingIPs.WaitForStatus(ctx, id, FloatingIPStatus(target))
+				return statusOf(f, err, func(f *FloatingIP) FloatingIPStatus { return f.Status })
+			}},
+	}
+}
+
+// serve responds to the n-th get (from 1) with the resource in statuses[n-1], the last one repeated.
+func (w waiterCase) serve(statuses ...string) http.HandlerFunc {
+	var polls atomic.Int32
+	return func(rw http.ResponseWriter, r *http.Request) {
+		s := statuses[min(int(polls.Add(1)), len(statuses))-1]
+		replyJSON(rw, http.StatusOK, map[string]any{w.key: map[string]any{"id": w.id, "status": s}})
+	}
+}
+
+// Every waiter ends on each of its failure statuses, unless it is the target, with ErrFailureStatus:
+// it returns the resource as last read and a *WaitError naming the resource, its ID, the target, the
+// status and the polls; at once when the first poll shows it (no wait), and after polling through a
+// transitional status when it comes later.
+func TestWaitersEndOnAFailureStatus(t *testing.T) {
+	t.Parallel()
+	for _, w := range waiterCases() {
+		for _, failure := range w.failures {
+			for _, before := range []int{0, 2} {
+				t.Run(fmt.Sprintf("%s/%s after %d polls", w.resource, failure, before), func(t *testing.T) {
+					t.Parallel()
+					synctest.Test(t, func(t *testing.T) {
+						c, rec := newTestClient(t, w.serve(append(slices.Repeat([]string{w.pending}, before), failure)...))
+						start := time.Now()
+						status, err := w.wait(boundedCtx(t), c, w.id, w.settled)
+						require.ErrorIs(t, err, ErrFailureStatus)
+						var werr *WaitError
+						require.ErrorAs(t, err, &werr)
+						assert.Equal(t, w.resource, werr.Resource)
+						assert.Equal(t, w.id, werr.ID)
+						assert.Equal(t, w.settled, werr.Target)
+						assert.Equal(t, failure, werr.LastStatus)
+						assert.Equal(t, before+1, werr.Polls)
+						require.NotNil(t, status, "the failed resource is returned with the error")
+						assert.Equal(t, failure, *status)
+						assert.Equal(t, before+1, rec.count())
+						if before == 0 {
+							assert.Zero(t, time.Since(start), "no wait after a failure status")
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// A failure status that is itself the target ends the wait in success, whether the first poll shows
+// it or comes after the settled status.
+func TestWaitersSucceedOnAFailureStatusAsTarget(t *testing.T) {
+	t.Parallel()
+	for _, w := range waiterCases() {
+		for _, failure := range w.failures {
+			for _, statuses := range [][]string{{failure}, {w.settled, failure}} {
+				t.Run(w.resource+"/"+strings.Join(statuses, ","), func(t *testing.T) {
+					t.Parallel()
+					synctest.Test(t, func(t *testing.T) {
+						c, rec := newTestClient(t, w.serve(statuses...))
+						status, err := w.wait(boundedCtx(t), c, w.id, failure)
+						require.NoError(t, err)
+						require.NotNil(t, status)
+						assert.Equal(t, failure, *status)
+						assert.Equal(t, len(statuses), rec.count())
+					})
+				})
+			}
+		}
+	}
+}
+
+// A wait that its context ends returns no resource and a *WaitError that wraps the context's error,
+// matches no failure status, and names the resource, the last status seen and the polls made; it
+// ends when the context does, not later.
+func TestWaitDeadlineNamesTheLastStatus(t *testing.T) {
+	t.Parallel()
+	for _, w := range waiterCases() {
+		t.Run(w.resource, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				c, rec := newTestClient(t, w.serve(w.pending))
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				start := time.Now()
+				status, err := w.wait(ctx, c, w.id, w.settled)
+				assert.Nil(t, status)
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.NotErrorIs(t, err, ErrFailureStatus)
+				var werr *WaitError
+				require.ErrorAs(t, err, &werr)
+				assert.Equal(t, w.resource, werr.Resource)
+				assert.Equal(t, w.pending, werr.LastStatus)
+				assert.Contains(t, err.Error(), `last status "`+w.pending+`"`)
+				assert.Equal(t, rec.count(), werr.Polls)
+				assert.Greater(t, werr.Polls, 2)
+				assert.Equal(t, 30*time.Second, time.Since(start), "the wait ends with the context, not later")
+			})
+		})
+	}
 }
