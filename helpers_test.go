@@ -425,6 +425,9 @@ type goldenCase struct {
 	check func(t *testing.T, result any, respBody []byte)
 }
 
+// goldenSeen records "METHOD /escaped/path" of every request a golden case checked.
+var goldenSeen sync.Map
+
 // runGolden runs gc against a test server and asserts the request byte for byte (JSON-equal body).
 func runGolden(t *testing.T, gc goldenCase) {
 	t.Helper()
