@@ -26,12 +26,12 @@ import (
 )
 
 // Where a test lives, in one rule: a test of one file's code is in that file's _test.go, in package
-// compute (volumes.go in volumes_test.go); a test that needs computetest, which imports this package,
-// is in package compute_test, in integration_test.go (the SDK end to end against the fake) or in
-// example_test.go (the examples); the cross-cutting suites stand alone (fault_matrix_test.go, the
-// retry spec; security_test.go; hostile_server_test.go, the bounds suite; bench_test.go;
-// fuzz_test.go; doc_test.go, readme_test.go and example_test.go, the docs); and the helpers that more
-// than one test file uses are here, those that one file uses in that file.
+// compute (volumes.go's in volumes_test.go); the cross-cutting suites stand alone (fault_matrix_test.go,
+// the retry spec; security_test.go; hostile_server_test.go, the bounds suite; integration_test.go, the
+// SDK end to end against computetest; bench_test.go; fuzz_test.go; doc_test.go, readme_test.go and
+// example_test.go, the docs), and any other test that needs computetest, which imports this package,
+// is in package compute_test, so in integration_test.go or, for an example, example_test.go; the
+// helpers that more than one test file uses are here, those that one file uses are in that file.
 
 // testToken is the credential every test client uses; no error or log line may contain it.
 const testToken = "tok-SECRET-7f3a9c1e"
