@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -14,8 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-const localURL = "http://127.0.0.1:8080"
 
 func TestNewClientRefusesBadInput(t *testing.T) {
 	t.Parallel()
@@ -150,17 +147,6 @@ func TestWithHTTPClientIsCopiedNeverMutated(t *testing.T) {
 	assert.Equal(t, 1, rt.calls, "the caller's transport carries the request")
 }
 
-type syncWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
 // TestConcurrentUse shares one client between goroutines under -race.
 func TestConcurrentUse(t *testing.T) {
 	t.Parallel()
@@ -180,30 +166,32 @@ func TestConcurrentUse(t *testing.T) {
 	assert.Equal(t, 16, rec.count())
 }
 
-func TestOpenAPI(t *testing.T) {
+// TestBaseURLEndingInTheAPIPrefix: a base URL that ends in /compute/v1, as the service's other
+// clients write it, reaches the same paths as the host alone; another path is kept as a prefix, with
+// or without a trailing slash, percent-encoded slashes included.
+func TestBaseURLEndingInTheAPIPrefix(t *testing.T) {
 	t.Parallel()
-	doc := "openapi: 3.0.0\ninfo:\n  title: Compute\n"
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/yaml")
-		replyRaw(w, 200, doc)
-	})
-	got, err := c.OpenAPI(context.Background())
-	require.NoError(t, err)
-	assert.Equal(t, doc, string(got))
-	r := rec.all()[0]
-	assert.Equal(t, "GET", r.Method)
-	assert.Equal(t, "/compute/v1/openapi.yaml", r.Path)
-	assert.Contains(t, r.Header.Get("Accept"), "application/yaml")
-}
-
-func TestBaseURLPathPrefix(t *testing.T) {
-	t.Parallel()
+	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		assert.Equal(t, "/api/compute/v1/images", r.URL.Path)
-		w.WriteHeader(204)
+		got = append(got, r.URL.EscapedPath())
+		http.Error(w, `{"code":"02008","message":"instance not found"}`, http.StatusNotFound)
 	}))
-	t.Cleanup(srv.Close)
-	c, err := NewClient(testToken, WithBaseURL(srv.URL+"/api/"), WithoutRateLimit())
-	require.NoError(t, err)
-	require.NoError(t, testCall(context.Background(), c, opListImages, nil, nil))
+	defer srv.Close()
+	for base, want := range map[string]string{
+		srv.URL:                    "/compute/v1/instances/ins-1",
+		srv.URL + "/":              "/compute/v1/instances/ins-1",
+		srv.URL + "/compute/v1":    "/compute/v1/instances/ins-1",
+		srv.URL + "/compute/v1/":   "/compute/v1/instances/ins-1",
+		srv.URL + "/gw":            "/gw/compute/v1/instances/ins-1",
+		srv.URL + "/api/":          "/api/compute/v1/instances/ins-1",
+		srv.URL + "/gw/compute/v1": "/gw/compute/v1/instances/ins-1",
+		srv.URL + "/a%2Fb/":        "/a%2Fb/compute/v1/instances/ins-1",
+	} {
+		got = nil
+		c, err := NewClient("tok", WithBaseURL(base), WithoutRateLimit())
+		require.NoError(t, err, base)
+		_, err = c.Instances.Get(context.Background(), "ins-1")
+		require.ErrorIs(t, err, ErrNotFound, base)
+		assert.Equal(t, []string{want}, got, base)
+	}
 }

@@ -6,12 +6,20 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// The docs, part of them: every exported identifier has a doc comment, each method's names its
+// operation, and the README's operations table is the operation table. readme_test.go (package
+// compute_test, as it runs computetest) builds and runs the README's code; example_test.go holds the
+// examples.
 
 // TestEveryExportedIdentifierHasADocComment parses the library's non-test Go files and fails for any
 // exported function, method, type, struct field, constant or variable without a doc comment, so
@@ -100,4 +108,78 @@ func exportedReceiver(recv *ast.FieldList) bool {
 			return true
 		}
 	}
+}
+
+// TestMethodDocsNameTheirOperation checks that the doc comment of the method that sends each
+// operation of the table names that operation's method and path ("POST /compute/v1/instances"),
+// so that a reader of go doc knows the request without reading the source. The one operation that
+// several methods send, the instance's attach and detach PATCH, is checked on each of them.
+func TestMethodDocsNameTheirOperation(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{} // "Instances.Get" -> its doc comment
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || !fn.Name.IsExported() {
+				continue
+			}
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); ok {
+				svc := strings.TrimSuffix(id.Name, "Service")
+				if svc == "Client" {
+					docs[fn.Name.Name] = fn.Doc.Text()
+				} else {
+					docs[svc+"."+fn.Name.Name] = fn.Doc.Text()
+				}
+			}
+		}
+	}
+	senders := map[string][]string{
+		"Instances.Attach": {"Instances.AttachVolume", "Instances.DetachVolume", "Instances.AttachSecurityGroup", "Instances.DetachSecurityGroup"},
+	}
+	require.Greater(t, len(operations), 40)
+	for _, op := range operations {
+		methods := senders[op.name]
+		if methods == nil {
+			methods = []string{op.name}
+		}
+		for _, m := range methods {
+			doc, ok := docs[m]
+			if assert.True(t, ok, "operation %s names method %s, which exists", op.path, m) {
+				assert.Contains(t, doc, op.method+" "+op.path, "the doc comment of %s names its operation", m)
+			}
+		}
+	}
+}
+
+// The README's operations table has one row per operation of the contract, 45 in all, and names
+// exactly the method and path of every entry of the operation table in operation.go (the
+// description document itself, openapi.yaml, aside).
+func TestReadmeOperationsTableMatchesTheOperationTable(t *testing.T) {
+	t.Parallel()
+	declared, err := declaredOperations()
+	require.NoError(t, err)
+
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	var rows []string
+	for _, m := range regexp.MustCompile("(?m)^\\| (\\d+) \\| ([A-Z]+) \\| `([^`]+)` \\| .+ \\|$").FindAllSubmatch(readme, -1) {
+		assert.Equal(t, strconv.Itoa(len(rows)+1), string(m[1]), "rows are numbered in order")
+		rows = append(rows, string(m[2])+" "+string(m[3]))
+	}
+	require.Len(t, rows, 45)
+	slices.Sort(declared)
+	sorted := slices.Sorted(slices.Values(rows))
+	assert.Equal(t, declared, sorted)
+	assert.Equal(t, sorted, slices.Compact(slices.Clone(sorted)), "no operation is listed twice")
 }

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -74,4 +76,23 @@ func codeDescriptionsSource(file string) ([]byte, error) {
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
+}
+
+func TestEveryContractCodeIsDefined(t *testing.T) {
+	t.Parallel()
+	require.Len(t, codeDescriptions, 76)
+	for i := 2001; i <= 2075; i++ {
+		code := ErrorCode(fmt.Sprintf("%05d", i))
+		assert.NotEmpty(t, code.Description(), "code %s has no description", code)
+	}
+	assert.Equal(t, "Permission denied", CodeAuthPermissionDenied.Description())
+	assert.Equal(t, "02038 (The instance is termination protected)", CodeTerminationProtected.Error())
+	assert.Equal(t, "09999", ErrorCode("09999").Error())
+}
+
+func TestCodeOf(t *testing.T) {
+	wrapped := fmt.Errorf("deleting: %w", &APIError{StatusCode: 400, Code: CodeTerminationProtected})
+	assert.Equal(t, CodeTerminationProtected, CodeOf(wrapped))
+	assert.Equal(t, ErrorCode(""), CodeOf(errors.New("plain")))
+	assert.Equal(t, ErrorCode(""), CodeOf(nil))
 }

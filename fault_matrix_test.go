@@ -2,14 +2,11 @@ package compute
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"regexp"
 	"strconv"
@@ -253,10 +250,6 @@ func jsonError(status int) http.HandlerFunc {
 	}
 }
 
-func instanceNotFound(w http.ResponseWriter, r *http.Request) {
-	replyJSON(w, http.StatusNotFound, map[string]string{"code": string(CodeInstanceNotFound), "message": "Instance not found"})
-}
-
 // successStatus is the status a success response of r's method has: 201 for a create, else 200.
 func successStatus(r *http.Request) int {
 	if r.Method == http.MethodPost {
@@ -288,14 +281,6 @@ const nginx502 = "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title><
 func htmlErrorPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html")
 	replyRaw(w, http.StatusBadGateway, nginx502)
-}
-
-// hangUntilGone sends no response until the client goes away.
-func hangUntilGone(w http.ResponseWriter, r *http.Request) {
-	select {
-	case <-r.Context().Done():
-	case <-time.After(time.Hour):
-	}
 }
 
 // refuseDial fails every dial as a closed port does.
@@ -394,35 +379,6 @@ func emptyMessage(t *testing.T, err error) {
 	assert.Empty(t, apiErr.Message)
 }
 
-// TestBackoffGrowsUntilItsCap pins the shape of the wait between retries without a Retry-After:
-// full jitter over [MinWait, MinWait·2^(n+1)], capped at MaxWait. Each retry's range must reach
-// past the previous retry's whole range (the wait grows), stay within its own bounds, and stop
-// growing at MaxWait. With 2000 draws per retry, a range that does not grow fails with a
-// probability of 1 - 2^-2000.
-func TestBackoffGrowsUntilItsCap(t *testing.T) {
-	t.Parallel()
-	const minWait, maxWait, draws = 100 * time.Millisecond, 2 * time.Second, 2000
-	prevUpper := time.Duration(0)
-	for n := range 8 {
-		upper := min(maxWait, minWait<<(n+1))
-		var longest time.Duration
-		for range draws {
-			w := jitter(minWait, maxWait, n)
-			require.GreaterOrEqual(t, w, minWait, "retry %d", n)
-			require.LessOrEqual(t, w, upper, "retry %d", n)
-			longest = max(longest, w)
-		}
-		if upper > prevUpper {
-			assert.Greater(t, longest, prevUpper, "retry %d waits longer than retry %d could", n, n-1)
-		} else {
-			assert.Equal(t, maxWait, upper, "retry %d: the range stops growing only at MaxWait", n)
-		}
-		prevUpper = upper
-	}
-	assert.Equal(t, minWait, jitter(minWait, minWait, 5), "no room: the wait is MinWait")
-	assert.LessOrEqual(t, jitter(minWait, maxWait, 62), maxWait, "a large retry number does not overflow")
-}
-
 // errorNames are how the README's table names the errors a fault case matches.
 var errorNames = map[error]string{
 	ErrRateLimited: "`ErrRateLimited`", ErrServer: "`ErrServer`", io.EOF: "`io.EOF`",
@@ -458,55 +414,5 @@ func checkReadmeRow(t *testing.T, tc faultCase, cells []string) {
 		assert.Equal(t, "0", waited, "%s: Time waited", tc.name)
 	} else {
 		assert.Regexp(t, fmt.Sprintf(`^%g s( |$)`, tc.waited.Seconds()), waited, "%s: Time waited", tc.name)
-	}
-}
-
-// TestClassify is the retry policy itself, the pure function the fault matrix drives end to end:
-// for each result of one attempt, whether it is retried and whether the service may have processed
-// it, for the idempotent operations (GET, DELETE, an absolute PATCH) and for the writes that are
-// not (a POST, the relative PATCH of an attach).
-func TestClassify(t *testing.T) {
-	t.Parallel()
-	cutOff := fmt.Errorf("reading the response (status 200): %w", io.ErrUnexpectedEOF)
-	reset := &net.OpError{Op: "read", Err: syscall.ECONNRESET}
-	unwritten := &net.OpError{Op: "write", Err: syscall.ECONNRESET}
-	badCert := &url.Error{Op: "Get", URL: "https://x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
-	dial := &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}
-	for _, tc := range []struct {
-		name    string
-		status  int
-		err     error
-		written bool
-		// idem and write are {retry, processed} for the idempotent operations and for the others.
-		idem, write [2]bool
-	}{
-		{"200", 200, nil, true, [2]bool{false, false}, [2]bool{false, false}},
-		{"400", 400, nil, true, [2]bool{false, false}, [2]bool{false, false}},
-		{"404", 404, nil, true, [2]bool{false, false}, [2]bool{false, false}},
-		{"409", 409, nil, true, [2]bool{false, false}, [2]bool{false, false}},
-		{"422", 422, nil, true, [2]bool{false, false}, [2]bool{false, false}},
-		{"429", 429, nil, true, [2]bool{true, false}, [2]bool{true, false}},
-		{"500", 500, nil, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"501", 501, nil, true, [2]bool{false, true}, [2]bool{false, true}},
-		{"502", 502, nil, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"503", 503, nil, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"504", 504, nil, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"success cut off", 0, cutOff, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"reset after written", 0, reset, true, [2]bool{true, true}, [2]bool{false, true}},
-		{"reset before written", 0, unwritten, false, [2]bool{true, false}, [2]bool{true, false}},
-		{"dial refused", 0, dial, false, [2]bool{true, false}, [2]bool{true, false}},
-		{"bad certificate", 0, badCert, false, [2]bool{false, false}, [2]bool{false, false}},
-		{"limiter wait ended", 0, &notSentError{context.Canceled}, false, [2]bool{false, false}, [2]bool{false, false}},
-		{"success too large", 0, fmt.Errorf("%w (1 bytes)", errTooLarge), true, [2]bool{false, true}, [2]bool{false, true}},
-		{"write redirected away", 0, &url.Error{Op: "Post", URL: "https://x", Err: errCrossOriginWrite}, true, [2]bool{false, true}, [2]bool{false, true}},
-	} {
-		for _, op := range []operation{opGetInstance, opDeleteInstance, opUpdateInstance, opCreateInstance, opAttachInstance} {
-			want := tc.idem
-			if !op.idempotent {
-				want = tc.write
-			}
-			retry, processed := classify(op, tc.status, tc.err, tc.written)
-			assert.Equal(t, want, [2]bool{retry, processed}, "%s, %s %s (idempotent %v)", tc.name, op.method, op.path, op.idempotent)
-		}
 	}
 }

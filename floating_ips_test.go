@@ -294,39 +294,6 @@ func TestFloatingIPWaitForCreatedReturnsTheAddress(t *testing.T) {
 	})
 }
 
-func TestFloatingIPWaitEndsAtOnceOnDeleting(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, fipResponse(FloatingIPStatusDeleting, "203.0.113.10"))
-		})
-		ip, err := c.FloatingIPs.WaitForStatus(context.Background(), "fip-1", FloatingIPStatusCreated)
-		require.ErrorIs(t, err, ErrFailureStatus)
-		require.NotNil(t, ip)
-		assert.Equal(t, FloatingIPStatusDeleting, ip.Status)
-		assert.Equal(t, 1, rec.count())
-	})
-}
-
-func TestFloatingIPWaitDeadlineNamesTheLastStatus(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, fipResponse(FloatingIPStatusCreating, ""))
-		})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		ip, err := c.FloatingIPs.WaitForStatus(ctx, "fip-1", FloatingIPStatusCreated)
-		assert.Nil(t, ip)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		var we *WaitError
-		require.ErrorAs(t, err, &we)
-		assert.Equal(t, "floating IP", we.Resource)
-		assert.Equal(t, "creating", we.LastStatus)
-		assert.Contains(t, err.Error(), `last status "creating"`)
-	})
-}
-
 func TestFloatingIPWaitEndsAtOnceOnNotFound(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {

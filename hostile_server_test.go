@@ -199,31 +199,6 @@ func TestHostileWaitWithoutADeadlineEnds(t *testing.T) {
 	})
 }
 
-// WithMaxWait changes the bound; a context with a deadline is used as it is.
-func TestWaitMaxWaitOption(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, 200, map[string]any{"instance": map[string]string{"id": "i-1", "status": "creating"}})
-		})
-		start := time.Now()
-		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(10*time.Minute))
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Equal(t, 10*time.Minute, time.Since(start).Round(time.Minute))
-
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
-		defer cancel()
-		start = time.Now()
-		_, err = c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.NotContains(t, err.Error(), "default maximum")
-		assert.Equal(t, 3*time.Hour, time.Since(start).Round(time.Minute), "the caller's deadline, not the default")
-
-		_, err = c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive, WithMaxWait(0))
-		require.ErrorIs(t, err, ErrInvalidRequest)
-	})
-}
-
 // Clients made per tenant or per request share one transport, so they do not each
 // keep connections (and their goroutines) open.
 func TestHostileManyClientsShareConnections(t *testing.T) {
@@ -326,40 +301,6 @@ func TestHostileGzipBombIsBoundedAfterDecompression(t *testing.T) {
 	}
 	assert.Equal(t, 8, rec.count())
 	assert.Less(t, alloc, uint64(64<<20), "8 calls allocated %d MiB for 512 MiB of decompressed responses", alloc>>20)
-}
-
-func TestHostileRefusalAfterAPossiblyProcessedAttempt(t *testing.T) {
-	t.Parallel()
-	lost := func(w http.ResponseWriter, r *http.Request) { hangUp(w) }
-	for name, tc := range map[string]struct {
-		then    http.HandlerFunc
-		wantNil bool
-	}{
-		"refused as deleting": {func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, 400, map[string]string{"code": "02069", "message": "Only running or stopped instances can be deleted"})
-		}, false},
-		"404 with the instance's not-found code": {instanceNotFound, true},
-		"404 invalid route": {func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, 404, map[string]string{"code": "02001", "message": "Invalid route"})
-		}, false},
-		"HTML 404 from a proxy": {func(w http.ResponseWriter, r *http.Request) {
-			replyRaw(w, 404, "<html>Not Found</html>")
-		}, false},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			c, rec := newTestClient(t, sequence(tc.then, lost))
-			err := c.Instances.Delete(context.Background(), "i-1")
-			assert.Equal(t, 2, rec.count())
-			if tc.wantNil {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, ErrOutcomeUnknown, "a refusal after a possibly processed attempt")
-			var apiErr *APIError
-			require.ErrorAs(t, err, &apiErr, "the refusal is still there to read")
-		})
-	}
 }
 
 func TestHostileTokenInEveryLayersText(t *testing.T) {

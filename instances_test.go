@@ -3,24 +3,15 @@ package compute
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// checkInstance compares the SDK's result with the instance of the golden response, decoded strictly.
-func checkInstance(t *testing.T, result any, respBody []byte) {
-	t.Helper()
-	want := requireFullyMapped[Instance](t, envelopeItem(t, respBody, "instance"))
-	got, ok := result.(*Instance)
-	require.True(t, ok, "result is %T", result)
-	require.NotNil(t, got)
-	require.Equal(t, want, *got)
-}
 
 func TestInstancesGolden(t *testing.T) {
 	t.Parallel()
@@ -76,6 +67,19 @@ func TestInstancesGolden(t *testing.T) {
 			check: checkInstance,
 		},
 		{
+			name: "instance_create_billing", method: "POST", path: "/compute/v1/instances",
+			reqFile: "instance_create_billing_request.json", status: http.StatusCreated, respFile: "instance_create_response.json",
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.Instances.Create(ctx, &InstanceCreateRequest{
+					Name: "train-1", Hostname: "train-1", Type: "n3-H100x8", Region: RegionNACAMNZ1, Image: "ubuntu-24.04",
+					SSHKeys:     []string{"9b2e4f6a-1c3d-4e5f-8a7b-0c1d2e3f4a5b"},
+					BillingType: BillingTypeReserved, DestroyOnShutdown: true, PublicIPv6: true,
+					ReservationID: "rsv-8f7e6d5c", ReuseLongTermSubscription: "sub-2025-0042",
+				})
+			},
+			check: checkInstance,
+		},
+		{
 			name: "instance_get", method: "GET", path: path,
 			status: http.StatusOK, respFile: "instance_get_response.json",
 			call:  func(ctx context.Context, c *Client) (any, error) { return c.Instances.Get(ctx, id) },
@@ -115,6 +119,7 @@ func TestInstancesGolden(t *testing.T) {
 			SecurityGroups: []string{"sg-4d5e6f"}, Volumes: []string{},
 			Name: Ptr("web-1-renamed"), IsProtected: Ptr(true), DiskSize: Ptr(160),
 		}),
+		update("instance_update_reservation", &InstanceUpdateRequest{ReservationID: Ptr("rsv-8f7e6d5c")}),
 		{
 			name: "instance_delete", method: "DELETE", path: path, status: http.StatusNoContent,
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.Instances.Delete(ctx, id) },
@@ -249,41 +254,6 @@ func TestInstanceNotFound(t *testing.T) {
 	assert.Equal(t, 1, rec.count())
 }
 
-// A create that fails with a 5xx may have created (and billed) the instance: it is sent once and the
-// caller is told to look the instance up.
-func TestInstanceCreateNotResentOnServerError(t *testing.T) {
-	t.Parallel()
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "try later"})
-	})
-	_, err := c.Instances.Create(context.Background(), validCreate())
-	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrOutcomeUnknown)
-	var apiErr *APIError
-	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
-	assert.Equal(t, 1, rec.count())
-}
-
-// validCreate returns a create request that passes validation; tests break one rule at a time.
-func validCreate() *InstanceCreateRequest {
-	return &InstanceCreateRequest{
-		Name: "web-1", Hostname: "web-1", Type: "n1.large", Region: "eu-west-1", Image: "img-1",
-		SSHKeys: []string{"key-1"},
-	}
-}
-
-// requireInvalid asserts that err is a *ValidationError about field and that no request was sent.
-func requireInvalid(t *testing.T, err error, field string, rec *recorder) {
-	t.Helper()
-	require.Error(t, err)
-	var verr *ValidationError
-	require.True(t, errors.As(err, &verr), "want a *ValidationError, got %T: %v", err, err)
-	assert.Equal(t, field, verr.Field, "reason: %s", verr.Reason)
-	assert.True(t, errors.Is(err, ErrInvalidRequest))
-	assert.Equal(t, 0, rec.count(), "a request was sent")
-}
-
 func TestInstanceCreateValidation(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cret-but-short"
@@ -321,6 +291,7 @@ func TestInstanceCreateValidation(t *testing.T) {
 		{"user data without content", func(r *InstanceCreateRequest) {
 			r.Metadata = &InstanceMetadata{UserData: []UserDataItem{{Type: "text/cloud-config", Filename: "a.yaml"}}}
 		}, "metadata.user_data[0].content"},
+		{"billing type", func(r *InstanceCreateRequest) { r.BillingType = "yearly" }, "billing_type"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -346,7 +317,7 @@ func TestInstanceCreateValidation(t *testing.T) {
 
 func TestInstanceCreateValidationAccepts(t *testing.T) {
 	t.Parallel()
-	for name, mutate := range map[string]func(r *InstanceCreateRequest){
+	cases := map[string]func(r *InstanceCreateRequest){
 		"defaults":       func(r *InstanceCreateRequest) {},
 		"password of 16": func(r *InstanceCreateRequest) { r.SSHKeys, r.Password = nil, strings.Repeat("p", 16) },
 		"disk size 80":   func(r *InstanceCreateRequest) { r.DiskSize = 80 },
@@ -354,7 +325,12 @@ func TestInstanceCreateValidationAccepts(t *testing.T) {
 			r.Metadata = &InstanceMetadata{StartupScript: strings.Repeat("#", 64<<10)}
 		},
 		"no security groups": func(r *InstanceCreateRequest) { r.SecurityGroups = []string{} },
-	} {
+	}
+	for _, b := range []BillingType{BillingTypeOnDemand, BillingTypePrepaidMonthly, BillingTypePrepaid3Month,
+		BillingTypePrepaid6Month, BillingTypePrepaid12Month, BillingTypeReserved} {
+		cases["billing type "+string(b)] = func(r *InstanceCreateRequest) { r.BillingType = b }
+	}
+	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			req := validCreate()
@@ -378,6 +354,7 @@ func TestInstanceUpdateValidation(t *testing.T) {
 		{"disk zero", &InstanceUpdateRequest{DiskSize: Ptr(0)}, "disk_size"},
 		{"empty security group id", &InstanceUpdateRequest{SecurityGroups: []string{"sg-1", ""}}, "security_groups[1]"},
 		{"empty volume id", &InstanceUpdateRequest{Volumes: []string{""}}, "volumes[0]"},
+		{"empty reservation id", &InstanceUpdateRequest{ReservationID: Ptr("")}, "reservation_id"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -483,4 +460,64 @@ func TestInstancesAll(t *testing.T) {
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "page=1&per_page=2", reqs[0].Query)
 	assert.Equal(t, "page=2&per_page=2", reqs[1].Query)
+}
+
+func TestInstanceWaitForDeletion(t *testing.T) {
+	t.Parallel()
+	t.Run("deleting, a 503, then 404 is success", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newStatusServer("deleting", "503", "deleting", "404")
+			c, rec := newTestClient(t, srv.handle)
+			var seen []InstanceStatus
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1",
+				OnUpdate(func(i *Instance) { seen = append(seen, i.Status) }))
+			require.NoError(t, err)
+			assert.Equal(t, 4, rec.count())
+			assert.Equal(t, []InstanceStatus{"deleting", "deleting"}, seen, "the 404 is not a poll result")
+		})
+	})
+	t.Run("a 404 that is not 02008 ends it with that error", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				replyJSON(w, http.StatusNotFound, map[string]string{"code": "02001", "message": "Invalid route"})
+			})
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
+			require.ErrorIs(t, err, CodeInvalidRoute)
+			assert.Equal(t, 1, rec.count())
+		})
+	})
+	t.Run("a 404 without a code is success", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusNotFound, "") })
+			require.NoError(t, c.Instances.WaitForDeletion(boundedCtx(t), "i-1"))
+		})
+	})
+	t.Run("a 403 ends it at once", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, rec := newTestClient(t, newStatusServer("deleting", "403").handle)
+			err := c.Instances.WaitForDeletion(boundedCtx(t), "i-1")
+			require.ErrorIs(t, err, ErrForbidden)
+			assert.Equal(t, 2, rec.count())
+		})
+	})
+	t.Run("the deadline names the last status", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newTestClient(t, newStatusServer("deleting").handle)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := c.Instances.WaitForDeletion(ctx, "i-1")
+			var we *WaitError
+			require.ErrorAs(t, err, &we)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Equal(t, "deleting", we.LastStatus)
+			assert.Equal(t, "deleted", we.Target)
+		})
+	})
+	t.Run("an empty ID is refused without a request", func(t *testing.T) {
+		c, rec := newTestClient(t, newStatusServer("404").handle)
+		var ve *ValidationError
+		require.ErrorAs(t, c.Instances.WaitForDeletion(context.Background(), " "), &ve)
+		assert.Equal(t, "instance_id", ve.Field)
+		assert.Zero(t, rec.count())
+	})
 }

@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
+	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -14,6 +19,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// The SDK end to end against computetest, in package compute_test since computetest imports the
+// SDK: every operation's lifecycle, creates dropped after processing, every page size, 64 goroutines
+// under faults, and the life of each extended resource.
 
 // code returns the service's error code carried by err, "" if there is none.
 func code(err error) compute.ErrorCode {
@@ -307,4 +316,397 @@ func TestPaginationAtEveryPageSize(t *testing.T) {
 			assert.False(t, p.HasNext())
 		})
 	}
+}
+
+// typed reports whether err is one a caller can act on: an *APIError, an unknown outcome, or a
+// wrapped transport error (*url.Error), never a bare string.
+func typed(err error) bool {
+	var apiErr *compute.APIError
+	var urlErr *url.Error
+	return errors.As(err, &apiErr) || errors.Is(err, compute.ErrOutcomeUnknown) || errors.As(err, &urlErr)
+}
+
+// TestSixtyFourGoroutinesUnderFaults shares one client between 64 goroutines making 10,000 mixed
+// calls against computetest while about 5% of requests hit a fault (a 503, a 429, a dropped
+// connection, a request processed whose response is lost). No call may create twice, every error must
+// be typed, and no goroutine may be left behind. -race checks the rest.
+func TestSixtyFourGoroutinesUnderFaults(t *testing.T) {
+	before := runtime.NumGoroutine()
+	srv := computetest.NewServer(computetest.WithSeed(64))
+	for _, r := range []computetest.Rule{
+		{Probability: 0.015, Fault: computetest.Fault{Status: 503, Code: compute.CodeOutOfStock, Message: "busy"}},
+		{Probability: 0.01, Fault: computetest.Fault{Status: 429, RetryAfter: "1"}},
+		{Probability: 0.01, Fault: computetest.Fault{Drop: true}},
+		{Probability: 0.015, Fault: computetest.Fault{DropAfterProcessing: true}},
+	} {
+		srv.Inject(r)
+	}
+	// Short waits keep the run quick: MaxWait also caps the 429's Retry-After.
+	c := srv.Client(compute.WithRetry(compute.RetryPolicy{MaxRetries: 4, MinWait: time.Millisecond, MaxWait: 3 * time.Millisecond}))
+	ctx := context.Background()
+
+	const workers, calls = 64, 10_000
+	var (
+		next        atomic.Int64
+		creates     atomic.Int64
+		unknown     atomic.Int64
+		failed      atomic.Int64
+		mu          sync.Mutex
+		untyped     []error
+		wg          sync.WaitGroup
+		createdByUs = map[string]bool{}
+	)
+	check := func(err error) {
+		if err == nil {
+			return
+		}
+		failed.Add(1)
+		if errors.Is(err, compute.ErrOutcomeUnknown) {
+			unknown.Add(1)
+		}
+		if !typed(err) {
+			mu.Lock()
+			untyped = append(untyped, err)
+			mu.Unlock()
+		}
+	}
+	for w := range workers {
+		wg.Go(func() {
+			var mine []string // instances this worker knows it created
+			for {
+				n := next.Add(1)
+				if n > calls {
+					return
+				}
+				switch {
+				case n%10 == 0 || len(mine) == 0:
+					name := fmt.Sprintf("w%02d-%05d", w, n)
+					inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: name, Hostname: name,
+						Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12", SSHKeys: []string{"key-ci"}})
+					creates.Add(1)
+					check(err)
+					if err == nil {
+						mine = append(mine, inst.ID)
+						mu.Lock()
+						createdByUs[name] = true
+						mu.Unlock()
+					}
+				case n%10 == 1:
+					_, err := c.Instances.List(ctx, &compute.ListOptions{PerPage: 20, Page: int(n%3) + 1})
+					check(err)
+				case n%10 == 2:
+					_, err := c.Instances.Update(ctx, mine[len(mine)-1], &compute.InstanceUpdateRequest{IsProtected: compute.Ptr(n%4 == 0)})
+					check(err)
+				case n%10 == 3:
+					_, err := c.Instances.Actions(ctx, mine[0])
+					check(err)
+				case n%10 == 4:
+					_, err := c.Images.List(ctx, &compute.ImageListOptions{Type: compute.ImageTypeBaseOS})
+					check(err)
+				case n%10 == 5 && len(mine) > 3:
+					id := mine[0]
+					mine = mine[1:]
+					_, err := c.Instances.Update(ctx, id, &compute.InstanceUpdateRequest{IsProtected: compute.Ptr(false)})
+					check(err)
+					check(c.Instances.Delete(ctx, id))
+				default:
+					_, err := c.Instances.Get(ctx, mine[len(mine)-1])
+					check(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	srv.ClearFaults()
+
+	// No create took effect twice: every name is unique in the fake.
+	names := map[string]int{}
+	for inst, err := range c.Instances.All(ctx, &compute.ListOptions{PerPage: 100}) {
+		require.NoError(t, err)
+		names[inst.Name]++
+	}
+	for name, count := range names {
+		require.Equal(t, 1, count, "instance %s exists %d times", name, count)
+	}
+	// A create may be sent again only when the fake responded 429 (not processed, so the SDK retries
+	// it, as the contract allows); it is never processed twice.
+	processed, resent := map[string]int{}, map[string][]int{}
+	for _, r := range srv.Requests() {
+		if r.Method == "POST" && r.Path == "/compute/v1/instances" {
+			resent[string(r.Body)] = append(resent[string(r.Body)], r.Status)
+			if r.Processed {
+				processed[string(r.Body)]++
+			}
+		}
+	}
+	for body, statuses := range resent {
+		require.LessOrEqual(t, processed[body], 1, "a create was processed twice: %s", body)
+		for _, st := range statuses[:len(statuses)-1] {
+			require.Equal(t, 429, st, "a create was re-sent after a response other than 429 (%v): %s", statuses, body)
+		}
+	}
+	assert.Empty(t, untyped, "every error is an *APIError, an unknown outcome or a *url.Error")
+	assert.Positive(t, unknown.Load(), "the faults did hit creates")
+
+	// No goroutine is left once the server and the idle connections are closed.
+	srv.HTTPClient().CloseIdleConnections()
+	srv.Close()
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(5 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		// Bounded polling, not a timed assertion: connection goroutines exit as their sockets close,
+		// which takes a scheduling round or two.
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, after, before, "goroutines leaked")
+	t.Logf("%d calls (%d creates, %d errors of which %d unknown outcomes); %d instances, none twice; goroutines before %d, after %d",
+		calls, creates.Load(), failed.Load(), unknown.Load(), len(names), before, after)
+}
+
+// Lifecycle tests of the extended resources against computetest (issue 18). Each runs the whole
+// life of one resource, create, wait, read, update, list, delete and the 404 after it, plus the
+// relation rules that concern it, each asserting the typed error code.
+
+// lifecycleFake runs f against a fake whose transitions take 20 s of fake time.
+func lifecycleFake(t *testing.T, f func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client)) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+			computetest.WithDurations(computetest.UniformDurations(20*time.Second)))
+		defer srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		f(t, ctx, srv, srv.Client())
+	})
+}
+
+const lifeRegion, lifeType, lifeImage = "NORD-NO-KRS-1", "vcpu-2_memory-4g", "ubuntu-24.04"
+
+const lifeKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH4x9Jk2Q7v5Zp1cW3mN8bR6tY0uE2oI4aS6dF8gH0jK test@ci"
+
+func TestSSHKeyLifecycleAgainstTheFake(t *testing.T) {
+	lifecycleFake(t, func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
+		key, err := c.SSHKeys.Create(ctx, &compute.SSHKeyCreateRequest{Name: "ci", Value: lifeKey})
+		require.NoError(t, err)
+		assert.Equal(t, lifeKey, key.Value, "the value comes back byte for byte")
+		assert.NotEmpty(t, key.ID)
+
+		got, err := c.SSHKeys.Get(ctx, key.ID)
+		require.NoError(t, err)
+		assert.Equal(t, key.Value, got.Value)
+
+		renamed, err := c.SSHKeys.Update(ctx, key.ID, &compute.SSHKeyUpdateRequest{Name: "ci-2"})
+		require.NoError(t, err)
+		assert.Equal(t, "ci-2", renamed.Name)
+		assert.Equal(t, lifeKey, renamed.Value)
+
+		var names []string
+		for k, err := range c.SSHKeys.All(ctx, nil) {
+			require.NoError(t, err)
+			names = append(names, k.Name)
+		}
+		assert.Contains(t, names, "ci-2")
+
+		// An instance takes the key by ID and shows it as {id, name}; an unknown key is refused.
+		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "k-1", Hostname: "k-1",
+			Type: lifeType, Region: lifeRegion, Image: lifeImage, SSHKeys: []string{key.ID}})
+		require.NoError(t, err)
+		assert.Contains(t, inst.SSHKeys, compute.Ref{ID: key.ID, Name: "ci-2"})
+		_, err = c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "k-2", Hostname: "k-2",
+			Type: lifeType, Region: lifeRegion, Image: lifeImage, SSHKeys: []string{"no-such-key"}})
+		requireCode(t, err, http.StatusBadRequest, compute.CodeSSHKeyNotFound)
+
+		require.NoError(t, c.SSHKeys.Delete(ctx, key.ID))
+		_, err = c.SSHKeys.Get(ctx, key.ID)
+		require.ErrorIs(t, err, compute.CodeSSHKeyNotFound)
+		require.ErrorIs(t, err, compute.ErrNotFound)
+	})
+}
+
+func TestVolumeLifecycleAgainstTheFake(t *testing.T) {
+	lifecycleFake(t, func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
+		vol, err := c.Volumes.Create(ctx, &compute.VolumeCreateRequest{Name: "data", Region: lifeRegion, Size: 10, Type: compute.VolumeTypeSSD})
+		require.NoError(t, err)
+		assert.Equal(t, compute.VolumeStatusCreating, vol.Status)
+
+		vol, err = c.Volumes.WaitForStatus(ctx, vol.ID, compute.VolumeStatusCreated)
+		require.NoError(t, err)
+		assert.True(t, vol.Available(), "a new volume reaches created and is attachable")
+
+		grown, err := c.Volumes.Update(ctx, vol.ID, &compute.VolumeUpdateRequest{Size: compute.Ptr(20), Name: compute.Ptr("data-2")})
+		require.NoError(t, err)
+		assert.Equal(t, 20, grown.Size)
+		_, err = c.Volumes.Update(ctx, vol.ID, &compute.VolumeUpdateRequest{Size: compute.Ptr(15)})
+		requireCode(t, err, http.StatusBadRequest, compute.CodeBadRequest) // a volume only grows
+
+		page, err := c.Volumes.List(ctx, nil)
+		require.NoError(t, err)
+		assert.True(t, slices.ContainsFunc(page.Items, func(v compute.Volume) bool { return v.ID == vol.ID }))
+
+		// Attached, it shows on both sides and cannot be deleted (02022); detached, it can.
+		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "v-1", Hostname: "v-1",
+			Type: lifeType, Region: lifeRegion, Image: lifeImage, Password: "a-long-enough-password"})
+		require.NoError(t, err)
+		_, err = c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
+		require.NoError(t, err)
+		inst, err = c.Instances.AttachVolume(ctx, inst.ID, vol.ID)
+		require.NoError(t, err)
+		assert.Contains(t, inst.Volumes, compute.Ref{ID: vol.ID, Name: "data-2"})
+		vol, err = c.Volumes.Get(ctx, vol.ID)
+		require.NoError(t, err)
+		assert.Equal(t, []compute.Ref{{ID: inst.ID, Name: "v-1"}}, vol.Instances)
+		assert.False(t, vol.Available())
+		require.ErrorIs(t, c.Volumes.Delete(ctx, vol.ID), compute.CodeAttachedVolumeNotDeletable)
+
+		_, err = c.Instances.DetachVolume(ctx, inst.ID, vol.ID)
+		require.NoError(t, err)
+		vol, err = c.Volumes.Get(ctx, vol.ID)
+		require.NoError(t, err)
+		assert.Empty(t, vol.Instances)
+
+		// Deleting the instance releases its volumes: once it is gone, the volume can be deleted.
+		_, err = c.Instances.AttachVolume(ctx, inst.ID, vol.ID)
+		require.NoError(t, err)
+		require.NoError(t, c.Instances.Delete(ctx, inst.ID))
+		require.NoError(t, c.Instances.WaitForDeletion(ctx, inst.ID))
+		vol, err = c.Volumes.Get(ctx, vol.ID)
+		require.NoError(t, err)
+		assert.Empty(t, vol.Instances)
+		assert.True(t, vol.Available())
+		require.NoError(t, c.Volumes.Delete(ctx, vol.ID))
+		_, err = c.Volumes.WaitForStatus(ctx, vol.ID, compute.VolumeStatus("gone"))
+		require.ErrorIs(t, err, compute.CodeVolumeNotFound, "404 after delete")
+	})
+}
+
+func TestFilesystemLifecycleAgainstTheFake(t *testing.T) {
+	lifecycleFake(t, func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
+		fs, err := c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "shared", Region: lifeRegion, Size: 100})
+		require.NoError(t, err)
+		fs, err = c.Filesystems.WaitForStatus(ctx, fs.ID, compute.FilesystemStatusCreated)
+		require.NoError(t, err)
+		assert.NotEmpty(t, fs.MountBasePath, "a created filesystem has its mount path")
+
+		fs, err = c.Filesystems.Update(ctx, fs.ID, &compute.FilesystemUpdateRequest{Description: compute.Ptr("models")})
+		require.NoError(t, err)
+		assert.Equal(t, "models", fs.Description)
+
+		page, err := c.Filesystems.List(ctx, nil)
+		require.NoError(t, err)
+		assert.True(t, slices.ContainsFunc(page.Items, func(f compute.Filesystem) bool { return f.ID == fs.ID }))
+
+		require.NoError(t, c.Filesystems.Delete(ctx, fs.ID))
+		_, err = c.Filesystems.Get(ctx, fs.ID)
+		require.ErrorIs(t, err, compute.ErrNotFound, "the contract has no filesystem code: a 404")
+	})
+}
+
+func TestSnapshotCollectionLifecycleAgainstTheFake(t *testing.T) {
+	lifecycleFake(t, func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
+		_, err := c.Snapshots.List(ctx, nil)
+		require.NoError(t, err)
+
+		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "s-1", Hostname: "s-1",
+			Type: lifeType, Region: lifeRegion, Image: lifeImage, Password: "a-long-enough-password"})
+		require.NoError(t, err)
+		_, err = c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
+		require.NoError(t, err)
+		snap, err := c.Snapshots.Create(ctx, inst.ID, &compute.SnapshotCreateRequest{Name: "before"})
+		require.NoError(t, err)
+		snap, err = c.Snapshots.WaitForStatus(ctx, snap.ID, compute.SnapshotStatusCreated)
+		require.NoError(t, err)
+		assert.Equal(t, inst.ID, snap.SourceInstanceID)
+
+		renamed, err := c.Snapshots.Update(ctx, snap.ID, &compute.SnapshotUpdateRequest{Name: "golden"})
+		require.NoError(t, err)
+		assert.Equal(t, "golden", renamed.Name)
+
+		clone, err := c.Snapshots.Clone(ctx, snap.ID, &compute.SnapshotCloneRequest{Name: "golden-copy", Region: lifeRegion})
+		require.NoError(t, err)
+		clone, err = c.Snapshots.WaitForStatus(ctx, clone.ID, compute.SnapshotStatusCreated)
+		require.NoError(t, err)
+		assert.Equal(t, snap.ID, clone.SourceSnapshotID)
+
+		var ids []string
+		for s, err := range c.Snapshots.All(ctx, nil) {
+			require.NoError(t, err)
+			ids = append(ids, s.ID)
+		}
+		assert.Subset(t, ids, []string{snap.ID, clone.ID})
+
+		// In use as an instance's image, the snapshot cannot be deleted (02016).
+		from, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "s-2", Hostname: "s-2",
+			Type: lifeType, Region: lifeRegion, Image: snap.ID, Password: "a-long-enough-password"})
+		require.NoError(t, err)
+		require.ErrorIs(t, c.Snapshots.Delete(ctx, snap.ID), compute.CodeSnapshotInUse)
+		_, err = c.Instances.WaitForStatus(ctx, from.ID, compute.InstanceStatusActive)
+		require.NoError(t, err)
+		require.NoError(t, c.Instances.Delete(ctx, from.ID))
+		require.NoError(t, c.Instances.WaitForDeletion(ctx, from.ID))
+
+		for _, id := range []string{clone.ID, snap.ID} {
+			require.NoError(t, c.Snapshots.Delete(ctx, id))
+			_, err = c.Snapshots.WaitForStatus(ctx, id, compute.SnapshotStatus("gone"))
+			require.ErrorIs(t, err, compute.CodeSnapshotNotFound, "404 after delete")
+		}
+	})
+}
+
+func TestAccountReadsAgainstTheFake(t *testing.T) {
+	lifecycleFake(t, func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
+		_, err := c.Quotas.List(ctx)
+		require.NoError(t, err)
+		_, err = c.Reservations.List(ctx)
+		require.NoError(t, err)
+		a, err := c.Availability.Instances(ctx, lifeRegion, nil)
+		require.NoError(t, err)
+		assert.Equal(t, lifeRegion, a.Region)
+		assert.NotEmpty(t, a.InstanceTypes)
+
+		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "m-1", Hostname: "m-1",
+			Type: lifeType, Region: lifeRegion, Image: lifeImage, Password: "a-long-enough-password",
+			Metadata: &compute.InstanceMetadata{UserData: []compute.UserDataItem{{Type: "text/cloud-config", Content: "#cloud-config\n"}}}})
+		require.NoError(t, err)
+		md, err := c.Instances.UserMetadata(ctx, inst.ID)
+		require.NoError(t, err)
+		assert.Contains(t, md, "user_data", "the fake's user metadata is the metadata given at create")
+		_, err = c.Instances.UserMetadata(ctx, "no-such-instance")
+		requireCode(t, err, http.StatusNotFound, compute.CodeInstanceNotFound)
+	})
+}
+
+func TestQuotasCountAndRefuseAgainstTheFake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+			computetest.WithLimits(computetest.Limits{MaxFilesystems: 1, MaxSnapshots: 1}))
+		defer srv.Close()
+		ctx, c := context.Background(), srv.Client()
+		used := func(key string) int {
+			t.Helper()
+			qs, err := c.Quotas.List(ctx)
+			require.NoError(t, err)
+			i := slices.IndexFunc(qs, func(q compute.Quota) bool { return q.Key == key })
+			require.GreaterOrEqual(t, i, 0, "quota %q", key)
+			return qs[i].Used
+		}
+		require.Equal(t, 0, used("filesystems"))
+		_, err := c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "a", Region: lifeRegion, Size: 1})
+		require.NoError(t, err)
+		require.Equal(t, 1, used("filesystems"))
+		_, err = c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "b", Region: lifeRegion, Size: 1})
+		requireCode(t, err, http.StatusBadRequest, compute.CodeMaxQuotaReached)
+
+		_, err = c.Snapshots.Import(ctx, &compute.SnapshotImportRequest{Name: "a", Region: lifeRegion, Size: 1, URL: "https://example.com/a.raw"})
+		require.NoError(t, err)
+		_, err = c.Snapshots.Import(ctx, &compute.SnapshotImportRequest{Name: "b", Region: lifeRegion, Size: 1, URL: "https://example.com/b.raw"})
+		requireCode(t, err, http.StatusBadRequest, compute.CodeMaxQuotaReached)
+		require.Equal(t, 1, used("snapshots"))
+	})
+}
+
+// requireCode checks that err is an *APIError with this status and code.
+func requireCode(t *testing.T, err error, status int, code compute.ErrorCode) {
+	t.Helper()
+	var apiErr *compute.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, code, apiErr.Code, "%v", err)
+	assert.Equal(t, status, apiErr.StatusCode, "%v", err)
 }

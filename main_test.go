@@ -6,12 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// goldenSeen records "METHOD /escaped/path" of every request a golden case checked.
-var goldenSeen sync.Map
 
 // TestMain runs the tests, then, on a full run (no -run, -list, -fuzz or -short) that passed, checks that every
 // operation of the operation table has at least one golden wire test: a request whose method and

@@ -3,7 +3,6 @@ package compute
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"testing"
@@ -13,38 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// requireRefusedBeforeSending asserts that err is the SDK's own refusal of field, and that no
-// request reached the server.
-func requireRefusedBeforeSending(t *testing.T, err error, field string, rec *recorder) {
-	t.Helper()
-	var ve *ValidationError
-	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, field, ve.Field, "reason: %s", ve.Reason)
-	assert.ErrorIs(t, err, ErrInvalidRequest)
-	assert.Zero(t, rec.count(), "a refused request must not be sent")
-}
-
-// refusedCase is one input the SDK must refuse, naming field, before sending anything.
-type refusedCase struct {
-	name  string
-	field string
-	call  func(ctx context.Context, c *Client) error
-}
-
-// runRefused runs every case against a server that must never be reached.
-func runRefused(t *testing.T, cases []refusedCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-				replyRaw(w, http.StatusInternalServerError, "the request should have been refused")
-			})
-			requireRefusedBeforeSending(t, tc.call(context.Background(), c), tc.field, rec)
-		})
-	}
-}
 
 // webRules is a valid rule list with a rule of every shape: a single port, a range, and null ports.
 func webRules() []SecurityGroupRule {
@@ -388,75 +355,6 @@ func TestSecurityGroupCreateServerErrorIsOutcomeUnknown(t *testing.T) {
 	_, err := c.SecurityGroups.Create(context.Background(), &SecurityGroupCreateRequest{Name: "web", Region: "eu-west-1"})
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	assert.Equal(t, 1, rec.count(), "a POST is never re-sent")
-}
-
-// sgResponse is a get response for a security group with the given status.
-func sgResponse(status SecurityGroupStatus) map[string]any {
-	return map[string]any{"security_group": map[string]any{
-		"id": "sg-1", "name": "web", "description": "", "region": "eu-west-1", "status": status,
-		"rules": []any{}, "created_at": "2024-05-01T10:20:30.123Z",
-	}}
-}
-
-func TestSecurityGroupWaitEndsAtOnceOnDeleting(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusDeleting))
-		})
-		start := time.Now()
-		sg, err := c.SecurityGroups.WaitForStatus(context.Background(), "sg-1", SecurityGroupStatusCreated)
-		require.ErrorIs(t, err, ErrFailureStatus)
-		var we *WaitError
-		require.ErrorAs(t, err, &we)
-		assert.Equal(t, "security group", we.Resource)
-		assert.Equal(t, "sg-1", we.ID)
-		assert.Equal(t, "created", we.Target)
-		assert.Equal(t, "deleting", we.LastStatus)
-		require.NotNil(t, sg, "the failed resource is returned with the error")
-		assert.Equal(t, SecurityGroupStatusDeleting, sg.Status)
-		assert.Equal(t, 1, rec.count())
-		assert.Zero(t, time.Since(start), "no wait after a failure status")
-	})
-}
-
-func TestSecurityGroupWaitForDeletingSucceedsOnDeleting(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		var n int
-		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			n++
-			if n == 1 {
-				replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusCreated))
-				return
-			}
-			replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusDeleting))
-		})
-		sg, err := c.SecurityGroups.WaitForStatus(context.Background(), "sg-1", SecurityGroupStatusDeleting)
-		require.NoError(t, err)
-		assert.Equal(t, SecurityGroupStatusDeleting, sg.Status)
-		assert.Equal(t, 2, rec.count())
-	})
-}
-
-func TestSecurityGroupWaitDeadlineNamesTheLastStatus(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			replyJSON(w, http.StatusOK, sgResponse(SecurityGroupStatusCreating))
-		})
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		sg, err := c.SecurityGroups.WaitForStatus(ctx, "sg-1", SecurityGroupStatusCreated)
-		assert.Nil(t, sg)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.False(t, errors.Is(err, ErrFailureStatus))
-		var we *WaitError
-		require.ErrorAs(t, err, &we)
-		assert.Equal(t, "creating", we.LastStatus)
-		assert.Greater(t, we.Polls, 1)
-		assert.Contains(t, err.Error(), `last status "creating"`)
-	})
 }
 
 // The contract's get response carries no status; the wait reads it as the settled "created".
