@@ -182,3 +182,33 @@ func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, targe
 		failed:   failedUnless(FilesystemStatusError, FilesystemStatusDeleting),
 	}.wait(ctx, target, opts)
 }
+
+// CreateOnce creates a filesystem unless one named req.Name exists, so that a create whose response was
+// lost never leads to a second one: it adopts a filesystem with the name in req's region, of its size (and type, when set) that is not deleting or in error, creates one
+// otherwise (POST /compute/v1/filesystems, never more than once), and after a lost response looks for it for the
+// settle time. It works as [InstancesService.CreateOnce] does, with the same errors.
+func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCreateRequest, opts ...OnceOption) (*Filesystem, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[Filesystem]{
+		kind:   "filesystem",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*Filesystem, error) { return s.Create(ctx, req) },
+		mismatch: func(v *Filesystem) string {
+			var w why
+			w.add(v.Status == FilesystemStatusDeleting || v.Status == FilesystemStatusError, "is %s", v.Status)
+			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(v.Size != req.Size, "holds %d GiB, not %d", v.Size, req.Size)
+			w.add(req.Type != "" && v.Type != req.Type, "is %s, not %s", v.Type, req.Type)
+			return w.String()
+		},
+	}, opts)
+}
+
+// FindByName returns every filesystem named exactly name (the service does not make names unique),
+// reading GET /compute/v1/filesystems to its last page.
+func (s *FilesystemsService) FindByName(ctx context.Context, name string) ([]Filesystem, error) {
+	return findByName(ctx, s.c, s.List, name, 0)
+}

@@ -203,3 +203,36 @@ func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, targe
 		failed:   failedUnless(FloatingIPStatusError, FloatingIPStatusDeleting),
 	}.wait(ctx, target, opts)
 }
+
+// CreateOnce creates a floating IP unless one named req.Name exists, so that a create whose response was
+// lost never leads to a second one: it adopts a floating IP with the name in req's region and of its version that is not deleting or in error, creates one
+// otherwise (POST /compute/v1/floating-ips, never more than once), and after a lost response looks for it for the
+// settle time. It works as [InstancesService.CreateOnce] does, with the same errors.
+func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCreateRequest, opts ...OnceOption) (*FloatingIP, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	version := req.Version
+	if version == "" {
+		version = IPVersionIPv4
+	}
+	return createOnce(ctx, s.c, once[FloatingIP]{
+		kind:   "floating IP",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*FloatingIP, error) { return s.Create(ctx, req) },
+		mismatch: func(v *FloatingIP) string {
+			var w why
+			w.add(v.Status == FloatingIPStatusDeleting || v.Status == FloatingIPStatusError, "is %s", v.Status)
+			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(v.Version != "" && v.Version != version, "is %s, not %s", v.Version, version)
+			return w.String()
+		},
+	}, opts)
+}
+
+// FindByName returns every floating IP named exactly name (the service does not make names unique),
+// reading GET /compute/v1/floating-ips to its last page.
+func (s *FloatingIPsService) FindByName(ctx context.Context, name string) ([]FloatingIP, error) {
+	return findByName(ctx, s.c, s.List, name, 0)
+}

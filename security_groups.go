@@ -295,3 +295,31 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 		failed: failedUnless(SecurityGroupStatusError, SecurityGroupStatusDeleting),
 	}.wait(ctx, target, opts)
 }
+
+// CreateOnce creates a security group unless one named req.Name exists, so that a create whose response was
+// lost never leads to a second one: it adopts a security group with the name in req's region that is not deleting or in error, creates one
+// otherwise (POST /compute/v1/security-groups, never more than once), and after a lost response looks for it for the
+// settle time. It works as [InstancesService.CreateOnce] does, with the same errors.
+func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGroupCreateRequest, opts ...OnceOption) (*SecurityGroup, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[SecurityGroup]{
+		kind:   "security group",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*SecurityGroup, error) { return s.Create(ctx, req) },
+		mismatch: func(v *SecurityGroup) string {
+			var w why
+			w.add(v.Status == SecurityGroupStatusDeleting || v.Status == SecurityGroupStatusError, "is %s", v.Status)
+			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			return w.String()
+		},
+	}, opts)
+}
+
+// FindByName returns every security group named exactly name (the service does not make names unique),
+// reading GET /compute/v1/security-groups to its last page.
+func (s *SecurityGroupsService) FindByName(ctx context.Context, name string) ([]SecurityGroup, error) {
+	return findByName(ctx, s.c, s.List, name, 0)
+}

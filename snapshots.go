@@ -253,3 +253,91 @@ func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target 
 		failed:   failedUnless(SnapshotStatusError, SnapshotStatusPendingDelete, SnapshotStatusDeleting),
 	}.wait(ctx, target, opts)
 }
+
+// CreateOnce snapshots an instance unless a snapshot of it named req.Name exists, so that a snapshot
+// whose response was lost is not taken twice: it adopts a snapshot of the instance with the name
+// that is not being deleted or in error, creates one otherwise
+// (POST /compute/v1/instances/{instance_id}/snapshots, never more than once), and after a lost
+// response looks for it for the settle time, in the instance's snapshots. It works as
+// [InstancesService.CreateOnce] does, with the same errors.
+func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, req *SnapshotCreateRequest, opts ...OnceOption) (*Snapshot, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkPathID("instance_id", instanceID); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[Snapshot]{
+		kind: "snapshot",
+		name: req.Name,
+		list: func(ctx context.Context, o *ListOptions) (*Page[Snapshot], error) {
+			return s.ListByInstance(ctx, instanceID, o)
+		},
+		create: func(ctx context.Context) (*Snapshot, error) { return s.Create(ctx, instanceID, req) },
+		mismatch: func(v *Snapshot) string {
+			var w why
+			w.add(snapshotGoing(v.Status), "is %s", v.Status)
+			w.add(v.SourceInstanceID != "" && v.SourceInstanceID != instanceID, "is of instance %s", v.SourceInstanceID)
+			return w.String()
+		},
+	}, opts)
+}
+
+// CloneOnce copies a snapshot unless a copy of it named req.Name exists in req's region, as
+// [SnapshotsService.CreateOnce] does for a snapshot of an instance
+// (POST /compute/v1/snapshots/{snapshot_id}/clone, looked up in GET /compute/v1/snapshots).
+func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *SnapshotCloneRequest, opts ...OnceOption) (*Snapshot, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkPathID("snapshot_id", id); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[Snapshot]{
+		kind:   "snapshot",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*Snapshot, error) { return s.Clone(ctx, id, req) },
+		mismatch: func(v *Snapshot) string {
+			var w why
+			w.add(snapshotGoing(v.Status), "is %s", v.Status)
+			w.add(v.ID == id, "is the snapshot to copy")
+			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(v.SourceSnapshotID != "" && v.SourceSnapshotID != id, "is a copy of %s", v.SourceSnapshotID)
+			return w.String()
+		},
+	}, opts)
+}
+
+// ImportOnce imports a disk image as a snapshot unless a snapshot named req.Name exists in req's
+// region, as [SnapshotsService.CreateOnce] does for a snapshot of an instance
+// (POST /compute/v1/snapshots, looked up in GET /compute/v1/snapshots).
+func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRequest, opts ...OnceOption) (*Snapshot, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[Snapshot]{
+		kind:   "snapshot",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*Snapshot, error) { return s.Import(ctx, req) },
+		mismatch: func(v *Snapshot) string {
+			var w why
+			w.add(snapshotGoing(v.Status), "is %s", v.Status)
+			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(v.SourceInstanceID != "" || v.SourceSnapshotID != "", "was not imported")
+			return w.String()
+		},
+	}, opts)
+}
+
+// FindByName returns every snapshot of the account named exactly name (the service does not make
+// names unique), reading GET /compute/v1/snapshots to its last page.
+func (s *SnapshotsService) FindByName(ctx context.Context, name string) ([]Snapshot, error) {
+	return findByName(ctx, s.c, s.List, name, 0)
+}
+
+// snapshotGoing reports a snapshot status from which it only goes away.
+func snapshotGoing(st SnapshotStatus) bool {
+	return st == SnapshotStatusDeleting || st == SnapshotStatusPendingDelete || st == SnapshotStatusError
+}

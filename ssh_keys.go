@@ -126,3 +126,36 @@ func (s *SSHKeysService) Update(ctx context.Context, id string, req *SSHKeyUpdat
 func (s *SSHKeysService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteSSHKey, ids: []string{id}})
 }
+
+// CreateOnce creates an SSH key unless one named req.Name exists, so that a create whose response was
+// lost never leads to a second one: it adopts an SSH key with the name that holds the same public key, creates one
+// otherwise (POST /compute/v1/ssh-keys, never more than once), and after a lost response looks for it for the
+// settle time. It works as [InstancesService.CreateOnce] does, with the same errors.
+func (s *SSHKeysService) CreateOnce(ctx context.Context, req *SSHKeyCreateRequest, opts ...OnceOption) (*SSHKey, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[SSHKey]{
+		kind:   "SSH key",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*SSHKey, error) { return s.Create(ctx, req) },
+		mismatch: func(v *SSHKey) string {
+			var w why
+			w.add(publicKey(v.Value) != publicKey(req.Value), "holds another public key")
+			return w.String()
+		},
+	}, opts)
+}
+
+// FindByName returns every SSH key named exactly name (the service does not make names unique),
+// reading GET /compute/v1/ssh-keys to its last page.
+func (s *SSHKeysService) FindByName(ctx context.Context, name string) ([]SSHKey, error) {
+	return findByName(ctx, s.c, s.List, name, 0)
+}
+
+// publicKey is the type and key of a public key line, without its comment.
+func publicKey(value string) string {
+	fields := strings.Fields(value)
+	return strings.Join(fields[:min(len(fields), 2)], " ")
+}

@@ -207,3 +207,33 @@ func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target Vo
 		failed:   failedUnless(VolumeStatusError, VolumeStatusPendingDelete, VolumeStatusDeleting),
 	}.wait(ctx, target, opts)
 }
+
+// CreateOnce creates a volume unless one named req.Name exists, so that a create whose response was
+// lost never leads to a second one: it adopts a volume with the name in req's region, of its size (and type, when set) that is not being deleted or in error, creates one
+// otherwise (POST /compute/v1/volumes, never more than once), and after a lost response looks for it for the
+// settle time. It works as [InstancesService.CreateOnce] does, with the same errors.
+func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateRequest, opts ...OnceOption) (*Volume, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return createOnce(ctx, s.c, once[Volume]{
+		kind:   "volume",
+		name:   req.Name,
+		list:   s.List,
+		create: func(ctx context.Context) (*Volume, error) { return s.Create(ctx, req) },
+		mismatch: func(v *Volume) string {
+			var w why
+			w.add(v.Status == VolumeStatusDeleting || v.Status == VolumeStatusPendingDelete || v.Status == VolumeStatusError, "is %s", v.Status)
+			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(v.Size != req.Size, "holds %d GiB, not %d", v.Size, req.Size)
+			w.add(req.Type != "" && v.Type != req.Type, "is %s, not %s", v.Type, req.Type)
+			return w.String()
+		},
+	}, opts)
+}
+
+// FindByName returns every volume named exactly name (the service does not make names unique),
+// reading GET /compute/v1/volumes to its last page.
+func (s *VolumesService) FindByName(ctx context.Context, name string) ([]Volume, error) {
+	return findByName(ctx, s.c, s.List, name, 0)
+}

@@ -1,0 +1,356 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// onceServer is a service of one collection whose creates are always lost: a POST is processed when
+// store is set (the item joins the collection) and then its connection is dropped without a
+// response, as a proxy that times out after the service did the work. A new item shows in the list
+// only from the lag-th list after its create on, as on a service whose list lags.
+type onceServer struct {
+	key   string         // the collection's key in a page ("instances")
+	extra map[string]any // what a created item has beyond its request's fields
+
+	mu      sync.Mutex
+	items   []map[string]any
+	pending []map[string]any // created, not listed yet
+	lag     int              // lists left before pending items show
+	store   bool             // a create is processed
+	short   bool             // total_count says one item less than the list holds
+	lists   int
+	posts   int
+}
+
+// listedFields are the request fields that a created item keeps: those that the resources of the
+// API show as they were given.
+var listedFields = []string{"name", "region", "type", "size", "value", "version"}
+
+func (s *onceServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.Method == http.MethodPost {
+		s.posts++
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if s.store {
+			item := map[string]any{"id": fmt.Sprintf("new-%d", s.posts), "status": "creating"}
+			for _, k := range listedFields {
+				if v, ok := body[k]; ok {
+					item[k] = v
+				}
+			}
+			for k, v := range s.extra {
+				item[k] = v
+			}
+			s.pending = append(s.pending, item)
+		}
+		panic(http.ErrAbortHandler) // the connection closes: no response
+	}
+	s.lists++
+	if s.lag > 0 && len(s.pending) > 0 {
+		s.lag--
+	} else {
+		s.items, s.pending = append(s.items, s.pending...), nil
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	from, to := min((page-1)*perPage, len(s.items)), min(page*perPage, len(s.items))
+	total := len(s.items)
+	if s.short {
+		total--
+	}
+	replyJSON(w, http.StatusOK, map[string]any{s.key: s.items[from:to], "total_count": total, "page": page, "per_page": perPage})
+}
+
+// counts reads the server's counters under its lock.
+func (s *onceServer) counts() (posts, lists int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.posts, s.lists
+}
+
+// onceKind is one kind's CreateOnce, driven by name.
+type onceKind struct {
+	name  string
+	key   string
+	extra map[string]any
+	// create calls the kind's CreateOnce for a resource named name, in region (for the kinds that
+	// have one), and returns its ID.
+	create func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error)
+	// find calls the kind's FindByName and returns the IDs found.
+	find func(ctx context.Context, c *Client, name string) ([]string, error)
+}
+
+const (
+	onceRegion    = "NORD-NO-KRS-1"
+	onceSize      = 50
+	oncePublicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGm2b0m6XfL1cJ8g0QkQ5h1rT2yJ8eYk0pS3nV4wX5zA me@laptop"
+)
+
+// onceKinds are every kind that has a CreateOnce.
+var onceKinds = []onceKind{
+	{"instance", "instances", nil,
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			req := validCreate()
+			req.Name, req.Region = name, onceRegion
+			return idOrErr(c.Instances.CreateOnce(ctx, req, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Instances.FindByName(ctx, name)) }},
+	{"SSH key", "ssh_keys", nil,
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			return idOrErr(c.SSHKeys.CreateOnce(ctx, &SSHKeyCreateRequest{Name: name, Value: oncePublicKey}, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.SSHKeys.FindByName(ctx, name)) }},
+	{"security group", "security_groups", nil,
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			req := &SecurityGroupCreateRequest{Name: name, Region: onceRegion, Rules: []SecurityGroupRule{}}
+			return idOrErr(c.SecurityGroups.CreateOnce(ctx, req, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.SecurityGroups.FindByName(ctx, name))
+		}},
+	{"floating IP", "floating_ips", nil,
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			return idOrErr(c.FloatingIPs.CreateOnce(ctx, &FloatingIPCreateRequest{Name: name, Region: onceRegion}, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.FloatingIPs.FindByName(ctx, name)) }},
+	{"volume", "volumes", nil,
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			req := &VolumeCreateRequest{Name: name, Region: onceRegion, Size: onceSize, Type: VolumeTypeSSD}
+			return idOrErr(c.Volumes.CreateOnce(ctx, req, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Volumes.FindByName(ctx, name)) }},
+	{"filesystem", "filesystems", nil,
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			req := &FilesystemCreateRequest{Name: name, Region: onceRegion, Size: onceSize}
+			return idOrErr(c.Filesystems.CreateOnce(ctx, req, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Filesystems.FindByName(ctx, name)) }},
+	{"snapshot of an instance", "snapshots", map[string]any{"source_instance_id": "ins-1"},
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			return idOrErr(c.Snapshots.CreateOnce(ctx, "ins-1", &SnapshotCreateRequest{Name: name}, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Snapshots.FindByName(ctx, name)) }},
+	{"snapshot clone", "snapshots", map[string]any{"source_snapshot_id": "snap-1"},
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			return idOrErr(c.Snapshots.CloneOnce(ctx, "snap-1", &SnapshotCloneRequest{Name: name, Region: onceRegion}, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Snapshots.FindByName(ctx, name)) }},
+	{"snapshot import", "snapshots", nil,
+		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
+			req := &SnapshotImportRequest{Name: name, Region: onceRegion, Size: onceSize, URL: "https://example.com/disk.raw"}
+			return idOrErr(c.Snapshots.ImportOnce(ctx, req, opts...))
+		},
+		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Snapshots.FindByName(ctx, name)) }},
+}
+
+func idOrErr[T any](v *T, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	id, _ := stringField(*v, "ID")
+	return id, nil
+}
+
+func idsOf[T any](vs []T, err error) ([]string, error) {
+	var ids []string
+	for _, v := range vs {
+		id, _ := stringField(v, "ID")
+		ids = append(ids, id)
+	}
+	return ids, err
+}
+
+// forEachKind runs f for every kind in a synctest bubble, with a client of a fresh onceServer.
+func forEachKind(t *testing.T, f func(t *testing.T, k onceKind, s *onceServer, c *Client)) {
+	for _, k := range onceKinds {
+		t.Run(k.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &onceServer{key: k.key, extra: k.extra}
+				c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+				f(t, k, s, c)
+			})
+		})
+	}
+}
+
+// item is an existing resource of the kind: named name, matching what the kind's create asks for.
+func (k onceKind) item(id, name string) map[string]any {
+	item := map[string]any{"id": id, "name": name, "region": onceRegion, "size": onceSize, "status": "created"}
+	switch k.key {
+	case "ssh_keys":
+		item["value"] = oncePublicKey
+	case "instances":
+		item["type"] = validCreate().Type
+	case "volumes":
+		item["type"] = string(VolumeTypeSSD)
+	}
+	for key, v := range k.extra {
+		item[key] = v
+	}
+	return item
+}
+
+// TestCreateOnceAdoptsALostCreate: the create was processed and its response lost; CreateOnce
+// returns what it made and never sends a second create, now or when called again.
+func TestCreateOnceAdoptsALostCreate(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		s.store = true
+		id, err := k.create(context.Background(), c, "web-1")
+		require.NoError(t, err)
+		assert.Equal(t, "new-1", id)
+		id, err = k.create(context.Background(), c, "web-1")
+		require.NoError(t, err)
+		assert.Equal(t, "new-1", id, "a second call adopts it")
+		posts, _ := s.counts()
+		assert.Equal(t, 1, posts, "one create in all")
+		ids, err := k.find(context.Background(), c, "web-1")
+		require.NoError(t, err)
+		assert.Equal(t, []string{"new-1"}, ids)
+	})
+}
+
+// TestCreateOnceWaitsForALaggingList: the list shows the lost create's resource only a few lists
+// later; CreateOnce keeps looking within the settle time and adopts it, with one create.
+func TestCreateOnceWaitsForALaggingList(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		s.store, s.lag = true, 3
+		start := time.Now()
+		id, err := k.create(context.Background(), c, "web-1")
+		require.NoError(t, err)
+		assert.Equal(t, "new-1", id)
+		posts, lists := s.counts()
+		assert.Equal(t, 1, posts)
+		assert.Equal(t, 5, lists, "the lookup before, then four after the create")
+		assert.Less(t, time.Since(start), DefaultSettleTime)
+	})
+}
+
+// TestCreateOnceReportsNothingCreated: a lost create that was never processed leaves nothing; after
+// the settle time CreateOnce says so with ErrNotCreated, which is not ErrOutcomeUnknown, and sends
+// the create again only when asked to.
+func TestCreateOnceReportsNothingCreated(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		start := time.Now()
+		_, err := k.create(context.Background(), c, "web-1")
+		require.ErrorIs(t, err, ErrNotCreated)
+		assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+		assert.Contains(t, err.Error(), "calling CreateOnce again is safe")
+		assert.GreaterOrEqual(t, time.Since(start), DefaultSettleTime, "not before the settle time")
+		posts, _ := s.counts()
+		assert.Equal(t, 1, posts)
+
+		_, err = k.create(context.Background(), c, "web-1", WithSettleTime(5*time.Second), RetryNotCreated(1))
+		require.ErrorIs(t, err, ErrNotCreated)
+		posts, _ = s.counts()
+		assert.Equal(t, 3, posts, "sent again once more when asked")
+
+		s.mu.Lock()
+		s.store = true
+		s.mu.Unlock()
+		id, err := k.create(context.Background(), c, "web-1", RetryNotCreated(1))
+		require.NoError(t, err)
+		assert.Equal(t, "new-4", id)
+	})
+}
+
+// TestCreateOnceRefusesAnAmbiguousName: two resources with the name already decide it: CreateOnce
+// reads no further page and creates nothing.
+func TestCreateOnceRefusesAnAmbiguousName(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		s.items = []map[string]any{k.item("a", "web-1"), k.item("b", "web-1")}
+		for i := range 300 * MaxPerPage {
+			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
+		}
+		_, err := k.create(context.Background(), c, "web-1")
+		var nameErr *NameError
+		require.ErrorAs(t, err, &nameErr)
+		assert.ErrorIs(t, err, ErrConflict)
+		assert.Equal(t, []string{"a", "b"}, nameErr.IDs)
+		posts, lists := s.counts()
+		assert.Zero(t, posts)
+		assert.Equal(t, 1, lists, "two matches on the first page end the lookup")
+	})
+}
+
+// TestCreateOnceAdoptsOnlyAMatch: a resource with the name that is going away, or that is not what
+// the request would make, is not adopted; nothing is created. A longer name is another name.
+func TestCreateOnceAdoptsOnlyAMatch(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		deleting := k.item("a", "web-1")
+		deleting["status"] = "deleting"
+		if k.key == "ssh_keys" {
+			deleting["value"] = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH4x9Jk2Q7v5Zp1cW3mN8bR6tY0uE2oI4aS6dF8gH0jK other"
+		}
+		s.items = []map[string]any{deleting, k.item("b", "web-10")}
+		_, err := k.create(context.Background(), c, "web-1")
+		var nameErr *NameError
+		require.ErrorAs(t, err, &nameErr)
+		assert.Equal(t, []string{"a"}, nameErr.IDs, "web-10 is not web-1")
+
+		if k.key != "ssh_keys" {
+			elsewhere, want := k.item("c", "web-2"), "region EUC-DE-MUC-1"
+			elsewhere["region"] = "EUC-DE-MUC-1"
+			if k.extra["source_instance_id"] != nil {
+				elsewhere["source_instance_id"], want = "ins-2", "of instance ins-2"
+			}
+			s.mu.Lock()
+			s.items = append(s.items, elsewhere)
+			s.mu.Unlock()
+			_, err = k.create(context.Background(), c, "web-2")
+			require.ErrorAs(t, err, &nameErr)
+			assert.Contains(t, nameErr.Reason, want)
+		}
+		posts, _ := s.counts()
+		assert.Zero(t, posts)
+	})
+}
+
+// TestCreateOnceReadsPastAShortTotalCount: the resource is the first of a second page whose
+// total_count says the list ends with the first; the lookup reads to the short page and adopts it.
+func TestCreateOnceReadsPastAShortTotalCount(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		for i := range MaxPerPage {
+			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
+		}
+		s.items = append(s.items, k.item("mine", "web-1"))
+		s.short = true
+		id, err := k.create(context.Background(), c, "web-1")
+		require.NoError(t, err)
+		assert.Equal(t, "mine", id)
+		posts, _ := s.counts()
+		assert.Zero(t, posts)
+	})
+}
+
+// TestCreateOnceValidatesFirst: a bad request is refused before any lookup, and a nil one is an
+// error, not a panic.
+func TestCreateOnceValidatesFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {})
+		ctx := context.Background()
+		_, err := c.Instances.CreateOnce(ctx, nil)
+		require.ErrorIs(t, err, ErrInvalidRequest)
+		_, err = c.Instances.CreateOnce(ctx, &InstanceCreateRequest{})
+		require.ErrorIs(t, err, ErrInvalidRequest)
+		_, err = c.SSHKeys.CreateOnce(ctx, nil)
+		require.ErrorIs(t, err, ErrInvalidRequest)
+		_, err = c.Snapshots.CreateOnce(ctx, "a/b", &SnapshotCreateRequest{Name: "s"})
+		require.ErrorIs(t, err, ErrInvalidRequest)
+		_, err = c.Instances.CreateOnce(ctx, validCreate(), WithSettleTime(0))
+		require.ErrorIs(t, err, ErrInvalidRequest)
+		assert.Zero(t, rec.count())
+	})
+}
