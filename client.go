@@ -175,14 +175,21 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 			ErrorHandler: r.errorHandler,
 		},
 	}
-	c.Instances = &InstancesService{c}
-	c.Snapshots = &SnapshotsService{c}
-	c.SecurityGroups = &SecurityGroupsService{c}
-	c.FloatingIPs = &FloatingIPsService{c}
+	c.Instances = &InstancesService{c: c}
+	c.Instances.polls = newPoller(c.Instances.List)
+	c.Snapshots = &SnapshotsService{c: c}
+	c.Snapshots.polls = newPoller(c.Snapshots.List)
+	c.SecurityGroups = &SecurityGroupsService{c: c}
+	c.SecurityGroups.polls = newPoller(c.SecurityGroups.List)
+	c.FloatingIPs = &FloatingIPsService{c: c}
+	c.FloatingIPs.polls = newPoller(c.FloatingIPs.List)
 	c.Images = &ImagesService{c}
-	c.SSHKeys = &SSHKeysService{c}
-	c.Volumes = &VolumesService{c}
-	c.Filesystems = &FilesystemsService{c}
+	c.SSHKeys = &SSHKeysService{c: c}
+	c.SSHKeys.polls = newPoller(c.SSHKeys.List)
+	c.Volumes = &VolumesService{c: c}
+	c.Volumes.polls = newPoller(c.Volumes.List)
+	c.Filesystems = &FilesystemsService{c: c}
+	c.Filesystems.polls = newPoller(c.Filesystems.List)
 	c.Quotas = &QuotasService{c}
 	c.Reservations = &ReservationsService{c}
 	c.Availability = &AvailabilityService{c}

@@ -107,12 +107,16 @@ var onceKinds = []onceKind{
 			req.Name, req.Region = name, onceRegion
 			return idOrErr(c.Instances.CreateOnce(ctx, req, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Instances.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.Instances.FindByName(ctx, name))
+		}},
 	{"SSH key", "ssh_keys", nil,
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			return idOrErr(c.SSHKeys.CreateOnce(ctx, &SSHKeyCreateRequest{Name: name, Value: oncePublicKey}, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.SSHKeys.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.SSHKeys.FindByName(ctx, name))
+		}},
 	{"security group", "security_groups", nil,
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			req := &SecurityGroupCreateRequest{Name: name, Region: onceRegion, Rules: []SecurityGroupRule{}}
@@ -125,35 +129,47 @@ var onceKinds = []onceKind{
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			return idOrErr(c.FloatingIPs.CreateOnce(ctx, &FloatingIPCreateRequest{Name: name, Region: onceRegion}, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.FloatingIPs.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.FloatingIPs.FindByName(ctx, name))
+		}},
 	{"volume", "volumes", nil,
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			req := &VolumeCreateRequest{Name: name, Region: onceRegion, Size: onceSize, Type: VolumeTypeSSD}
 			return idOrErr(c.Volumes.CreateOnce(ctx, req, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Volumes.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.Volumes.FindByName(ctx, name))
+		}},
 	{"filesystem", "filesystems", nil,
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			req := &FilesystemCreateRequest{Name: name, Region: onceRegion, Size: onceSize}
 			return idOrErr(c.Filesystems.CreateOnce(ctx, req, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Filesystems.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.Filesystems.FindByName(ctx, name))
+		}},
 	{"snapshot of an instance", "snapshots", map[string]any{"source_instance_id": "ins-1"},
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			return idOrErr(c.Snapshots.CreateOnce(ctx, "ins-1", &SnapshotCreateRequest{Name: name}, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Snapshots.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.Snapshots.FindByName(ctx, name))
+		}},
 	{"snapshot clone", "snapshots", map[string]any{"source_snapshot_id": "snap-1"},
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			return idOrErr(c.Snapshots.CloneOnce(ctx, "snap-1", &SnapshotCloneRequest{Name: name, Region: onceRegion}, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Snapshots.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.Snapshots.FindByName(ctx, name))
+		}},
 	{"snapshot import", "snapshots", nil,
 		func(ctx context.Context, c *Client, name string, opts ...OnceOption) (string, error) {
 			req := &SnapshotImportRequest{Name: name, Region: onceRegion, Size: onceSize, URL: "https://example.com/disk.raw"}
 			return idOrErr(c.Snapshots.ImportOnce(ctx, req, opts...))
 		},
-		func(ctx context.Context, c *Client, name string) ([]string, error) { return idsOf(c.Snapshots.FindByName(ctx, name)) }},
+		func(ctx context.Context, c *Client, name string) ([]string, error) {
+			return idsOf(c.Snapshots.FindByName(ctx, name))
+		}},
 }
 
 func idOrErr[T any](v *T, err error) (string, error) {

@@ -174,6 +174,7 @@ func (s *FilesystemsService) Delete(ctx context.Context, id string) error {
 func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, target FilesystemStatus, opts ...WaitOption) (*Filesystem, error) {
 	return waiter[Filesystem, FilesystemStatus]{
 		c:        s.c,
+		shared:   s.polls,
 		resource: "filesystem",
 		id:       id,
 		idField:  "filesystem_id",

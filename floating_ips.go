@@ -195,6 +195,7 @@ func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
 	return waiter[FloatingIP, FloatingIPStatus]{
 		c:        s.c,
+		shared:   s.polls,
 		resource: "floating IP",
 		id:       id,
 		idField:  "floating_ip_id",

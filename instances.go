@@ -434,6 +434,7 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[Instance, InstanceStatus]{
 		c:        s.c,
+		shared:   s.polls,
 		resource: "instance",
 		id:       id,
 		idField:  "instance_id",
@@ -461,6 +462,7 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {
 	return waiter[Instance, InstanceStatus]{
 		c:        s.c,
+		shared:   s.polls,
 		resource: "instance",
 		id:       id,
 		idField:  "instance_id",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -709,4 +710,83 @@ func requireCode(t *testing.T, err error, status int, code compute.ErrorCode) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, code, apiErr.Code, "%v", err)
 	assert.Equal(t, status, apiErr.StatusCode, "%v", err)
+}
+
+// TestFleetWaitsWithinTheBudget is a fleet written the way a script or a provider writes it: one
+// goroutine per instance creates it, waits until it is active, deletes it and waits until it is
+// gone, all through one client with its defaults, against a service that enforces 10 requests per
+// second with no burst and takes 30 s per transition, in the virtual time of testing/synctest.
+// The floor is what the budget and the transitions allow: the creates need (n-1) x 100 ms and the
+// last one still takes 30 s up and 30 s down. It logs, for BENCHMARKS.md, the time over the floor
+// and the GETs of one instance per instance, and holds them to 1.10 and 2.
+func TestFleetWaitsWithinTheBudget(t *testing.T) {
+	for _, n := range []int{10, 50, 200} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const transition = 30 * time.Second
+				srv := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithRateLimit(10, 1),
+					computetest.WithDurations(computetest.UniformDurations(transition)),
+					computetest.WithLimits(computetest.Limits{MaxInstances: n}))
+				defer srv.Close()
+				c := srv.Client()
+				ctx := context.Background()
+				start := time.Now()
+				var wg sync.WaitGroup
+				var failed atomic.Int64
+				for i := range n {
+					wg.Go(func() {
+						inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
+							Name: fmt.Sprintf("fleet-%d", i), Hostname: fmt.Sprintf("fleet-%d", i), Type: lifeType,
+							Region: lifeRegion, Image: lifeImage, SSHKeys: []string{"key-ci"}})
+						if err == nil {
+							_, err = c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
+						}
+						if err == nil {
+							err = c.Instances.Delete(ctx, inst.ID)
+						}
+						if err == nil {
+							err = c.Instances.WaitForDeletion(ctx, inst.ID)
+						}
+						if !assert.NoError(t, err) {
+							failed.Add(1)
+						}
+					})
+				}
+				wg.Wait()
+				elapsed := time.Since(start)
+				floor := time.Duration(n-1)*100*time.Millisecond + 2*transition
+				gets, posts, lists := 0, 0, 0
+				n429 := 0
+				var first time.Time
+				for _, r := range srv.Requests() {
+					if first.IsZero() {
+						first = r.Time
+					}
+					if r.Status == 429 {
+						n429++
+					}
+					if os.Getenv("FLEET_TRACE") != "" {
+						t.Logf("%6.1fs %s %s %d", r.Time.Sub(first).Seconds(), r.Method, r.Path, r.Status)
+					}
+					switch {
+					case r.Method == http.MethodPost:
+						posts++
+					case r.Method == http.MethodGet && r.Path == "/compute/v1/instances":
+						lists++
+					case r.Method == http.MethodGet:
+						gets++
+					}
+				}
+				t.Logf("n=%d: %s, %.2f x the floor (%s); %.1f GETs and %.2f list pages per instance; %d creates; %d failed; %d 429s",
+					n, elapsed.Round(100*time.Millisecond), elapsed.Seconds()/floor.Seconds(), floor,
+					float64(gets)/float64(n), float64(lists)/float64(n), posts, failed.Load(), n429)
+				assert.Zero(t, failed.Load())
+				assert.Equal(t, n, posts, "no create sent twice")
+				assert.LessOrEqual(t, elapsed.Seconds()/floor.Seconds(), 1.10)
+				if n == 200 {
+					assert.LessOrEqual(t, float64(gets)/float64(n), 2.0)
+				}
+			})
+		})
+	}
 }

@@ -282,6 +282,7 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
 	return waiter[SecurityGroup, SecurityGroupStatus]{
 		c:        s.c,
+		shared:   s.polls,
 		resource: "security group",
 		id:       id,
 		idField:  "security_group_id",

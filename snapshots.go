@@ -245,6 +245,7 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
 	return waiter[Snapshot, SnapshotStatus]{
 		c:        s.c,
+		shared:   s.polls,
 		resource: "snapshot",
 		id:       id,
 		idField:  "snapshot_id",

@@ -199,6 +199,7 @@ func (s *VolumesService) Delete(ctx context.Context, id string) error {
 func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target VolumeStatus, opts ...WaitOption) (*Volume, error) {
 	return waiter[Volume, VolumeStatus]{
 		c:        s.c,
+		shared:   s.polls,
 		resource: "volume",
 		id:       id,
 		idField:  "volume_id",

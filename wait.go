@@ -120,6 +120,7 @@ func OnUpdate[T any](fn func(*T)) WaitOption {
 // waiter describes what a WaitForStatus polls.
 type waiter[T any, S ~string] struct {
 	c        *Client
+	shared   *poller[T] // the kind's shared polling
 	resource string
 	id       string
 	// idField names the ID as the get's path does ("instance_id"), for the ValidationError of an
@@ -175,9 +176,10 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 			context.DeadlineExceeded, cfg.maxWait))
 		defer cancel()
 	}
+	defer w.shared.join(w.id)()
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
 	for n := 0; ; n++ {
-		res, err := w.get(ctx)
+		res, shared, err := w.shared.poll(ctx, w.id, w.get)
 		werr.LastErr = err
 		if err != nil && w.gone != nil && w.gone(err) {
 			return nil, nil
@@ -205,6 +207,9 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 				werr.Err = ErrFailureStatus
 				return res, werr
 			}
+		}
+		if shared {
+			continue // the next poll waits for the next walk
 		}
 		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n)); err != nil {
 			werr.Err = context.Cause(ctx)

@@ -1,0 +1,159 @@
+package compute
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// poller shares the polling of the waits in flight on one kind of resource of one client. While
+// two or more waits are in flight and one walk of the kind's list costs fewer requests than a GET
+// for each, it walks the list about once a second per page read, stopping as soon as every awaited
+// resource has been seen, and each wait takes its resource from the latest walk instead of sending
+// a GET of its own. A wait whose resource the walk did not show sends its own GET: a list can lag
+// behind a create or a delete, so only the GET's 404 says that a resource is gone.
+type poller[T any] struct {
+	list func(context.Context, *ListOptions) (*Page[T], error)
+
+	mu      sync.Mutex
+	waits   map[string]int // the waits in flight on each ID
+	running bool           // the walking goroutine runs
+	idle    chan struct{}  // closed when fewer than two waits remain, to end the goroutine's sleep
+	pages   int            // the pages of the whole list at the last walk; 0 before it
+	walked  chan struct{}  // closed when the walk in progress is published
+	latest  map[string]T   // the awaited resources the last walk saw
+	err     error          // the last walk's error
+}
+
+func newPoller[T any](list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
+	return &poller[T]{list: list, waits: map[string]int{}, walked: make(chan struct{})}
+}
+
+// join records a wait on id, starting the walks when it makes them worth it, and returns the
+// function that records its end.
+func (p *poller[T]) join(id string) (leave func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waits[id]++
+	if len(p.waits) >= 2 && !p.running {
+		p.running, p.idle = true, make(chan struct{})
+		go p.run(p.idle)
+	}
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.waits[id]--; p.waits[id] == 0 {
+			delete(p.waits, id)
+		}
+		if len(p.waits) < 2 && p.running && p.idle != nil {
+			close(p.idle)
+			p.idle = nil
+		}
+	}
+}
+
+// sharing reports whether waits take their resources from walks now. The caller holds p.mu.
+func (p *poller[T]) sharing() bool {
+	return p.running && len(p.waits) >= 2 && p.pages <= len(p.waits)
+}
+
+// poll returns the resource id as the next walk shows it, or as get reads it when no walk runs or
+// the walk did not show it. shared reports whether a walk answered, in which case the wait polls
+// again at once: the next poll waits for the next walk.
+func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Context) (*T, error)) (v *T, shared bool, err error) {
+	p.mu.Lock()
+	if !p.sharing() {
+		p.mu.Unlock()
+		v, err := get(ctx)
+		return v, false, err
+	}
+	walked := p.walked
+	p.mu.Unlock()
+	select {
+	case <-walked:
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
+	}
+	p.mu.Lock()
+	found, ok := p.latest[id]
+	err = p.err
+	p.mu.Unlock()
+	switch {
+	case err != nil:
+		return nil, true, err
+	case !ok:
+		v, err := get(ctx)
+		return v, false, err
+	}
+	return &found, true, nil
+}
+
+// run walks while walks are worth it, publishing each, then ends; idle is closed when it should end.
+func (p *poller[T]) run(idle <-chan struct{}) {
+	for {
+		p.mu.Lock()
+		waits, costly := len(p.waits), p.pages > len(p.waits)
+		if waits < 2 {
+			// A wait still blocked for a walk finds nothing in it and reads on its own.
+			p.running, p.latest, p.err = false, nil, nil
+			close(p.walked)
+			p.walked = make(chan struct{})
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		read := 1
+		if !costly {
+			read = p.walk()
+		}
+		t := time.NewTimer(time.Duration(max(read, 1)) * DefaultPollMin)
+		select {
+		case <-t.C:
+		case <-idle:
+			t.Stop()
+		}
+	}
+}
+
+// walk reads the list until it has seen every awaited resource, or to its end, or, when the list
+// turns out to hold more pages than there are waits, after its first page; it publishes what it
+// saw and returns the number of pages read. What is awaited is read after each page, since a page
+// can take a while to come (the rate limit) and waits join meanwhile.
+func (p *poller[T]) walk() int {
+	ctx := context.Background()
+	seen := map[string]T{}
+	var err error
+	read := 0
+	for page := 1; page <= defaultMaxWalkPages; page++ {
+		var pg *Page[T]
+		if pg, err = p.list(ctx, &ListOptions{Page: page, PerPage: MaxPerPage}); err != nil {
+			break
+		}
+		read++
+		for _, v := range pg.Items {
+			id, _ := stringField(v, "ID")
+			seen[id] = v
+		}
+		p.mu.Lock()
+		if page == 1 {
+			p.pages = max(1, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
+		}
+		all := true
+		for id := range p.waits {
+			if _, ok := seen[id]; !ok {
+				all = false
+			}
+		}
+		costly := p.pages > len(p.waits)
+		p.mu.Unlock()
+		if all || costly || len(pg.Items) < MaxPerPage {
+			break
+		}
+	}
+	p.mu.Lock()
+	p.latest, p.err = seen, err
+	close(p.walked)
+	p.walked = make(chan struct{})
+	p.mu.Unlock()
+	return read
+}
