@@ -213,3 +213,33 @@ func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCrea
 func (s *FilesystemsService) FindByName(ctx context.Context, name string) ([]Filesystem, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
+
+// WaitForDeletion polls GET /compute/v1/filesystems/{filesystem_id} after a Delete until the service responds 404 with the filesystem's
+// not-found code (or none), and returns nil then: the filesystem is gone. A filesystem missing from a list is
+// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
+// ends the same ways; no status ends it, so bound it with a deadline.
+func (s *FilesystemsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
+	_, err := waiter[Filesystem, FilesystemStatus]{
+		c:        s.c,
+		shared:   s.polls,
+		resource: "filesystem",
+		id:       id,
+		idField:  "filesystem_id",
+		get:      func(ctx context.Context) (*Filesystem, error) { return s.Get(ctx, id) },
+		status:   func(v *Filesystem) FilesystemStatus { return v.Status },
+		failed:   never[FilesystemStatus],
+		gone:     absent(opDeleteFilesystem),
+	}.wait(ctx, "deleted", opts)
+	return err
+}
+
+// DeleteAndWait deletes a filesystem as soon as the service lets it (DELETE /compute/v1/filesystems/{filesystem_id}) and waits until
+// it is gone. A refusal because of its state, such as being in use, is tried again with
+// the waits' backoff until the delete goes through or ctx ends; a filesystem already gone is success.
+func (s *FilesystemsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
+	return deleteAndWait(ctx, teardown{
+		kind: "filesystem", id: id, idField: "filesystem_id", op: opDeleteFilesystem,
+		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
+		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
+	}, opts)
+}

@@ -237,3 +237,34 @@ func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCrea
 func (s *FloatingIPsService) FindByName(ctx context.Context, name string) ([]FloatingIP, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
+
+// WaitForDeletion polls GET /compute/v1/floating-ips/{floating_ip_id} after a Delete until the service responds 404 with the floating IP's
+// not-found code (or none), and returns nil then: the floating IP is gone. A floating IP missing from a list is
+// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
+// ends the same ways; no status ends it, so bound it with a deadline.
+func (s *FloatingIPsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
+	_, err := waiter[FloatingIP, FloatingIPStatus]{
+		c:        s.c,
+		shared:   s.polls,
+		resource: "floating IP",
+		id:       id,
+		idField:  "floating_ip_id",
+		get:      func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
+		status:   func(v *FloatingIP) FloatingIPStatus { return v.Status },
+		failed:   never[FloatingIPStatus],
+		gone:     absent(opDeleteFloatingIP),
+	}.wait(ctx, "deleted", opts)
+	return err
+}
+
+// DeleteAndWait deletes a floating IP as soon as the service lets it (DELETE /compute/v1/floating-ips/{floating_ip_id}) and waits until
+// it is gone. The service refuses to delete a floating IP
+// attached to an instance: delete the instance first. A refusal because of its state, such as being in use, is tried again with
+// the waits' backoff until the delete goes through or ctx ends; a floating IP already gone is success.
+func (s *FloatingIPsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
+	return deleteAndWait(ctx, teardown{
+		kind: "floating IP", id: id, idField: "floating_ip_id", op: opDeleteFloatingIP,
+		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
+		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
+	}, opts)
+}

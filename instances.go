@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -425,12 +424,13 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 }
 
 // WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
-// responses 404 with code 02008 (instance not found), or a 404 with no code, and returns nil then: the
-// instance is gone. Any other 404, such as 02001 (invalid route, a wrong base URL), ends the wait
-// with that error. It polls like [InstancesService.WaitForStatus] and ends the same ways: a
-// *WaitError that wraps ctx.Err() and names the last status seen, or a non-temporary error at once.
-// No status counts as a failure, so an instance whose delete was refused or lost, which stays
-// active, is polled until ctx ends: bound the wait with a deadline.
+// responds 404 with code 02008 (instance not found), or a 404 with no code, and returns nil then:
+// the instance is gone. Any other 404, such as 02001 (invalid route, a wrong base URL), ends the
+// wait with that error, and an instance missing from a list is not proof (a list can lag). It polls
+// like [InstancesService.WaitForStatus] and ends the same ways: a *WaitError that wraps ctx.Err()
+// and names the last status seen, or a non-temporary error at once. No status counts as a
+// failure, so an instance whose delete was refused or lost, which stays active, is polled until
+// ctx ends: bound the wait with a deadline.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[Instance, InstanceStatus]{
 		c:        s.c,
@@ -440,14 +440,39 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 		idField:  "instance_id",
 		get:      func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
 		status:   func(i *Instance) InstanceStatus { return i.Status },
-		failed:   func(InstanceStatus, InstanceStatus) bool { return false },
-		gone: func(err error) bool {
-			var apiErr *APIError
-			return errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound &&
-				(apiErr.Code == CodeInstanceNotFound || apiErr.Code == "")
-		},
+		failed:   never[InstanceStatus],
+		gone:     absent(opDeleteInstance),
 	}.wait(ctx, "deleted", opts)
 	return err
+}
+
+// DeleteAndWait destroys an instance as soon as the service lets it
+// (DELETE /compute/v1/instances/{instance_id}) and waits until it is gone. An instance that is
+// creating, starting or stopping is refused (02013, 02069): the delete is tried again, with the
+// waits' backoff, until it goes through or ctx ends. A protected instance (02038) is an error
+// unless [RemoveProtection] is given. An instance already gone is success.
+//
+// The service's references set the order of a teardown: delete instances before the volumes,
+// security groups and floating IPs they use, and before the snapshots they were built from (each is
+// refused while in use); SSH keys and filesystems have no such tie.
+func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
+	return deleteAndWait(ctx, teardown{
+		kind: "instance", id: id, idField: "instance_id", op: opDeleteInstance,
+		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
+		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
+		unprotect: func(ctx context.Context) error {
+			_, err := s.Update(ctx, id, &InstanceUpdateRequest{IsProtected: Ptr(false)})
+			if errors.Is(err, CodeUpdateRequiresActive) {
+				// Only an active instance can be updated: start a stopped one, and try again once it is.
+				if inst, gerr := s.Get(ctx, id); gerr == nil && inst.Status == InstanceStatusStopped {
+					if serr := s.Start(ctx, id); serr != nil && !errors.Is(serr, ErrConflict) && !errors.Is(serr, ErrOutcomeUnknown) {
+						return serr
+					}
+				}
+			}
+			return err
+		},
+	}, opts)
 }
 
 // WaitForStatus polls GET /compute/v1/instances/{instance_id} until the instance has the target

@@ -18,7 +18,7 @@ type poller[T any] struct {
 	mu      sync.Mutex
 	waits   map[string]int // the waits in flight on each ID
 	running bool           // the walking goroutine runs
-	idle    chan struct{}  // closed when fewer than two waits remain, to end the goroutine's sleep
+	stop    context.CancelFunc // ends the goroutine's walk or sleep when fewer than two waits remain
 	pages   int            // the pages of the whole list at the last walk; 0 before it
 	walked  chan struct{}  // closed when the walk in progress is published
 	latest  map[string]T   // the awaited resources the last walk saw
@@ -36,8 +36,7 @@ func (p *poller[T]) join(id string) (leave func()) {
 	defer p.mu.Unlock()
 	p.waits[id]++
 	if len(p.waits) >= 2 && !p.running {
-		p.running, p.idle = true, make(chan struct{})
-		go p.run(p.idle)
+		p.start()
 	}
 	return func() {
 		p.mu.Lock()
@@ -45,11 +44,19 @@ func (p *poller[T]) join(id string) (leave func()) {
 		if p.waits[id]--; p.waits[id] == 0 {
 			delete(p.waits, id)
 		}
-		if len(p.waits) < 2 && p.running && p.idle != nil {
-			close(p.idle)
-			p.idle = nil
+		if len(p.waits) < 2 && p.stop != nil {
+			p.stop()
+			p.stop = nil
 		}
 	}
+}
+
+// start starts the walking goroutine. The caller holds p.mu.
+func (p *poller[T]) start() {
+	var ctx context.Context
+	ctx, p.stop = context.WithCancel(context.Background())
+	p.running = true
+	go p.run(ctx)
 }
 
 // sharing reports whether waits take their resources from walks now. The caller holds p.mu.
@@ -88,30 +95,28 @@ func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Contex
 	return &found, true, nil
 }
 
-// run walks while walks are worth it, publishing each, then ends; idle is closed when it should end.
-func (p *poller[T]) run(idle <-chan struct{}) {
+// run walks while walks are worth it, publishing each, then ends; ctx ends when it should.
+func (p *poller[T]) run(ctx context.Context) {
 	for {
 		p.mu.Lock()
 		waits, costly := len(p.waits), p.pages > len(p.waits)
-		if waits < 2 {
+		if waits < 2 || ctx.Err() != nil {
 			// A wait still blocked for a walk finds nothing in it and reads on its own.
 			p.running, p.latest, p.err = false, nil, nil
 			close(p.walked)
 			p.walked = make(chan struct{})
+			if len(p.waits) >= 2 { // waits joined while it was stopping
+				p.start()
+			}
 			p.mu.Unlock()
 			return
 		}
 		p.mu.Unlock()
 		read := 1
 		if !costly {
-			read = p.walk()
+			read = p.walk(ctx)
 		}
-		t := time.NewTimer(time.Duration(max(read, 1)) * DefaultPollMin)
-		select {
-		case <-t.C:
-		case <-idle:
-			t.Stop()
-		}
+		_ = sleep(ctx, time.Duration(max(read, 1))*DefaultPollMin)
 	}
 }
 
@@ -119,8 +124,7 @@ func (p *poller[T]) run(idle <-chan struct{}) {
 // turns out to hold more pages than there are waits, after its first page; it publishes what it
 // saw and returns the number of pages read. What is awaited is read after each page, since a page
 // can take a while to come (the rate limit) and waits join meanwhile.
-func (p *poller[T]) walk() int {
-	ctx := context.Background()
+func (p *poller[T]) walk(ctx context.Context) int {
 	seen := map[string]T{}
 	var err error
 	read := 0
@@ -152,6 +156,9 @@ func (p *poller[T]) walk() int {
 	}
 	p.mu.Lock()
 	p.latest, p.err = seen, err
+	if ctx.Err() != nil { // stopped: the walk says nothing
+		p.latest, p.err = nil, nil
+	}
 	close(p.walked)
 	p.walked = make(chan struct{})
 	p.mu.Unlock()

@@ -324,3 +324,34 @@ func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGro
 func (s *SecurityGroupsService) FindByName(ctx context.Context, name string) ([]SecurityGroup, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
+
+// WaitForDeletion polls GET /compute/v1/security-groups/{security_group_id} after a Delete until the service responds 404 with the security group's
+// not-found code (or none), and returns nil then: the security group is gone. A security group missing from a list is
+// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
+// ends the same ways; no status ends it, so bound it with a deadline.
+func (s *SecurityGroupsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
+	_, err := waiter[SecurityGroup, SecurityGroupStatus]{
+		c:        s.c,
+		shared:   s.polls,
+		resource: "security group",
+		id:       id,
+		idField:  "security_group_id",
+		get:      func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
+		status:   func(v *SecurityGroup) SecurityGroupStatus { return v.Status },
+		failed:   never[SecurityGroupStatus],
+		gone:     absent(opDeleteSecurityGroup),
+	}.wait(ctx, "deleted", opts)
+	return err
+}
+
+// DeleteAndWait deletes a security group as soon as the service lets it (DELETE /compute/v1/security-groups/{security_group_id}) and waits until
+// it is gone. The service refuses to delete a security
+// group that instances use: delete them first. A refusal because of its state, such as being in use, is tried again with
+// the waits' backoff until the delete goes through or ctx ends; a security group already gone is success.
+func (s *SecurityGroupsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
+	return deleteAndWait(ctx, teardown{
+		kind: "security group", id: id, idField: "security_group_id", op: opDeleteSecurityGroup,
+		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
+		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
+	}, opts)
+}

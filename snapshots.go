@@ -342,3 +342,34 @@ func (s *SnapshotsService) FindByName(ctx context.Context, name string) ([]Snaps
 func snapshotGoing(st SnapshotStatus) bool {
 	return st == SnapshotStatusDeleting || st == SnapshotStatusPendingDelete || st == SnapshotStatusError
 }
+
+// WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the service responds 404 with the snapshot's
+// not-found code (or none), and returns nil then: the snapshot is gone. A snapshot missing from a list is
+// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
+// ends the same ways; no status ends it, so bound it with a deadline.
+func (s *SnapshotsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
+	_, err := waiter[Snapshot, SnapshotStatus]{
+		c:        s.c,
+		shared:   s.polls,
+		resource: "snapshot",
+		id:       id,
+		idField:  "snapshot_id",
+		get:      func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
+		status:   func(v *Snapshot) SnapshotStatus { return v.Status },
+		failed:   never[SnapshotStatus],
+		gone:     absent(opDeleteSnapshot),
+	}.wait(ctx, "deleted", opts)
+	return err
+}
+
+// DeleteAndWait deletes a snapshot as soon as the service lets it (DELETE /compute/v1/snapshots/{snapshot_id}) and waits until
+// it is gone. The service refuses to delete a snapshot
+// that an instance was built from: delete the instance first. A refusal because of its state, such as being in use, is tried again with
+// the waits' backoff until the delete goes through or ctx ends; a snapshot already gone is success.
+func (s *SnapshotsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
+	return deleteAndWait(ctx, teardown{
+		kind: "snapshot", id: id, idField: "snapshot_id", op: opDeleteSnapshot,
+		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
+		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
+	}, opts)
+}

@@ -159,3 +159,33 @@ func publicKey(value string) string {
 	fields := strings.Fields(value)
 	return strings.Join(fields[:min(len(fields), 2)], " ")
 }
+
+// WaitForDeletion polls GET /compute/v1/ssh-keys/{ssh_key_id} after a Delete until the service responds 404 with the SSH key's
+// not-found code (or none), and returns nil then: the SSH key is gone. A SSH key missing from a list is
+// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
+// ends the same ways; no status ends it, so bound it with a deadline.
+func (s *SSHKeysService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
+	_, err := waiter[SSHKey, string]{
+		c:        s.c,
+		shared:   s.polls,
+		resource: "SSH key",
+		id:       id,
+		idField:  "ssh_key_id",
+		get:      func(ctx context.Context) (*SSHKey, error) { return s.Get(ctx, id) },
+		status:   func(*SSHKey) string { return "" },
+		failed:   never[string],
+		gone:     absent(opDeleteSSHKey),
+	}.wait(ctx, "deleted", opts)
+	return err
+}
+
+// DeleteAndWait deletes a SSH key as soon as the service lets it (DELETE /compute/v1/ssh-keys/{ssh_key_id}) and waits until
+// it is gone. A refusal because of its state, such as being in use, is tried again with
+// the waits' backoff until the delete goes through or ctx ends; a SSH key already gone is success.
+func (s *SSHKeysService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
+	return deleteAndWait(ctx, teardown{
+		kind: "SSH key", id: id, idField: "ssh_key_id", op: opDeleteSSHKey,
+		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
+		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
+	}, opts)
+}

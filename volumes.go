@@ -238,3 +238,34 @@ func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateReques
 func (s *VolumesService) FindByName(ctx context.Context, name string) ([]Volume, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
+
+// WaitForDeletion polls GET /compute/v1/volumes/{volume_id} after a Delete until the service responds 404 with the volume's
+// not-found code (or none), and returns nil then: the volume is gone. A volume missing from a list is
+// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
+// ends the same ways; no status ends it, so bound it with a deadline.
+func (s *VolumesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
+	_, err := waiter[Volume, VolumeStatus]{
+		c:        s.c,
+		shared:   s.polls,
+		resource: "volume",
+		id:       id,
+		idField:  "volume_id",
+		get:      func(ctx context.Context) (*Volume, error) { return s.Get(ctx, id) },
+		status:   func(v *Volume) VolumeStatus { return v.Status },
+		failed:   never[VolumeStatus],
+		gone:     absent(opDeleteVolume),
+	}.wait(ctx, "deleted", opts)
+	return err
+}
+
+// DeleteAndWait deletes a volume as soon as the service lets it (DELETE /compute/v1/volumes/{volume_id}) and waits until
+// it is gone. The service refuses to delete a volume
+// attached to an instance: delete the instance first, or detach the volume. A refusal because of its state, such as being in use, is tried again with
+// the waits' backoff until the delete goes through or ctx ends; a volume already gone is success.
+func (s *VolumesService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
+	return deleteAndWait(ctx, teardown{
+		kind: "volume", id: id, idField: "volume_id", op: opDeleteVolume,
+		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
+		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
+	}, opts)
+}

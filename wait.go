@@ -169,16 +169,11 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	if target == "" {
 		return nil, invalid("status", "the target status is empty")
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, cfg.maxWait, fmt.Errorf(
-			"%w: the context had no deadline and the default maximum wait (%s, see WithMaxWait) passed",
-			context.DeadlineExceeded, cfg.maxWait))
-		defer cancel()
-	}
+	ctx, cancel := boundWait(ctx, cfg.maxWait)
+	defer cancel()
 	defer w.shared.join(w.id)()
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
-	for n := 0; ; n++ {
+	for n := 0; ; { // n counts the wait's own polls, which set its backoff
 		res, shared, err := w.shared.poll(ctx, w.id, w.get)
 		werr.LastErr = err
 		if err != nil && w.gone != nil && w.gone(err) {
@@ -211,11 +206,24 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 		if shared {
 			continue // the next poll waits for the next walk
 		}
-		if err := sleep(ctx, jitter(cfg.minInterval, cfg.maxInterval, n)); err != nil {
+		wait := jitter(cfg.minInterval, cfg.maxInterval, n)
+		n++
+		if err := sleep(ctx, wait); err != nil {
 			werr.Err = context.Cause(ctx)
 			return nil, werr
 		}
 	}
+}
+
+// boundWait bounds a wait whose context has no deadline by maxWait; a context with a deadline is
+// the caller's own bound and is used as it is.
+func boundWait(ctx context.Context, maxWait time.Duration) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, maxWait, fmt.Errorf(
+		"%w: the context had no deadline and the default maximum wait (%s, see WithMaxWait) passed",
+		context.DeadlineExceeded, maxWait))
 }
 
 // transient reports an error worth polling through: a temporary API error (429, 502-504) or a

@@ -1,0 +1,137 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+)
+
+// DeleteOption configures a DeleteAndWait: [RemoveProtection], or a [WaitOption] for its waits
+// ([WithPollInterval], [WithMaxWait]).
+type DeleteOption interface{ applyDelete(*deleteConfig) }
+
+type deleteConfig struct {
+	unprotect bool
+	wait      []WaitOption
+}
+
+func (f waitOptionFunc) applyDelete(c *deleteConfig) { c.wait = append(c.wait, f) }
+
+type deleteOptionFunc func(*deleteConfig)
+
+func (f deleteOptionFunc) applyDelete(c *deleteConfig) { f(c) }
+
+// RemoveProtection lets [InstancesService.DeleteAndWait] turn an instance's termination protection
+// off when the service refuses its delete for it (code 02038); without it that refusal is returned.
+// Only an active instance can be updated, so a stopped one is started first. Protection is learned
+// from the refusal, not from is_protected, which the service's responses do not always carry.
+func RemoveProtection() DeleteOption {
+	return deleteOptionFunc(func(c *deleteConfig) { c.unprotect = true })
+}
+
+// teardown describes one kind of resource to deleteAndWait.
+type teardown struct {
+	kind, id, idField string
+	op                operation // the delete
+	del               func(context.Context) error
+	waitGone          func(context.Context, []WaitOption) error
+	unprotect         func(context.Context) error // nil for a kind without termination protection
+}
+
+// deleteAndWait deletes a resource as soon as the service lets it, then waits until it is gone.
+// A refusal because of the resource's state ([ErrConflict]: an instance creating, starting or
+// stopping, a volume still attached, a security group or floating IP still in use) or a delete whose
+// outcome is unknown is tried again, with the waits' backoff, until the delete goes through; a
+// resource that is already gone ends it with nil; any other error ends it at once. When the
+// context ends (or, without a deadline, the maximum wait passes) it returns a [*WaitError] with the
+// last refusal as LastErr.
+func deleteAndWait(ctx context.Context, t teardown, opts []DeleteOption) error {
+	if err := checkPathID(t.idField, t.id); err != nil {
+		return err
+	}
+	if ctx == nil {
+		return errNilContext
+	}
+	var cfg deleteConfig
+	for _, o := range opts {
+		if o != nil {
+			o.applyDelete(&cfg)
+		}
+	}
+	wcfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax, maxWait: DefaultMaxWait}
+	for _, o := range cfg.wait {
+		o.applyWait(&wcfg)
+	}
+	if wcfg.err != nil {
+		return wcfg.err
+	}
+	ctx, cancel := boundWait(ctx, wcfg.maxWait)
+	defer cancel()
+	werr := &WaitError{Resource: t.kind, ID: t.id, Target: "deleted"}
+	for n := 0; ; n++ {
+		err := t.del(ctx)
+		var apiErr *APIError
+		switch {
+		case err == nil:
+			return t.waitGone(ctx, cfg.wait)
+		case errors.As(err, &apiErr) && t.op.gone(apiErr):
+			return nil // it was gone already
+		case errors.Is(err, CodeTerminationProtected) && cfg.unprotect && t.unprotect != nil:
+			if uerr := t.unprotect(ctx); uerr != nil && !errors.Is(uerr, ErrConflict) && !transient(uerr) {
+				return uerr
+			}
+		case errors.Is(err, CodeTerminationProtected):
+			return err
+		case ctx.Err() != nil:
+		case errors.Is(err, ErrConflict), errors.Is(err, ErrOutcomeUnknown), transient(err):
+			// Not deletable yet, or the outcome of the delete is unknown: try again.
+		default:
+			return err
+		}
+		werr.LastErr = err
+		if serr := sleep(ctx, jitter(wcfg.minInterval, wcfg.maxInterval, n)); serr != nil {
+			werr.Err = context.Cause(ctx)
+			return werr
+		}
+	}
+}
+
+// absent returns the rule that tells, from the error of reading a resource that op deletes, that
+// it does not exist: a 404 with op's not-found code or with no code, or, for a kind without a
+// not-found code (filesystems), any 404 but an invalid route's.
+func absent(op operation) func(error) bool {
+	return func(err error) bool {
+		var e *APIError
+		if !errors.As(err, &e) || e.StatusCode != http.StatusNotFound {
+			return false
+		}
+		if op.notFound != "" {
+			return e.Code == op.notFound || e.Code == ""
+		}
+		return e.Code != CodeInvalidRoute
+	}
+}
+
+// never is the failure rule of a wait for deletion: no status ends it.
+func never[S ~string](S, S) bool { return false }
+
+// WaitAll runs wait for each of ids at once and returns when every one has ended, with their errors
+// joined (nil when all succeeded). Waits of one kind that run together share their polling, so
+// waiting for a hundred instances costs a list walk a second, not a hundred GETs:
+//
+//	err := compute.WaitAll(ctx, ids, func(ctx context.Context, id string) error {
+//		_, err := c.Instances.WaitForStatus(ctx, id, compute.InstanceStatusActive)
+//		return err
+//	})
+func WaitAll(ctx context.Context, ids []string, wait func(ctx context.Context, id string) error) error {
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() {
+			errs[i] = wait(ctx, id)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
