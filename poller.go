@@ -16,13 +16,13 @@ type poller[T any] struct {
 	list func(context.Context, *ListOptions) (*Page[T], error)
 
 	mu      sync.Mutex
-	waits   map[string]int // the waits in flight on each ID
-	running bool           // the walking goroutine runs
+	waits   map[string]int     // the waits in flight on each ID
+	running bool               // the walking goroutine runs
 	stop    context.CancelFunc // ends the goroutine's walk or sleep when fewer than two waits remain
-	pages   int            // the pages of the whole list at the last walk; 0 before it
-	walked  chan struct{}  // closed when the walk in progress is published
-	latest  map[string]T   // the awaited resources the last walk saw
-	err     error          // the last walk's error
+	pages   int                // the pages of the whole list at the last walk; 0 before it
+	walked  chan struct{}      // closed when the walk in progress is published
+	latest  map[string]T       // the awaited resources the last walk saw
+	err     error              // the last walk's error
 }
 
 func newPoller[T any](list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
