@@ -1,11 +1,15 @@
-// Command cleanup deletes every instance, floating IP and security group whose name starts with a
-// prefix. It skips termination-protected instances unless given -force, in which case it removes
-// the protection first.
+// Command cleanup deletes every resource whose name starts with a prefix, of every kind, in the
+// order the service's references need: instances first (they hold volumes, security groups and
+// floating IPs, and were maybe built from snapshots), then snapshots, volumes, filesystems,
+// floating IPs, security groups and SSH keys. It waits for an instance that is still creating,
+// starting or stopping, and for each resource to be gone before the kinds that depend on it. It
+// keeps termination-protected instances unless given -force, which removes the protection first.
 //
 //	go run ./examples/cleanup -prefix quickstart- [-force] [-dry-run]
 //
 // With no COMPUTE_API_URL and COMPUTE_API_TOKEN set it runs against an embedded computetest server
-// that it first fills with matching resources. On a real service it deletes only with -yes.
+// that it first fills with matching resources in every state it handles. On a real service it
+// deletes only with -yes.
 package main
 
 import (
@@ -14,8 +18,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -67,82 +73,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// target is one resource to delete.
+type target struct{ id, name string }
+
+// kind is one kind of resource: its matching resources, and how to delete one and wait until it
+// is gone.
+type kind struct {
+	name   string
+	find   func(ctx context.Context, match func(name string) bool) ([]target, error)
+	delete func(ctx context.Context, id string) error
+}
+
 type cleaner struct {
-	c                    *compute.Client
-	out                  io.Writer
-	prefix               string
-	force, dryRun        bool
+	c             *compute.Client
+	out           io.Writer
+	prefix        string
+	force, dryRun bool
+
+	mu                   sync.Mutex
 	deleted, kept, fails int
 }
 
-// run deletes instances first (they hold floating IPs and groups), waits until they are gone, then
-// deletes floating IPs and security groups. It collects IDs before deleting, so that deleting does
-// not shift the pages being walked.
+// run deletes kind after kind. It collects a kind's IDs before deleting any of them, so that
+// deleting does not shift the pages being walked, and deletes them all at once: their waits share
+// their polling.
 func (cl *cleaner) run(ctx context.Context) error {
-	c := cl.c
-	var instances []compute.Instance
-	for inst, err := range c.Instances.All(ctx, &compute.ListOptions{PerPage: 100}) {
+	match := func(name string) bool { return strings.HasPrefix(name, cl.prefix) }
+	for _, k := range cl.kinds() {
+		targets, err := k.find(ctx, match)
 		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(inst.Name, cl.prefix) {
-			instances = append(instances, inst)
-		}
-	}
-	var gone []string
-	for _, inst := range instances {
-		if inst.IsProtected && !cl.force {
-			fmt.Fprintf(cl.out, "keep    instance %s %s: termination protected (use -force)\n", inst.ID, inst.Name)
-			cl.kept++
-			continue
-		}
-		if cl.dryRun {
-			fmt.Fprintf(cl.out, "would delete instance %s %s\n", inst.ID, inst.Name)
-			continue
-		}
-		if inst.IsProtected {
-			if _, err := c.Instances.Update(ctx, inst.ID, &compute.InstanceUpdateRequest{IsProtected: compute.Ptr(false)}); err != nil {
-				cl.fail("unprotect instance "+inst.ID, err)
+		var wg sync.WaitGroup
+		for _, t := range targets {
+			if cl.dryRun {
+				fmt.Fprintf(cl.out, "would delete %s %s %s\n", k.name, t.id, t.name)
 				continue
 			}
+			wg.Go(func() { cl.delete(ctx, k, t) })
 		}
-		if err := c.Instances.Delete(ctx, inst.ID); err != nil && !errors.Is(err, compute.ErrNotFound) {
-			cl.fail("delete instance "+inst.ID, err)
-			continue
-		}
-		fmt.Fprintf(cl.out, "delete  instance %s %s\n", inst.ID, inst.Name)
-		gone = append(gone, inst.ID)
-	}
-	for _, id := range gone {
-		if err := c.Instances.WaitForDeletion(ctx, id, compute.WithPollInterval(200*time.Millisecond, 5*time.Second)); err != nil {
-			cl.fail("wait for instance "+id, err)
-			continue
-		}
-		cl.deleted++
-	}
-	var ips []compute.FloatingIP
-	for ip, err := range c.FloatingIPs.All(ctx, &compute.ListOptions{PerPage: 100}) {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(ip.Name, cl.prefix) {
-			ips = append(ips, ip)
-		}
-	}
-	for _, ip := range ips {
-		cl.delete(ctx, "floating-ip", ip.ID, ip.Name, func() error { return c.FloatingIPs.Delete(ctx, ip.ID) })
-	}
-	var groups []compute.SecurityGroup
-	for sg, err := range c.SecurityGroups.All(ctx, &compute.ListOptions{PerPage: 100}) {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(sg.Name, cl.prefix) {
-			groups = append(groups, sg)
-		}
-	}
-	for _, sg := range groups {
-		cl.delete(ctx, "security-group", sg.ID, sg.Name, func() error { return c.SecurityGroups.Delete(ctx, sg.ID) })
+		wg.Wait()
 	}
 	fmt.Fprintf(cl.out, "deleted %d, kept %d, failed %d\n", cl.deleted, cl.kept, cl.fails)
 	if cl.fails > 0 {
@@ -151,27 +121,71 @@ func (cl *cleaner) run(ctx context.Context) error {
 	return nil
 }
 
-func (cl *cleaner) delete(_ context.Context, kind, id, name string, del func() error) {
-	if cl.dryRun {
-		fmt.Fprintf(cl.out, "would delete %s %s %s\n", kind, id, name)
-		return
+// delete deletes one resource and waits until it is gone. The service refuses to delete a
+// protected instance with code 02038, which is how protection is learned: without -force the
+// instance is kept.
+func (cl *cleaner) delete(ctx context.Context, k kind, t target) {
+	err := k.delete(ctx, t.id)
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	switch {
+	case errors.Is(err, compute.CodeTerminationProtected):
+		fmt.Fprintf(cl.out, "keep    %s %s %s: termination protected (use -force)\n", k.name, t.id, t.name)
+		cl.kept++
+	case err != nil:
+		fmt.Fprintf(cl.out, "FAILED  %s %s: %s\n", k.name, t.id, setup.Describe(err))
+		cl.fails++
+	default:
+		fmt.Fprintf(cl.out, "deleted %s %s %s\n", k.name, t.id, t.name)
+		cl.deleted++
 	}
-	// A resource already gone is what we wanted.
-	if err := del(); err != nil && !errors.Is(err, compute.ErrNotFound) {
-		cl.fail("delete "+kind+" "+id, err)
-		return
-	}
-	fmt.Fprintf(cl.out, "delete  %s %s %s\n", kind, id, name)
-	cl.deleted++
 }
 
-func (cl *cleaner) fail(what string, err error) {
-	fmt.Fprintf(cl.out, "FAILED  %s: %s\n", what, setup.Describe(err))
-	cl.fails++
+// kinds are every kind of resource, in the order of a teardown.
+func (cl *cleaner) kinds() []kind {
+	c := cl.c
+	var opts []compute.DeleteOption
+	if cl.force {
+		opts = append(opts, compute.RemoveProtection())
+	}
+	return []kind{
+		{"instance", finder(c.Instances.All, func(v compute.Instance) target { return target{v.ID, v.Name} }),
+			func(ctx context.Context, id string) error { return c.Instances.DeleteAndWait(ctx, id, opts...) }},
+		{"snapshot", finder(c.Snapshots.All, func(v compute.Snapshot) target { return target{v.ID, v.Name} }),
+			func(ctx context.Context, id string) error { return c.Snapshots.DeleteAndWait(ctx, id) }},
+		{"volume", finder(c.Volumes.All, func(v compute.Volume) target { return target{v.ID, v.Name} }),
+			func(ctx context.Context, id string) error { return c.Volumes.DeleteAndWait(ctx, id) }},
+		{"filesystem", finder(c.Filesystems.All, func(v compute.Filesystem) target { return target{v.ID, v.Name} }),
+			func(ctx context.Context, id string) error { return c.Filesystems.DeleteAndWait(ctx, id) }},
+		{"floating-ip", finder(c.FloatingIPs.All, func(v compute.FloatingIP) target { return target{v.ID, v.Name} }),
+			func(ctx context.Context, id string) error { return c.FloatingIPs.DeleteAndWait(ctx, id) }},
+		{"security-group", finder(c.SecurityGroups.All, func(v compute.SecurityGroup) target { return target{v.ID, v.Name} }),
+			func(ctx context.Context, id string) error { return c.SecurityGroups.DeleteAndWait(ctx, id) }},
+		{"ssh-key", finder(c.SSHKeys.All, func(v compute.SSHKey) target { return target{v.ID, v.Name} }),
+			func(ctx context.Context, id string) error { return c.SSHKeys.DeleteAndWait(ctx, id) }},
+	}
 }
 
-// seed fills the embedded fake with matching resources (one of them protected) and one that does
-// not match.
+// finder lists a kind with its All method and keeps the resources whose name matches.
+func finder[T any](all func(context.Context, *compute.ListOptions) iter.Seq2[T, error], of func(T) target) func(context.Context, func(string) bool) ([]target, error) {
+	return func(ctx context.Context, match func(string) bool) ([]target, error) {
+		var found []target
+		for v, err := range all(ctx, &compute.ListOptions{PerPage: compute.MaxPerPage}) {
+			if err != nil {
+				return nil, err
+			}
+			if t := of(v); match(t.name) {
+				found = append(found, t)
+			}
+		}
+		return found, nil
+	}
+}
+
+// seed fills the embedded fake with matching resources in every state cleanup handles, and one
+// instance that does not match: an active instance with a security group, a floating IP and an
+// attached volume, a snapshot of it, a protected instance, one still creating and one stopping, a
+// filesystem and an SSH key.
 func seed(ctx context.Context, env *setup.Env, prefix string) error {
 	c := env.Client
 	sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: prefix + "sg", Region: env.Region})
@@ -182,16 +196,49 @@ func seed(ctx context.Context, env *setup.Env, prefix string) error {
 	if err != nil {
 		return err
 	}
-	for i, name := range []string{prefix + "vm-1", prefix + "vm-protected", "other-vm"} {
-		req := &compute.InstanceCreateRequest{Name: name, Hostname: "h", Type: env.Type, Region: env.Region,
-			Image: env.Image, SSHKeys: []string{"key-ci"}, IsProtected: i == 1}
-		if i == 0 {
-			req.SecurityGroups, req.FloatingIP = []string{sg.ID}, ip.ID
-		}
-		// The fake's instances start "creating", which cannot be deleted yet.
-		if _, err := setup.CreateActive(ctx, c, req); err != nil {
-			return err
-		}
+	vol, err := c.Volumes.Create(ctx, &compute.VolumeCreateRequest{Name: prefix + "vol", Region: env.Region, Size: 10})
+	if err != nil {
+		return err
 	}
-	return nil
+	if _, err := c.Volumes.WaitForStatus(ctx, vol.ID, compute.VolumeStatusCreated); err != nil {
+		return err
+	}
+	if _, err := c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: prefix + "fs", Region: env.Region, Size: 10}); err != nil {
+		return err
+	}
+	key, err := c.SSHKeys.Create(ctx, &compute.SSHKeyCreateRequest{Name: prefix + "key",
+		Value: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH4x9Jk2Q7v5Zp1cW3mN8bR6tY0uE2oI4aS6dF8gH0jK cleanup@example"})
+	if err != nil {
+		return err
+	}
+	instance := func(name string) *compute.InstanceCreateRequest {
+		return &compute.InstanceCreateRequest{Name: name, Hostname: "h", Type: env.Type, Region: env.Region,
+			Image: env.Image, SSHKeys: []string{key.ID}}
+	}
+	vm := instance(prefix + "vm-1")
+	vm.SecurityGroups, vm.FloatingIP, vm.Volumes = []string{sg.ID}, ip.ID, []string{vol.ID}
+	active, err := setup.CreateActive(ctx, c, vm)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Snapshots.Create(ctx, active.ID, &compute.SnapshotCreateRequest{Name: prefix + "snap"}); err != nil {
+		return err
+	}
+	protected := instance(prefix + "vm-protected")
+	protected.IsProtected = true
+	if _, err := setup.CreateActive(ctx, c, protected); err != nil {
+		return err
+	}
+	if _, err := setup.CreateActive(ctx, c, instance("other-vm")); err != nil {
+		return err
+	}
+	stopping, err := setup.CreateActive(ctx, c, instance(prefix+"vm-stopping"))
+	if err != nil {
+		return err
+	}
+	if err := c.Instances.Stop(ctx, stopping.ID); err != nil {
+		return err
+	}
+	_, err = c.Instances.Create(ctx, instance(prefix+"vm-creating"))
+	return err
 }

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"slices"
 	"testing"
 	"testing/synctest"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/compute-sdk/compute-go/examples/internal/setup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,19 +28,10 @@ func TestCleanupKeepsProtectedInstancesWithoutForce(t *testing.T) {
 	embedded(t, func(t *testing.T) {
 		var out, errOut bytes.Buffer
 		require.Equal(t, 0, run(context.Background(), []string{"-prefix", "test-"}, &out, &errOut), errOut.String())
-		assert.Contains(t, out.String(), "keep    instance ins-000002 test-vm-protected")
-		assert.Contains(t, out.String(), "delete  instance ins-000001 test-vm-1")
+		assert.Contains(t, out.String(), "keep    instance ins-000002 test-vm-protected: termination protected (use -force)")
+		assert.Contains(t, out.String(), "deleted instance ins-000001 test-vm-1")
 		assert.NotContains(t, out.String(), "other-vm")
-		assert.Contains(t, out.String(), "deleted 3, kept 1, failed 0")
-	})
-}
-
-func TestCleanupForceDeletesProtectedInstances(t *testing.T) {
-	embedded(t, func(t *testing.T) {
-		var out, errOut bytes.Buffer
-		require.Equal(t, 0, run(context.Background(), []string{"-prefix", "test-", "-force"}, &out, &errOut), errOut.String())
-		assert.Contains(t, out.String(), "delete  instance ins-000002 test-vm-protected")
-		assert.Contains(t, out.String(), "deleted 4, kept 0, failed 0")
+		assert.Contains(t, out.String(), "deleted 9, kept 1, failed 0")
 	})
 }
 
@@ -45,7 +40,8 @@ func TestCleanupDryRunAndGuards(t *testing.T) {
 	embedded(t, func(t *testing.T) {
 		require.Equal(t, 0, run(context.Background(), []string{"-prefix", "test-", "-dry-run"}, &out, &errOut))
 		assert.Contains(t, out.String(), "would delete instance ins-000001")
-		assert.Contains(t, out.String(), "deleted 0, kept 1, failed 0")
+		assert.Contains(t, out.String(), "would delete ssh-key")
+		assert.Contains(t, out.String(), "deleted 0, kept 0, failed 0")
 
 		assert.Equal(t, 2, run(context.Background(), nil, &out, &errOut), "no prefix")
 	})
@@ -55,4 +51,69 @@ func TestCleanupDryRunAndGuards(t *testing.T) {
 	t.Setenv(compute.EnvToken, srv.Token)
 	assert.Equal(t, 2, run(context.Background(), []string{"-prefix", "x"}, &out, &errOut), "a real service needs -yes")
 	assert.Empty(t, srv.Requests())
+}
+
+// TestCleanupLeavesNothingFromAnyState seeds a fake with resources of every kind in every state
+// cleanup meets (an instance creating, one stopping, one protected, a volume attached, a snapshot,
+// a filesystem, a key, a security group and a floating IP in use) and runs the cleaner with -force:
+// afterwards every collection is as it was before, but for the one instance that does not match.
+func TestCleanupLeavesNothingFromAnyState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+			computetest.WithDurations(computetest.UniformDurations(setup.Transition)))
+		defer srv.Close()
+		c := srv.Client()
+		ctx := context.Background()
+		env := &setup.Env{Client: c, Server: srv, Region: "NORD-NO-KRS-1", Type: "vcpu-2_memory-4g", Image: "ubuntu-24.04"}
+		before := inventory(t, c)
+		require.NoError(t, seed(ctx, env, "test-"))
+		seeded := inventory(t, c)
+		for _, name := range []string{"instance test-vm-creating creating", "instance test-vm-stopping stopping",
+			"instance test-vm-protected active", "volume test-vol created 1", "snapshot test-snap", "filesystem test-fs",
+			"ssh-key test-key", "security-group test-sg", "floating-ip test-ip"} {
+			assert.Contains(t, seeded, name, "the seed makes every state")
+		}
+
+		cl := &cleaner{c: c, out: io.Discard, prefix: "test-", force: true}
+		require.NoError(t, cl.run(ctx))
+		assert.Equal(t, 10, cl.deleted)
+		after := inventory(t, c)
+		other := slices.IndexFunc(after, func(s string) bool { return s == "instance other-vm active" })
+		require.GreaterOrEqual(t, other, 0)
+		assert.Equal(t, before, slices.Delete(after, other, other+1))
+	})
+}
+
+// inventory lists every collection of the fake as "kind name status [attachments]" lines.
+func inventory(t *testing.T, c *compute.Client) []string {
+	t.Helper()
+	ctx := context.Background()
+	var lines []string
+	add := func(err error, format string, args ...any) {
+		require.NoError(t, err)
+		lines = append(lines, fmt.Sprintf(format, args...))
+	}
+	for v, err := range c.Instances.All(ctx, nil) {
+		add(err, "instance %s %s", v.Name, v.Status)
+	}
+	for v, err := range c.Volumes.All(ctx, nil) {
+		add(err, "volume %s %s %d", v.Name, v.Status, len(v.Instances))
+	}
+	for v, err := range c.Snapshots.All(ctx, nil) {
+		add(err, "snapshot %s", v.Name)
+	}
+	for v, err := range c.Filesystems.All(ctx, nil) {
+		add(err, "filesystem %s", v.Name)
+	}
+	for v, err := range c.SSHKeys.All(ctx, nil) {
+		add(err, "ssh-key %s", v.Name)
+	}
+	for v, err := range c.SecurityGroups.All(ctx, nil) {
+		add(err, "security-group %s", v.Name)
+	}
+	for v, err := range c.FloatingIPs.All(ctx, nil) {
+		add(err, "floating-ip %s", v.Name)
+	}
+	slices.Sort(lines)
+	return lines
 }
