@@ -790,3 +790,83 @@ func TestFleetWaitsWithinTheBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteAndWaitFromEachState: an instance that is creating, stopping, protected (active or
+// stopped) is deleted once the service lets it, protection removed only when asked; a volume still
+// attached waits for its instance; every kind's DeleteAndWait and WaitForDeletion end with the
+// resource gone, and an ID already gone is success.
+func TestDeleteAndWaitFromEachState(t *testing.T) {
+	lifecycleFake(t, func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
+		key, err := c.SSHKeys.Create(ctx, &compute.SSHKeyCreateRequest{Name: "k", Value: lifeKey})
+		require.NoError(t, err)
+		vol, err := c.Volumes.Create(ctx, &compute.VolumeCreateRequest{Name: "v", Region: lifeRegion, Size: 10})
+		require.NoError(t, err)
+		_, err = c.Volumes.WaitForStatus(ctx, vol.ID, compute.VolumeStatusCreated)
+		require.NoError(t, err)
+		create := func(name string, protected bool, volumes ...string) *compute.Instance {
+			inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: name, Hostname: name, Type: lifeType,
+				Region: lifeRegion, Image: lifeImage, SSHKeys: []string{key.ID}, IsProtected: protected, Volumes: volumes})
+			require.NoError(t, err)
+			return inst
+		}
+		active := func(inst *compute.Instance) {
+			_, err := c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
+			require.NoError(t, err)
+		}
+
+		creating := create("creating", false, vol.ID)
+		volumeGone := make(chan error)
+		go func() { volumeGone <- c.Volumes.DeleteAndWait(ctx, vol.ID) }()
+		require.NoError(t, c.Instances.DeleteAndWait(ctx, creating.ID), "deleted once it is no longer creating")
+		require.NoError(t, <-volumeGone, "the volume waited until its instance was gone")
+
+		stopping := create("stopping", false)
+		active(stopping)
+		require.NoError(t, c.Instances.Stop(ctx, stopping.ID))
+		require.NoError(t, c.Instances.DeleteAndWait(ctx, stopping.ID))
+
+		protected := create("protected", true)
+		active(protected)
+		err = c.Instances.DeleteAndWait(ctx, protected.ID)
+		require.ErrorIs(t, err, compute.CodeTerminationProtected, "protection is removed only when asked")
+		require.NoError(t, c.Instances.DeleteAndWait(ctx, protected.ID, compute.RemoveProtection()))
+
+		stopped := create("stopped-protected", true)
+		active(stopped)
+		require.NoError(t, c.Instances.Stop(ctx, stopped.ID))
+		_, err = c.Instances.WaitForStatus(ctx, stopped.ID, compute.InstanceStatusStopped)
+		require.NoError(t, err)
+		require.NoError(t, c.Instances.DeleteAndWait(ctx, stopped.ID, compute.RemoveProtection()),
+			"a stopped instance is started so that its protection can be removed")
+
+		sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "sg", Region: lifeRegion})
+		require.NoError(t, err)
+		ip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: lifeRegion})
+		require.NoError(t, err)
+		fs, err := c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "fs", Region: lifeRegion, Size: 10})
+		require.NoError(t, err)
+		snapOf := create("snap-source", false)
+		active(snapOf)
+		snap, err := c.Snapshots.Create(ctx, snapOf.ID, &compute.SnapshotCreateRequest{Name: "snap"})
+		require.NoError(t, err)
+		require.NoError(t, c.Instances.DeleteAndWait(ctx, snapOf.ID))
+		require.NoError(t, c.Snapshots.DeleteAndWait(ctx, snap.ID))
+		require.NoError(t, c.Filesystems.DeleteAndWait(ctx, fs.ID))
+		require.NoError(t, c.FloatingIPs.DeleteAndWait(ctx, ip.ID))
+		require.NoError(t, c.SecurityGroups.DeleteAndWait(ctx, sg.ID))
+		require.NoError(t, c.SSHKeys.DeleteAndWait(ctx, key.ID))
+		require.NoError(t, c.SSHKeys.DeleteAndWait(ctx, key.ID), "already gone is success")
+		require.NoError(t, c.Volumes.WaitForDeletion(ctx, vol.ID), "gone is gone")
+
+		for _, err := range []error{
+			c.Instances.WaitForDeletion(ctx, creating.ID), c.Snapshots.WaitForDeletion(ctx, snap.ID),
+			c.Filesystems.WaitForDeletion(ctx, fs.ID), c.FloatingIPs.WaitForDeletion(ctx, ip.ID),
+			c.SecurityGroups.WaitForDeletion(ctx, sg.ID), c.SSHKeys.WaitForDeletion(ctx, key.ID),
+		} {
+			assert.NoError(t, err)
+		}
+		page, err := c.Instances.List(ctx, nil)
+		require.NoError(t, err)
+		assert.Empty(t, page.Items)
+	})
+}
