@@ -1,0 +1,165 @@
+package compute
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pollServer is a service of instances for the shared polling's tests: what a list shows and what a
+// GET of one instance says are set apart, as on a service whose list lags.
+type pollServer struct {
+	mu     sync.Mutex
+	listed map[string]string // id -> status, as the list shows it
+	got    map[string]string // id -> status, as its GET says; "" is a 404
+	total  int               // total_count; len(listed) when 0
+	status int               // when set, every list is refused with it
+	lists  int
+	gets   map[string]int
+}
+
+func newPollServer() *pollServer {
+	return &pollServer{listed: map[string]string{}, got: map[string]string{}, gets: map[string]int{}}
+}
+
+func (s *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := strings.CutPrefix(r.URL.Path, "/compute/v1/instances/"); ok {
+		s.gets[id]++
+		if st := s.got[id]; st != "" {
+			replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": id, "status": st}})
+			return
+		}
+		replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "not found"})
+		return
+	}
+	s.lists++
+	if s.status != 0 {
+		replyJSON(w, s.status, map[string]string{"code": "02043", "message": "no"})
+		return
+	}
+	var items []map[string]any
+	for id, st := range s.listed {
+		items = append(items, map[string]any{"id": id, "status": st})
+	}
+	total := s.total
+	if total == 0 {
+		total = len(items)
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if page > 1 {
+		items = nil
+	}
+	replyJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": total, "page": page, "per_page": 100})
+}
+
+// set makes id show status both in the list and in its GET.
+func (s *pollServer) set(id, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listed[id], s.got[id] = status, status
+}
+
+func (s *pollServer) counts(id string) (lists, gets int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists, s.gets[id]
+}
+
+// TestWaitsShareAWalk: two waits in flight read their instances from one list walk a second, not a
+// GET each, and both end when the walk shows them active.
+func TestWaitsShareAWalk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		lists, getsA := s.counts("a")
+		_, getsB := s.counts("b")
+		assert.LessOrEqual(t, getsA+getsB, 2, "at most the first poll of each, before the walks began")
+		assert.InDelta(t, 21, lists, 2, "a walk a second")
+	})
+}
+
+// TestAResourceMissingFromAWalkIsReadAlone: a list that no longer shows an instance (it lags behind,
+// or the instance is gone) does not make a wait for its deletion end: the instance's own GET says,
+// and only its 404 ends the wait.
+func TestAResourceMissingFromAWalkIsReadAlone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "deleting")
+		s.set("b", "deleting")
+		s.mu.Lock()
+		delete(s.listed, "a") // the list lags: a is still there
+		s.mu.Unlock()
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		time.AfterFunc(10*time.Second, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			delete(s.got, "a")
+			delete(s.got, "b")
+			delete(s.listed, "b")
+		})
+		start := time.Now()
+		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			return c.Instances.WaitForDeletion(ctx, id)
+		})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, time.Since(start), 10*time.Second, "a missing from the list was not taken as gone")
+		_, getsA := s.counts("a")
+		assert.GreaterOrEqual(t, getsA, 3, "a was read on its own, with its own backoff")
+	})
+}
+
+// TestAListLongerThanTheWaitsIsNotWalked: when the list holds more pages than there are waits, a GET
+// each is cheaper: the waits read on their own after one page.
+func TestAListLongerThanTheWaitsIsNotWalked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.total = 1000
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		lists, gets := s.counts("a")
+		assert.Equal(t, 1, lists, "one page showed the list's length")
+		assert.Greater(t, gets, 3)
+	})
+}
+
+// TestAWalkRefusedEndsTheWaits: a walk refused for good (403) ends every wait with the refusal, as
+// their own GETs would.
+func TestAWalkRefusedEndsTheWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.status = http.StatusForbidden
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.ErrorIs(t, err, ErrForbidden)
+	})
+}
