@@ -35,10 +35,21 @@ type callState struct {
 	// processed is whether some attempt may have been processed by the service without the client
 	// seeing its result (a 5xx, a lost or unreadable response).
 	processed bool
+	// checks counts checkRetry's calls, one per attempt of go-retryablehttp's loop.
+	checks int
 	// wait is the wait checkRetry chose for the next retry; -1 when it chose none.
 	wait time.Duration
 	// last is the last non-2xx response, kept so that an error after it still carries it.
 	last *lastResponse
+	// What observers and a captured Response are told: the last response's status and request ID,
+	// the limiter's waits, and the current attempt's timing.
+	status      int
+	requestID   string
+	limiterWait time.Duration
+	attemptWait time.Duration // the current attempt's wait for the limiter
+	backoff     time.Duration // between the previous attempt's end and the current one's start
+	sent, ended time.Time     // the current attempt's grant and end
+	attemptErr  error         // the current attempt's failure without a response
 }
 
 // lastResponse is a response whose body the transport read.
@@ -77,6 +88,7 @@ type attemptTransport struct {
 	host    string
 	timeout time.Duration
 	logger  *slog.Logger
+	dump    *dumper // nil unless WithDebugDump
 }
 
 // String keeps the transport's %v short.
@@ -85,11 +97,18 @@ func (t *attemptTransport) String() string { return "compute.attemptTransport{" 
 // RoundTrip implements http.RoundTripper.
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
+	st := stateOf(parent)
+	asked := time.Now()
+	if !st.ended.IsZero() {
+		st.backoff = asked.Sub(st.ended)
+	}
 	done, err := t.limiter.Wait(parent)
+	st.sent = time.Now()
+	st.attemptWait = st.sent.Sub(asked)
+	st.limiterWait += st.attemptWait
 	if err != nil {
 		return nil, &notSentError{err}
 	}
-	st := stateOf(parent)
 	st.n++
 	n := st.n
 	st.written = true
@@ -115,6 +134,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 
 	start := time.Now()
 	resp, err := t.next.RoundTrip(out)
+	defer func() { st.ended = time.Now() }()
 	if done != nil && err == nil {
 		done() // the service has counted the request (see Limiter)
 	}
@@ -131,6 +151,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
 		}
+		st.status, st.attemptErr = 0, err
 		t.log(parent, "compute: attempt failed", req, n, start, slog.String("error", t.cred.outside(err.Error())))
 		return nil, err
 	}
@@ -141,6 +162,8 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		st.last = &lastResponse{resp: resp, body: body}
 	}
+	st.status, st.requestID, st.attemptErr = resp.StatusCode, resp.Header.Get("X-Request-Id"), nil
+	t.dump.exchange(out, resp, body, &t.cred)
 	t.log(parent, "compute: attempt", req, n, start, slog.Int("status", resp.StatusCode),
 		slog.String("request_id", t.cred.outside(resp.Header.Get("X-Request-Id"))))
 	return resp, nil

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	querystring "github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
@@ -31,11 +32,43 @@ type request struct {
 
 // do validates r, sends it through the retrying transport and returns the success response's body.
 // A non-2xx response is an *APIError; a failure that leaves a POST's outcome unknown matches
-// [ErrOutcomeUnknown]. Every endpoint goes through do.
+// [ErrOutcomeUnknown]. Every endpoint goes through do, which tells the client's observer and the
+// context's captured Response (see [CaptureResponse]) how the call went.
 func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	if ctx == nil {
 		return nil, errNilContext
 	}
+	st := &callState{op: r.op, ids: r.ids}
+	captured, _ := ctx.Value(responseKey{}).(*Response)
+	if captured == nil && c.observer.CallStart == nil && c.observer.CallEnd == nil {
+		return c.send(ctx, r, st)
+	}
+	start := time.Now()
+	if c.observer.CallStart != nil {
+		if next := c.observer.CallStart(ctx, c.call(r.op)); next != nil {
+			ctx = next
+		}
+	}
+	data, err := c.send(ctx, r, st)
+	resp := Response{Operation: r.op.name, Method: r.op.method, Path: r.op.path, StatusCode: st.status,
+		RequestID: c.transport.cred.outside(st.requestID), Attempts: st.n, Duration: time.Since(start), LimiterWait: st.limiterWait}
+	if captured != nil {
+		*captured = resp
+	}
+	if c.observer.CallEnd != nil {
+		c.observer.CallEnd(ctx, resp, err)
+	}
+	return data, err
+}
+
+// call describes op for an observer.
+func (c *Client) call(op operation) Call {
+	return Call{Operation: op.name, Method: op.method, Path: op.path, Host: c.transport.host}
+}
+
+// send is do's work: the request built, validated, sent and its response turned into bytes or an
+// error.
+func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, error) {
 	path, err := expandPath(r.op.path, r.ids)
 	if err != nil {
 		return nil, err
@@ -67,7 +100,6 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		body = b
 	}
 
-	st := &callState{op: r.op, ids: r.ids}
 	req, err := retryablehttp.NewRequestWithContext(withCallState(ctx, st), r.op.method, u, body)
 	if err != nil {
 		return nil, fmt.Errorf("compute: %s %s: %w", r.op.method, c.transport.cred.shownPath(r.op, r.ids), c.transport.cred.outsideErr(err))

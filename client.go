@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -46,6 +47,7 @@ type Client struct {
 	retrying  *retryablehttp.Client
 	transport *attemptTransport
 	logger    *slog.Logger
+	observer  Observer // the options' observers joined; the zero Observer when none
 	// maxWalkPages bounds a walk whose pages report no total_count (defaultMaxWalkPages).
 	maxWalkPages int
 
@@ -90,6 +92,8 @@ type config struct {
 	legacyAuth   bool
 	insecureHTTP bool
 	limiter      Limiter
+	observers    []Observer
+	dump         io.Writer
 }
 
 // NewClient returns a client that authenticates with token. A base URL is required
@@ -151,9 +155,11 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		host:    base.Host,
 		timeout: cfg.timeout,
 		logger:  cfg.logger,
+		dump:    newDumper(cfg.dump),
 	}
 	hc.Transport = at
-	r := &retrier{policy: cfg.retry, limiter: at.limiter, logger: cfg.logger}
+	observer := joinObservers(cfg.observers)
+	r := &retrier{policy: cfg.retry, limiter: at.limiter, logger: cfg.logger, observer: observer, cred: &at.cred, host: base.Host}
 	ua := "compute-go/" + Version
 	if cfg.userAgent != "" {
 		ua += " " + cfg.userAgent
@@ -163,6 +169,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		userAgent: ua,
 		transport: at,
 		logger:    cfg.logger,
+		observer:  observer,
 
 		maxWalkPages: defaultMaxWalkPages,
 		retrying: &retryablehttp.Client{

@@ -92,6 +92,9 @@ func list[T any](ctx context.Context, c *Client, op operation, ids []string, opt
 	case len(*items) == 0 && counts.TotalCount > 0 && opts.page() == 1:
 		return nil, fmt.Errorf("compute: %s %s: an empty first page, yet total_count is %d", op.method, op.path, counts.TotalCount)
 	}
+	if c.observer.Page != nil {
+		c.observer.Page(ctx, PageRead{Operation: op.name, Page: opts.page(), Items: len(*items), TotalCount: counts.TotalCount})
+	}
 	return &Page[T]{Items: *items, TotalCount: counts.TotalCount, Page: counts.Page, PerPage: counts.PerPage}, nil
 }
 

@@ -81,36 +81,49 @@ func permanentTransportError(err error) error {
 
 // retrier holds the go-retryablehttp hooks, which only apply classify and the waits.
 type retrier struct {
-	policy  RetryPolicy
-	limiter Limiter
-	logger  *slog.Logger
+	policy   RetryPolicy
+	limiter  Limiter
+	logger   *slog.Logger
+	observer Observer
+	cred     *credential
+	host     string
 }
 
-// checkRetry decides whether an attempt is retried (see [RetryPolicy] and classify).
+// checkRetry decides whether an attempt is retried (see [RetryPolicy] and classify), and tells the
+// observer about the attempt.
 func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := stateOf(ctx)
+	st.checks++
 	status := 0
 	if resp != nil {
 		status = resp.StatusCode
 	}
 	retry, processed := classify(st.op, status, err, st.written)
+	retry = retry && ctx.Err() == nil
 	st.processed = st.processed || processed
-	st.wait = -1
-	if !retry || ctx.Err() != nil {
-		return false, nil
+	st.wait = -1 // for a network error, backoff computes it
+	var retryAfter time.Duration
+	if retry && resp != nil {
+		wait := r.waitFor(resp, st.n-1)
+		if status == http.StatusTooManyRequests {
+			r.limiter.Throttled(ctx, wait)
+			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			retry = false // fail now with this response rather than sleep into the deadline
+		}
+		st.wait = wait
 	}
-	if resp == nil {
-		return true, nil // backoff computes the wait
+	if r.observer.Attempt != nil && !isNotSent(err) {
+		a := Attempt{Call: Call{Operation: st.op.name, Method: st.op.method, Path: st.op.path, Host: r.host},
+			Number: st.n, StatusCode: status, Err: r.cred.outsideErr(err), Backoff: st.backoff, LimiterWait: st.attemptWait,
+			Duration: st.ended.Sub(st.sent), RetryAfter: retryAfter, Retried: retry && st.checks <= r.policy.MaxRetries}
+		if a.Retried {
+			a.Reason = retryReason(status, err, st.written)
+		}
+		r.observer.Attempt(ctx, a)
 	}
-	wait := r.waitFor(resp, st.n-1)
-	if status == http.StatusTooManyRequests {
-		r.limiter.Throttled(ctx, wait)
-	}
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-		return false, nil // fail now with this response rather than sleep into the deadline
-	}
-	st.wait = wait
-	return true, nil
+	return retry, nil
 }
 
 // waitFor is the wait before retrying after resp: its Retry-After capped at MaxWait, or the jittered

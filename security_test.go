@@ -51,6 +51,8 @@ func TestServicesOptionsAndConfigPrintWithoutToken(t *testing.T) {
 		"WithLogger":           WithLogger(slog.New(slog.DiscardHandler)),
 		"WithLegacyAuthHeader": WithLegacyAuthHeader(),
 		"WithLimiter":          WithLimiter(newGate(1, 1)),
+		"WithObserver":         WithObserver(Observer{Attempt: func(context.Context, Attempt) {}}),
+		"WithDebugDump":        WithDebugDump(io.Discard),
 	}
 	require.ElementsMatch(t, optionConstructors(t), slices.Collect(maps.Keys(options)), "every func returning an Option is formatted here")
 

@@ -175,6 +175,13 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
 	for n := 0; ; { // n counts the wait's own polls, which set its backoff
 		res, shared, err := w.shared.poll(ctx, w.id, w.get)
+		if w.c.observer.Poll != nil {
+			p := Poll{Resource: w.resource, ID: w.id, Target: string(target), Shared: shared, Err: err}
+			if res != nil {
+				p.Status = w.c.transport.cred.outside(string(w.status(res)))
+			}
+			w.c.observer.Poll(ctx, p)
+		}
 		werr.LastErr = err
 		if err != nil && w.gone != nil && w.gone(err) {
 			return nil, nil

@@ -1,0 +1,188 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Response is what a call's caller can know of it once it ended, success or failure: which
+// operation it was, what the service said, and where the time went. Get it for one call with
+// [CaptureResponse], or for every call with an [Observer].
+type Response struct {
+	// Operation names the SDK method that sent the call ("Instances.Get").
+	Operation string
+	// Method and Path are the operation's HTTP method and path template
+	// ("/compute/v1/instances/{instance_id}"), which hold no ID.
+	Method, Path string
+	// StatusCode is the last response's status, 0 when no response arrived.
+	StatusCode int
+	// RequestID is the last response's X-Request-Id, scrubbed and cut like any text from the server.
+	RequestID string
+	// Attempts is how many times the request was sent, retries included.
+	Attempts int
+	// Duration is the whole call, retries, waits and the body's read included.
+	Duration time.Duration
+	// LimiterWait is the time the call's attempts waited for the rate limiter, together.
+	LimiterWait time.Duration
+}
+
+type responseKey struct{}
+
+// CaptureResponse returns a context whose calls record what they ended with in r: after a call
+// made with the context returns, r describes it (for a method that sends several requests, such as
+// All, a wait or CreateOnce, the last one). It is the per-call counterpart of an [Observer], which
+// sees every call; a context is the Go way to pass such a thing without changing a method's
+// signature. r must not be read while a call made with the context runs.
+func CaptureResponse(ctx context.Context, r *Response) context.Context {
+	return context.WithValue(ctx, responseKey{}, r)
+}
+
+// Call describes a call as it starts.
+type Call struct {
+	// Operation names the SDK method ("Instances.Get").
+	Operation string
+	// Method and Path are the operation's HTTP method and path template.
+	Method, Path string
+	// Host is the service's host, as the base URL spells it.
+	Host string
+}
+
+// Attempt describes one attempt of a call once its outcome is known.
+type Attempt struct {
+	// Call is the call it belongs to.
+	Call Call
+	// Number counts the attempts of the call from 1.
+	Number int
+	// StatusCode is the response's status, 0 when none arrived.
+	StatusCode int
+	// Err is the attempt's failure when no response arrived (a network error), scrubbed of the
+	// token; nil otherwise.
+	Err error
+	// Backoff is the time between the previous attempt's end and this one's start, 0 for the first.
+	Backoff time.Duration
+	// LimiterWait is how long this attempt waited for the rate limiter before it was sent.
+	LimiterWait time.Duration
+	// Duration is the attempt itself, from the limiter's grant to the end of its response's body.
+	Duration time.Duration
+	// RetryAfter is the wait a 429 asked for, 0 when none.
+	RetryAfter time.Duration
+	// Retried reports whether the call sends the request again.
+	Retried bool
+	// Reason says why it is retried ("rate limited", "server error", "network error", "timeout",
+	// "not sent"); it is empty when it is not.
+	Reason string
+}
+
+// Poll describes one poll of a wait (WaitForStatus, WaitForDeletion, DeleteAndWait's wait).
+type Poll struct {
+	// Resource is the kind of resource awaited ("instance") and ID its ID.
+	Resource, ID string
+	// Target is the awaited status, "deleted" for a wait for deletion.
+	Target string
+	// Status is the status seen, "" when the poll failed.
+	Status string
+	// Shared reports whether the status came from a list walk that served several waits.
+	Shared bool
+	// Err is the poll's failure, nil when it succeeded.
+	Err error
+}
+
+// PageRead describes one page of a walk (an All method, a lookup by name, a walk serving waits).
+type PageRead struct {
+	// Operation names the list ("Instances.List").
+	Operation string
+	// Page is the page's number and Items how many items it held.
+	Page, Items int
+	// TotalCount is what the page said the whole list holds.
+	TotalCount int
+}
+
+// Observer is told about a client's calls, each attempt of a call, each poll of a wait and each
+// page of a walk: the hooks that metrics, traces and logs are built on (the module
+// github.com/compute-sdk/compute-go/otel builds OpenTelemetry's). Every field is optional. The
+// functions run on the goroutine of the call, in order, and must be quick; a client without an
+// Observer pays nothing for them. Pass one with [WithObserver].
+type Observer struct {
+	// CallStart is called as a call starts. The context it returns (nil keeps ctx) is the call's
+	// from then on, so that a span it starts is the parent of what the call does.
+	CallStart func(ctx context.Context, call Call) context.Context
+	// CallEnd is called as the call ends, with what it ended with and its error.
+	CallEnd func(ctx context.Context, resp Response, err error)
+	// Attempt is called after each attempt, once the retry policy has decided about it.
+	Attempt func(ctx context.Context, a Attempt)
+	// Poll is called after each poll of a wait.
+	Poll func(ctx context.Context, p Poll)
+	// Page is called after each page of a walk.
+	Page func(ctx context.Context, p PageRead)
+}
+
+// WithObserver adds o to the client's observers; each is told, in the order given.
+func WithObserver(o Observer) Option {
+	return func(c *config) error {
+		c.observers = append(c.observers, o)
+		return nil
+	}
+}
+
+// joinObservers returns one Observer that tells each of obs in turn; its fields are nil where no
+// observer has the hook, so that an unobserved client tests a nil function and does nothing else.
+func joinObservers(obs []Observer) Observer {
+	if len(obs) == 1 {
+		return obs[0]
+	}
+	var o Observer
+	for _, x := range obs {
+		if x.CallStart != nil {
+			prev := o.CallStart
+			o.CallStart = func(ctx context.Context, call Call) context.Context {
+				if prev != nil {
+					ctx = prev(ctx, call)
+				}
+				if next := x.CallStart(ctx, call); next != nil {
+					ctx = next
+				}
+				return ctx
+			}
+		}
+		if x.CallEnd != nil {
+			prev := o.CallEnd
+			o.CallEnd = func(ctx context.Context, resp Response, err error) {
+				if prev != nil {
+					prev(ctx, resp, err)
+				}
+				x.CallEnd(ctx, resp, err)
+			}
+		}
+		o.Attempt = chain(o.Attempt, x.Attempt)
+		o.Poll = chain(o.Poll, x.Poll)
+		o.Page = chain(o.Page, x.Page)
+	}
+	return o
+}
+
+// chain calls a, then b; either may be nil.
+func chain[A any](a, b func(context.Context, A)) func(context.Context, A) {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(ctx context.Context, v A) { a(ctx, v); b(ctx, v) }
+}
+
+// retryReason says why classify retries an attempt.
+func retryReason(status int, err error, written bool) string {
+	switch {
+	case status == 429:
+		return "rate limited"
+	case status >= 500:
+		return "server error"
+	case err != nil && !written:
+		return "not sent"
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	return "network error"
+}
