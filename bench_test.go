@@ -758,3 +758,33 @@ func (t *timedTransport) mean() time.Duration {
 	}
 	return 0
 }
+
+// BenchmarkObserverCost is Instances.Get without an observer (what every client pays), with an
+// Observer whose hooks do nothing, and with a Response captured through the context, in one run.
+func BenchmarkObserverCost(b *testing.B) {
+	f := newBenchFixture(b)
+	ctx := context.Background()
+	noop := compute.Observer{
+		CallStart: func(ctx context.Context, _ compute.Call) context.Context { return ctx },
+		CallEnd:   func(context.Context, compute.Response, error) {},
+		Attempt:   func(context.Context, compute.Attempt) {},
+	}
+	for _, tc := range []struct {
+		name string
+		opts []compute.Option
+		ctx  func() context.Context
+	}{
+		{"none", nil, func() context.Context { return ctx }},
+		{"observer", []compute.Option{compute.WithObserver(noop)}, func() context.Context { return ctx }},
+		{"capture", nil, func() context.Context { return compute.CaptureResponse(ctx, &compute.Response{}) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			c, err := compute.NewClient(benchToken, append([]compute.Option{compute.WithBaseURL(f.url), compute.WithHTTPClient(f.hc),
+				compute.WithRateLimit(1e9, 1<<20)}, tc.opts...)...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchLoop(b, func() (int, error) { return benchOne(c.Instances.Get(tc.ctx(), "i-1")) }, 1)
+		})
+	}
+}

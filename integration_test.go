@@ -870,3 +870,39 @@ func TestDeleteAndWaitFromEachState(t *testing.T) {
 		assert.Empty(t, page.Items)
 	})
 }
+
+// TestCallMetadataThroughTheFake: the metadata of a call retried after two 503s and of a refused
+// call, against computetest: the request ID the fake sent, the attempts, the status, the duration
+// (the retry waits) and the time waited for the rate limiter.
+func TestCallMetadataThroughTheFake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithRateLimit(10, 1))
+		defer srv.Close()
+		c := srv.Client(compute.WithRetry(compute.RetryPolicy{MinWait: time.Second, MaxWait: time.Second}))
+		ctx := context.Background()
+		key, err := c.SSHKeys.Create(ctx, &compute.SSHKeyCreateRequest{Name: "k", Value: lifeKey})
+		require.NoError(t, err)
+		srv.FailNext(2, computetest.Match{Method: http.MethodGet, Path: "/compute/v1/ssh-keys/*"}, computetest.Fault{Status: 503})
+		var ok compute.Response
+		_, err = c.SSHKeys.Get(compute.CaptureResponse(ctx, &ok), key.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "SSHKeys.Get", ok.Operation)
+		assert.Equal(t, "/compute/v1/ssh-keys/{ssh_key_id}", ok.Path)
+		assert.Equal(t, 200, ok.StatusCode)
+		assert.Equal(t, 3, ok.Attempts)
+		assert.NotEmpty(t, ok.RequestID)
+		last := srv.Requests()[len(srv.Requests())-1]
+		assert.Equal(t, last.Status, ok.StatusCode)
+		assert.GreaterOrEqual(t, ok.Duration, 2*time.Second, "two retry waits")
+		assert.Less(t, ok.Duration, 3*time.Second)
+
+		var refused compute.Response
+		_, err = c.SSHKeys.Get(compute.CaptureResponse(ctx, &refused), "key-missing")
+		require.ErrorIs(t, err, compute.ErrNotFound)
+		assert.Equal(t, 404, refused.StatusCode)
+		assert.Equal(t, 1, refused.Attempts)
+		assert.NotEmpty(t, refused.RequestID)
+		assert.NotEqual(t, ok.RequestID, refused.RequestID)
+		assert.Equal(t, 100300*time.Microsecond, refused.LimiterWait.Round(100*time.Microsecond), "an interval after the call before")
+	})
+}

@@ -1,0 +1,53 @@
+package compute
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDebugDumpHasNoTokenAndIsBounded: a server that echoes the credential into a header and a
+// long body still leaves no trace of the token in the dump, which shows the request's body, the
+// response's headers and body, never the credential headers, and stays short.
+func TestDebugDumpHasNoTokenAndIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var dump lockedBuffer
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			echo := r.Header.Get("Authorization")
+			w.Header().Set("X-Echo", echo)
+			w.Header().Set("X-Long", strings.Repeat("h", 100<<10))
+			replyJSON(w, http.StatusBadRequest, map[string]string{"code": "02004",
+				"message": echo + strings.Repeat(" padding", 8<<10) + echo})
+		}, WithDebugDump(&dump), WithoutRetries())
+		_, err := c.Instances.Create(context.Background(), validCreate())
+		require.ErrorIs(t, err, ErrBadRequest)
+		out := dump.String()
+		assert.Contains(t, out, "> POST http://")
+		assert.Contains(t, out, `"name":"web-1"`, "the request's body")
+		assert.Contains(t, out, "> Content-Type: application/json")
+		assert.Contains(t, out, "< 400 Bad Request")
+		assert.Contains(t, out, "< X-Echo: Bearer [REDACTED]")
+		assert.Contains(t, out, `"code":"02004"`)
+		assert.NotContains(t, out, "Authorization")
+		requireNoToken(t, out)
+		for i := 0; i+scrubRun <= len(testToken); i++ {
+			assert.NotContains(t, out, testToken[i:i+scrubRun])
+		}
+		assert.Less(t, len(out), 16<<10, "each body and header value is cut")
+	})
+}
+
+// TestNoDumpWithoutTheOption: a client without WithDebugDump writes nothing anywhere.
+func TestNoDumpWithoutTheOption(t *testing.T) {
+	c, _ := newTestClient(t, serveJSON(golden(t, "instance_get_response.json")))
+	assert.Nil(t, c.transport.dump)
+	_, err := c.Instances.Get(context.Background(), "i-1")
+	require.NoError(t, err)
+	_, err = NewClient(testToken, WithBaseURL("https://api.example.com"), WithDebugDump(nil))
+	require.Error(t, err)
+}
