@@ -195,9 +195,17 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 	if v == nil {
 		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response has no %s", r.op.method, r.op.path, missing(env)))
 	}
-	if id, ok := stringField(*v, "ID"); ok && id == "" {
+	id, ok := stringField(*v, "ID")
+	switch {
+	case !ok:
+	case id == "":
 		// Without its id a resource cannot be read, changed or deleted: it is not the resource.
 		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has no id", r.op.method, r.op.path, missing(env)))
+	case r.op.names() && id != r.ids[len(r.ids)-1], r.op.copies && id == r.ids[len(r.ids)-1]:
+		// A response about another resource than the one asked for is a broken or hostile server's:
+		// acting on it could change or delete the wrong resource.
+		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has id %q, not the one asked for",
+			r.op.method, c.transport.cred.shownPath(r.op, r.ids), missing(env), c.transport.cred.outside(id)))
 	}
 	return v, nil
 }

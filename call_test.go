@@ -175,7 +175,11 @@ func TestEnvelopeFollowsEncodingJSON(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			inst, err := responding(t, http.StatusOK, tc.body).Instances.Get(context.Background(), "i-1")
+			id := tc.wantID
+			if id == "" {
+				id = "i-1"
+			}
+			inst, err := responding(t, http.StatusOK, tc.body).Instances.Get(context.Background(), id)
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Nil(t, inst)

@@ -44,7 +44,7 @@ func TestDebugDumpHasNoTokenAndIsBounded(t *testing.T) {
 
 // TestNoDumpWithoutTheOption: a client without WithDebugDump writes nothing anywhere.
 func TestNoDumpWithoutTheOption(t *testing.T) {
-	c, _ := newTestClient(t, serveJSON(golden(t, "instance_get_response.json")))
+	c, _ := newTestClient(t, echoInstance(t))
 	assert.Nil(t, c.transport.dump)
 	_, err := c.Instances.Get(context.Background(), "i-1")
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -249,6 +250,20 @@ func rateLimited(retryAfter string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", retryAfter)
 		w.WriteHeader(http.StatusTooManyRequests)
+	}
+}
+
+// echoInstance responds with the golden instance under the ID its request's path ends with, as the
+// service does for a GET or PATCH of one instance.
+func echoInstance(t *testing.T) http.HandlerFunc {
+	body := golden(t, "instance_get_response.json")
+	return func(w http.ResponseWriter, r *http.Request) {
+		var env map[string]map[string]any
+		if err := json.Unmarshal(body, &env); err != nil {
+			panic(err)
+		}
+		env["instance"]["id"] = path.Base(r.URL.Path)
+		replyJSON(w, http.StatusOK, env)
 	}
 }
 

@@ -229,10 +229,10 @@ func TestInstanceGetEscapesID(t *testing.T) {
 	} {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
-			respBody := golden(t, "instance_get_response.json")
-			c, rec := newTestClient(t, serveJSON(respBody))
-			_, err := c.Instances.Get(context.Background(), id)
+			c, rec := newTestClient(t, echoInstance(t))
+			inst, err := c.Instances.Get(context.Background(), id)
 			require.NoError(t, err)
+			assert.Equal(t, id, inst.ID)
 			reqs := rec.all()
 			require.Len(t, reqs, 1)
 			assert.Equal(t, want, reqs[0].Path)

@@ -63,7 +63,7 @@ func withRequestID(h http.HandlerFunc) http.HandlerFunc {
 func TestObserverSeesACallRetriedTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var e events
-		c, _ := newTestClient(t, withRequestID(sequence(serveJSON(golden(t, "instance_get_response.json")),
+		c, _ := newTestClient(t, withRequestID(sequence(echoInstance(t),
 			withStatus(503), withStatus(503))),
 			WithObserver(e.observer()), WithRetry(RetryPolicy{MinWait: 5 * time.Second, MaxWait: 5 * time.Second}))
 		var resp Response
@@ -120,7 +120,7 @@ func TestCapturedResponseOfAFailedCall(t *testing.T) {
 // TestCapturedLimiterWait: a call that waited for the rate limiter says how long.
 func TestCapturedLimiterWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c, _ := newTestClient(t, serveJSON(golden(t, "instance_get_response.json")), WithRateLimit(10, 1))
+		c, _ := newTestClient(t, echoInstance(t), WithRateLimit(10, 1))
 		_, err := c.Instances.Get(context.Background(), "i-1")
 		require.NoError(t, err)
 		var resp Response
@@ -135,7 +135,7 @@ func TestCapturedLimiterWait(t *testing.T) {
 func TestObserverSeesA429AndANetworkError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var e events
-		c, _ := newTestClient(t, sequence(serveJSON(golden(t, "instance_get_response.json")),
+		c, _ := newTestClient(t, sequence(echoInstance(t),
 			func(w http.ResponseWriter, _ *http.Request) { hangUp(w) }, rateLimited("2")),
 			WithObserver(e.observer()), WithRetry(RetryPolicy{MinWait: time.Second, MaxWait: 5 * time.Second}))
 		_, err := c.Instances.Get(context.Background(), "i-1")
@@ -202,7 +202,7 @@ func TestObserversAreToldInOrder(t *testing.T) {
 				},
 			}
 		}
-		c, _ := newTestClient(t, serveJSON(golden(t, "instance_get_response.json")),
+		c, _ := newTestClient(t, echoInstance(t),
 			WithObserver(mark("a")), WithObserver(Observer{}), WithObserver(mark("b")))
 		_, err := c.Instances.Get(context.Background(), "i-1")
 		require.NoError(t, err)

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"net/http"
+	"strings"
 )
 
 // operation is one endpoint of the contract, declared once in the table below: retries, logs and
@@ -25,6 +26,9 @@ type operation struct {
 	// discard is set for an operation whose success response has no body the SDK reads (a delete,
 	// an action): the service's yes is enough, however long a body a broken server sends with it.
 	discard bool
+	// copies is set for an operation that makes a new resource from the one its path names (a
+	// clone), whose response is therefore never that resource.
+	copies bool
 }
 
 // gone reports whether e, the response to a DELETE, says that the resource does not exist: a 404
@@ -45,6 +49,12 @@ func (op operation) gone(e *APIError) bool {
 // response of the contract, a page of 100 instances, is well under it; a larger body is an error,
 // so that a broken or hostile server cannot make one call cost more memory than that.
 const maxResponseBody = 1 << 20
+
+// names reports whether a success response of op is the resource its path's last ID names: a read
+// or a change of one resource (GET, PUT, PATCH on a path that ends with its ID).
+func (op operation) names() bool {
+	return strings.HasSuffix(op.path, "}") && op.method != http.MethodPost && op.method != http.MethodDelete
+}
 
 // bodyLimit is how many bytes of op's success response are read at most.
 func (op operation) bodyLimit() int64 {
@@ -122,7 +132,7 @@ var (
 	opGetSnapshot      = register(operation{name: "Snapshots.Get", method: "GET", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true})
 	opUpdateSnapshot   = register(operation{name: "Snapshots.Update", method: "PATCH", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true})
 	opDeleteSnapshot   = register(operation{name: "Snapshots.Delete", method: "DELETE", path: "/compute/v1/snapshots/{snapshot_id}", idempotent: true, notFound: CodeSnapshotNotFound, discard: true})
-	opCloneSnapshot    = register(operation{name: "Snapshots.Clone", method: "POST", path: "/compute/v1/snapshots/{snapshot_id}/clone"})
+	opCloneSnapshot    = register(operation{name: "Snapshots.Clone", method: "POST", path: "/compute/v1/snapshots/{snapshot_id}/clone", copies: true})
 
 	opListQuotas       = register(operation{name: "Quotas.List", method: "GET", path: "/compute/v1/quotas", idempotent: true})
 	opListReservations = register(operation{name: "Reservations.List", method: "GET", path: "/compute/v1/reservations", idempotent: true})

@@ -372,7 +372,7 @@ func extendedOperations() []opCase {
 			}, "url"},
 		{"Snapshots.Clone", false,
 			func(ctx context.Context, c *Client) error {
-				return noErr(c.Snapshots.Clone(ctx, "s-1", &SnapshotCloneRequest{Name: "copy", Region: "r2"}))
+				return noErr(c.Snapshots.Clone(ctx, "s-0", &SnapshotCloneRequest{Name: "copy", Region: "r2"}))
 			},
 			func(ctx context.Context, c *Client) error {
 				return noErr(c.Snapshots.Clone(ctx, "s-1", &SnapshotCloneRequest{Name: "copy"}))

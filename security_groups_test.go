@@ -145,7 +145,7 @@ func TestSecurityGroupNilRulesAreSentAsEmptyList(t *testing.T) {
 		t.Parallel()
 		c, rec := newTestClient(t, serveJSON(golden(t, "security_group_get_response.json")))
 		req := &SecurityGroupUpdateRequest{Name: "web"}
-		_, err := c.SecurityGroups.Update(context.Background(), "sg-1", req)
+		_, err := c.SecurityGroups.Update(context.Background(), "sg-3f9a2c", req)
 		require.NoError(t, err)
 		require.JSONEq(t, `{"name":"web","description":"","rules":[]}`, string(rec.all()[0].Body))
 		assert.Nil(t, req.Rules, "the caller's request is never changed")

@@ -1,7 +1,9 @@
 package compute
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"iter"
 	"strings"
 	"time"
@@ -100,7 +102,19 @@ func (s *SnapshotsService) Create(ctx context.Context, instanceID string, req *S
 // GET /compute/v1/instances/{instance_id}/snapshots. The contract does not show query parameters for
 // this list; page and per_page are sent when set, as on every other list.
 func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string, opts *ListOptions) (*Page[Snapshot], error) {
-	return list(ctx, s.c, opListSnapshots, []string{instanceID}, opts, &snapshotsPage{})
+	p, err := list(ctx, s.c, opListSnapshots, []string{instanceID}, opts, &snapshotsPage{})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range p.Items {
+		// A snapshot of another instance in this list is a broken or hostile server's.
+		if of := cmp.Or(v.SourceInstanceID, v.ResourceID); of != "" && of != instanceID {
+			return nil, fmt.Errorf("compute: %s %s: the page holds snapshot %q of instance %q, not of the one asked for",
+				opListSnapshots.method, s.c.transport.cred.shownPath(opListSnapshots, []string{instanceID}),
+				s.c.transport.cred.outside(v.ID), s.c.transport.cred.outside(of))
+		}
+	}
+	return p, nil
 }
 
 // AllByInstance walks every snapshot of an instance from the page opts selects on, fetching pages
@@ -278,8 +292,8 @@ func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, re
 		mismatch: func(v *Snapshot) string {
 			var w why
 			w.add(snapshotGoing(v.Status), "is %s", v.Status)
-			w.add(v.SourceInstanceID != "" && v.SourceInstanceID != instanceID, "is of instance %s", v.SourceInstanceID)
-			return w.String()
+			return w.String() // ListByInstance refuses another instance's snapshot
+
 		},
 	}, opts)
 }

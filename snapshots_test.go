@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -70,7 +71,7 @@ func TestSnapshotsGolden(t *testing.T) {
 
 func TestSnapshotsAllByInstance(t *testing.T) {
 	t.Parallel()
-	respBody := golden(t, "snapshot_list_response.json")
+	respBody := bytes.ReplaceAll(golden(t, "snapshot_list_response.json"), []byte("c1f7a3de-5b2e-4d8a-9f0e-1a2b3c4d5e6f"), []byte("i?1"))
 	c, rec := newTestClient(t, serveJSON(respBody))
 	var ids []string
 	for s, err := range c.Snapshots.AllByInstance(context.Background(), "i?1", nil) {
@@ -82,6 +83,17 @@ func TestSnapshotsAllByInstance(t *testing.T) {
 	require.Len(t, reqs, 1, "total_count is reached on the first page")
 	assert.Equal(t, "/compute/v1/instances/i%3F1/snapshots", reqs[0].Path)
 	assert.Equal(t, "page=1", reqs[0].Query)
+}
+
+// TestSnapshotsOfAnotherInstanceAreRefused: a page of an instance's snapshots that holds another
+// instance's is a broken or hostile server's, and ends the walk with an error.
+func TestSnapshotsOfAnotherInstanceAreRefused(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, serveJSON(golden(t, "snapshot_list_response.json")))
+	for _, err := range c.Snapshots.AllByInstance(context.Background(), "i-other", nil) {
+		require.ErrorContains(t, err, `of instance "c1f7a3de-5b2e-4d8a-9f0e-1a2b3c4d5e6f", not of the one asked for`)
+		break
+	}
 }
 
 func TestSnapshotCreateValidation(t *testing.T) {
