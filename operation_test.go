@@ -270,7 +270,7 @@ func extendedOperations() []opCase {
 	return []opCase{
 		{"SSHKeys.Create", false,
 			func(ctx context.Context, c *Client) error {
-				return noErr(c.SSHKeys.Create(ctx, &SSHKeyCreateRequest{Name: "laptop", Value: "ssh-ed25519 AAAA"}))
+				return noErr(c.SSHKeys.Create(ctx, &SSHKeyCreateRequest{Name: "laptop", Value: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGm2b0m6XfL1cJ8g0QkQ5h1rT2yJ8eYk0pS3nV4wX5zA"}))
 			},
 			func(ctx context.Context, c *Client) error {
 				return noErr(c.SSHKeys.Create(ctx, &SSHKeyCreateRequest{Name: "laptop"}))

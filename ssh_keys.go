@@ -2,7 +2,10 @@ package compute
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -54,8 +57,9 @@ type SSHKeyCreateRequest struct {
 	Value string `json:"value"`
 }
 
-// Validate checks the required fields before any request is sent, and refuses a private key so
-// that it never leaves the machine.
+// Validate checks the required fields before any request is sent, and accepts as value only a
+// public key in OpenSSH's one-line format, so that a private key (PEM, OpenSSH's own, PuTTY's) or a
+// file of another kind never leaves the machine.
 func (r *SSHKeyCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -67,8 +71,9 @@ func (r *SSHKeyCreateRequest) Validate() error {
 	if strings.TrimSpace(r.Value) == "" {
 		p.add("value", "is required")
 	}
-	if strings.Contains(r.Value, "PRIVATE KEY") {
-		p.add("value", "is a private key; give the public key (the .pub file)")
+	if strings.TrimSpace(r.Value) != "" && !isPublicKey(r.Value) {
+		// The value is not quoted: it may be a private key.
+		p.add("value", "must be one OpenSSH public key line, such as the content of id_ed25519.pub (a private key, a PuTTY key or another format is refused before it is sent)")
 	}
 	return p.err()
 }
@@ -188,4 +193,26 @@ func (s *SSHKeysService) DeleteAndWait(ctx context.Context, id string, opts ...D
 		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
 		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
 	}, opts)
+}
+
+// publicKeyTypes are the key types of OpenSSH's public key format.
+var publicKeyTypes = []string{
+	"ssh-ed25519", "ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+	"sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
+}
+
+// isPublicKey reports whether value is one OpenSSH public key line: a known key type, the key in
+// base64, whose encoding starts with that same type, and an optional comment.
+func isPublicKey(value string) bool {
+	line := strings.TrimSpace(value)
+	fields := strings.Fields(line)
+	if strings.ContainsAny(line, "\r\n") || len(fields) < 2 || !slices.Contains(publicKeyTypes, fields[0]) {
+		return false
+	}
+	blob, err := base64.StdEncoding.DecodeString(fields[1])
+	if err != nil || len(blob) < 4 {
+		return false
+	}
+	n := binary.BigEndian.Uint32(blob)
+	return uint64(n) <= uint64(len(blob)-4) && string(blob[4:4+n]) == fields[0]
 }
