@@ -7,7 +7,7 @@ import (
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/compute-sdk/compute-go/computetest/internal/engine"
+	"github.com/compute-sdk/compute-go/internal/fake"
 	"github.com/compute-sdk/compute-go/internal/memnet"
 )
 
@@ -23,7 +23,7 @@ type Server struct {
 	// Client sends.
 	Token string
 
-	e    *engine.Engine
+	e    *fake.Engine
 	hs   *httptest.Server
 	mem  *memnet.Listener
 	hc   *http.Client
@@ -46,7 +46,7 @@ func NewServer(opts ...Option) *Server {
 		panic("computetest: NewServer inside a testing/synctest bubble needs computetest.WithInMemoryNetwork(): " +
 			"a loopback socket would stop the bubble's fake clock and hang the test")
 	}
-	s := &Server{e: engine.New(cfg.engine)}
+	s := &Server{e: fake.New(cfg.engine)}
 	s.Token = s.e.Token()
 	switch {
 	case cfg.listener != nil:
@@ -125,10 +125,10 @@ func (s *Server) SetInstanceStatus(id string, status compute.InstanceStatus) boo
 }
 
 // Match selects requests by method and path. An empty field matches everything.
-type Match = engine.Match
+type Match = fake.Match
 
 // Request is one request as the server received it, for assertions in tests.
-type Request = engine.Request
+type Request = fake.Request
 
 // Fault is what an injected rule does to a request it hits. Latency applies first; then, in this
 // order of precedence, Drop, Status or DropAfterProcessing decides the outcome; a Fault with only
@@ -159,8 +159,8 @@ type Fault struct {
 	DropAfterProcessing bool
 }
 
-func (f Fault) engine() engine.Fault {
-	return engine.Fault{Latency: f.Latency, Drop: f.Drop, Status: f.Status, Code: string(f.Code), Message: f.Message,
+func (f Fault) engine() fake.Fault {
+	return fake.Fault{Latency: f.Latency, Drop: f.Drop, Status: f.Status, Code: string(f.Code), Message: f.Message,
 		RetryAfter: f.RetryAfter, Body: f.Body, ContentType: f.ContentType, DropAfterProcessing: f.DropAfterProcessing}
 }
 
@@ -181,7 +181,7 @@ type Rule struct {
 // request decides its fault. Authentication and rate limiting happen before faults, so a fault never
 // hits a request the service would have refused anyway.
 func (s *Server) Inject(r Rule) {
-	s.e.Inject(engine.Rule{Match: r.Match, Times: r.Times, Probability: r.Probability, Fault: r.Fault.engine()})
+	s.e.Inject(fake.Rule{Match: r.Match, Times: r.Times, Probability: r.Probability, Fault: r.Fault.engine()})
 }
 
 // FailNext makes the next n requests that match m fail with f. It is Inject with Times: n.
