@@ -97,18 +97,18 @@ func TestControlListsAndRemovesFaultRules(t *testing.T) {
 func TestControlRefusesARuleThatCannotMatch(t *testing.T) {
 	e := newEngine(Config{})
 	for body, problem := range map[string]string{
-		`{"match":{"method":"get"},"fault":{"status":500}}`:                                  `match.method`,
-		`{"match":{"method":"FETCH"},"fault":{"status":500}}`:                                `match.method`,
+		`{"match":{"method":"get"},"fault":{"status":500}}`:                                   `match.method`,
+		`{"match":{"method":"FETCH"},"fault":{"status":500}}`:                                 `match.method`,
 		`{"match":{"path":"http://127.0.0.1:8080/compute/v1/images"},"fault":{"status":500}}`: `not a URL`,
 		`{"match":{"path":"compute/v1/images"},"fault":{"status":500}}`:                       `relative path`,
 		`{"match":{"path":"/compute/v1/instances/[a-"},"fault":{"status":500}}`:               `not a valid path.Match pattern`,
 		`{"match":{"path":"/compute/v1/images?type=snapshot"},"fault":{"status":500}}`:        `without the query`,
 		`{"match":{"path":"/_fake/requests"},"fault":{"status":500}}`:                         `never faulted`,
-		`{"match":{"method":"GET"},"fault":{}}`:                                              `fault needs`,
-		`{"match":{"method":"GET"},"fault":{"status":200}}`:                                  `fault.status`,
-		`{"match":{"method":"GET"},"fault":{"latency":"soon"}}`:                              `fault.latency`,
-		`{"match":{"method":"GET"},"times":-1,"fault":{"status":500}}`:                       `times`,
-		`{"id":"mine","fault":{"status":500}}`:                                               `id`,
+		`{"match":{"method":"GET"},"fault":{}}`:                                               `fault needs`,
+		`{"match":{"method":"GET"},"fault":{"status":200}}`:                                   `fault.status`,
+		`{"match":{"method":"GET"},"fault":{"latency":"soon"}}`:                               `fault.latency`,
+		`{"match":{"method":"GET"},"times":-1,"fault":{"status":500}}`:                        `times`,
+		`{"id":"mine","fault":{"status":500}}`:                                                `id`,
 	} {
 		status, raw := send(t, e, "POST", "/_fake/faults", body)
 		assert.Equal(t, http.StatusBadRequest, status, "%s: %s", body, raw)
