@@ -40,7 +40,8 @@ func WithReadOnlyToken(token string) Option {
 	return func(c *config) { c.engine.ReadOnly = append(c.engine.ReadOnly, token) }
 }
 
-// WithCatalog replaces the seeded regions, instance types, images, SSH keys and volumes.
+// WithCatalog replaces the catalogue the server starts with: regions, instance types, images, SSH
+// keys, volumes and reservations.
 func WithCatalog(cat Catalog) Option {
 	return func(c *config) { cp := cat.Clone(); c.engine.Catalog = &cp }
 }
@@ -103,8 +104,8 @@ type Image = fake.Image
 // SSHKey is an SSH key of the Catalog.
 type SSHKey = fake.SSHKey
 
-// Volume is a volume of the Catalog. The API shows every volume as created (the service's status
-// set, difference D11 of the extended document); Status here only says whether it is attachable.
+// Volume is a volume of the Catalog. The API shows every volume as created (the service's volume
+// statuses have no "available"); Status here only says whether it is attachable.
 type Volume = fake.Volume
 
 // Reservation is a reservation of the Catalog: GET /reservations lists it, and an instance create

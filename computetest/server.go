@@ -113,8 +113,9 @@ func (s *Server) Catalog() Catalog { return s.e.Catalog() }
 // with any clock, real or fake. A negative d is ignored: the server's clock never goes back.
 func (s *Server) Advance(d time.Duration) { s.e.Advance(d) }
 
-// Reset forgets every resource, recorded request, fault rule and rate-limit count and seeds the
-// catalogue again, as a fresh server (IDs start again from 000001).
+// Reset forgets every resource, recorded request, fault rule, quota set over the control endpoint
+// and rate-limit count and loads the catalogue again, as a fresh server (IDs start again from
+// 000001).
 func (s *Server) Reset() { s.e.Reset() }
 
 // SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
@@ -139,7 +140,7 @@ type Fault struct {
 	// Drop closes the connection without processing the request or sending a response.
 	Drop bool
 	// Status sends a response with this status without processing the request. The body is Body if
-	// set, otherwise the contract's {code, message} with Code and Message.
+	// set, otherwise the API's {code, message} with Code and Message.
 	Status int
 	// Code is the error code of the response, for example compute.CodeOutOfStock. A 429 without a
 	// Code carries 02009, as the server's own rate limit does.
