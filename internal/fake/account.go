@@ -54,7 +54,7 @@ type quotaBody struct {
 // when there is none) and used counts the resources.
 func (s *state) quotas() []quotaBody {
 	out := []quotaBody{}
-	for _, k := range s.kinds() {
+	for _, k := range s.kinds {
 		sp := k.spec()
 		if sp.quota == "" {
 			continue

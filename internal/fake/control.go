@@ -212,7 +212,7 @@ func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s, now := e.state()
-	for _, k := range s.kinds() {
+	for _, k := range s.kinds {
 		if k.spec().collection == c.ids[0] {
 			return none{}, k.force(c.ids[1], r.Status, now)
 		}
@@ -223,7 +223,7 @@ func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
 // limitFields are the quotas by their key: each kind's, and the snapshots per instance.
 func (l *Limits) fields(s *state) map[string]*int {
 	out := map[string]*int{"snapshots_per_instance": &l.MaxSnapshotsPerInstance}
-	for _, k := range s.kinds() {
+	for _, k := range s.kinds {
 		if sp := k.spec(); sp.quota != "" {
 			out[sp.quota] = sp.limit(l)
 		}

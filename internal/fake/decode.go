@@ -118,55 +118,38 @@ func decodeFields(where string, m map[string]json.RawMessage, v reflect.Value, n
 	return nil
 }
 
-// decodeValue reads one JSON value into v, which is a string, bool, int, float64, []string, a
-// struct, a slice of structs, or a pointer to one of these.
+// decodeValue reads one JSON value into v: a string, bool, int, float64 or []string, a struct, a
+// slice of structs, or a pointer to one of these.
 func decodeValue(name string, raw json.RawMessage, v reflect.Value) *Error {
-	if v.Kind() == reflect.Pointer {
-		p := reflect.New(v.Type().Elem())
+	switch t := v.Type(); {
+	case t.Kind() == reflect.Pointer:
+		p := reflect.New(t.Elem())
 		if err := decodeValue(name, raw, p.Elem()); err != nil {
 			return err
 		}
 		v.Set(p)
-		return nil
-	}
-	switch v.Kind() {
-	case reflect.Struct:
+	case t.Kind() == reflect.Struct:
 		return decodeObject(name, raw, v)
-	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.String {
-			var s []string
-			if json.Unmarshal(raw, &s) != nil || s == nil {
-				return typeError(name, "array of strings")
-			}
-			v.Set(reflect.ValueOf(s))
-			return nil
-		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		var items []json.RawMessage
 		if json.Unmarshal(raw, &items) != nil || items == nil {
 			return typeError(name, "array")
 		}
-		out := reflect.MakeSlice(v.Type(), len(items), len(items))
+		v.Set(reflect.MakeSlice(t, len(items), len(items)))
 		for i, item := range items {
-			if err := decodeValue(fmt.Sprintf("%s[%d]", name, i), item, out.Index(i)); err != nil {
+			if err := decodeValue(fmt.Sprintf("%s[%d]", name, i), item, v.Index(i)); err != nil {
 				return err
 			}
 		}
-		v.Set(out)
-		return nil
-	case reflect.Int:
-		n, ok := parseInteger(raw)
-		if !ok {
-			return typeError(name, "integer")
-		}
-		v.SetInt(int64(n))
-		return nil
-	}
-	want := map[reflect.Kind]string{reflect.String: "string", reflect.Bool: "boolean", reflect.Float64: "number"}[v.Kind()]
-	if json.Unmarshal(raw, v.Addr().Interface()) != nil {
-		return typeError(name, want)
+	case json.Unmarshal(raw, v.Addr().Interface()) != nil: // 80.5, 8e1 and "80" are not an int
+		return typeError(name, jsonTypes[t.String()])
 	}
 	return nil
 }
+
+// jsonTypes names the JSON type of each Go type the decoder reads plain values into.
+var jsonTypes = map[string]string{"string": "string", "bool": "boolean", "int": "integer", "float64": "number",
+	"[]string": "array of strings"}
 
 // parseInteger reads a JSON number without fraction or exponent that fits an int (80, not 80.5,
 // 8e1 nor "80").

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/subtle"
 	"io"
@@ -208,7 +207,6 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the client went away mid-body
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	header := r.Header.Clone()
 	header.Del("Authorization")
 	header.Del("X-Auth-Token")

@@ -34,9 +34,8 @@ type lifecycle struct{ next *transition }
 func (l *lifecycle) pending() **transition { return &l.next }
 func (l *lifecycle) flavor() string        { return "" }
 
-// kind is a resource kind as the rest of the fake sees it. Each kind's store is one, registered
-// once in state.kinds, so that the quotas and the control endpoint go through every kind without
-// naming them.
+// kind is a resource kind as the rest of the fake sees it: its store, registered once (see
+// register), so that the quotas and the control endpoint go through every kind without naming them.
 type kind interface {
 	spec() *spec
 	len() int
@@ -55,7 +54,8 @@ type state struct {
 	seq       map[string]int
 	// refs are, for each resource, those that refer to it (see link), so that a check or a rename
 	// reaches them without a scan.
-	refs map[string]map[string]bool
+	refs  map[string]map[string]bool
+	kinds []kind
 
 	instances   store[*instance]
 	groups      store[*securityGroup]
@@ -71,10 +71,14 @@ type state struct {
 func newState(cfg Config) *state {
 	s := &state{catalog: cfg.Catalog.Clone(), durations: cfg.Durations, limits: cfg.Limits,
 		seq: map[string]int{}, refs: map[string]map[string]bool{}}
-	s.instances, s.groups = newStore[*instance](s, &instanceSpec), newStore[*securityGroup](s, &groupSpec)
-	s.floatingIPs, s.volumes = newStore[*floatingIP](s, &floatingIPSpec), newStore[*volume](s, &volumeSpec)
-	s.filesystems, s.snapshots = newStore[*filesystem](s, &filesystemSpec), newStore[*snapshot](s, &snapshotSpec)
-	s.sshKeys = newStore[*sshKey](s, &sshKeySpec)
+	// The kinds, each registered once, in the order of the quotas list.
+	register(s, &s.instances, &instanceSpec)
+	register(s, &s.floatingIPs, &floatingIPSpec)
+	register(s, &s.volumes, &volumeSpec)
+	register(s, &s.filesystems, &filesystemSpec)
+	register(s, &s.sshKeys, &sshKeySpec)
+	register(s, &s.snapshots, &snapshotSpec)
+	register(s, &s.groups, &groupSpec)
 	at := stamp(catalogTime)
 	for _, k := range s.catalog.SSHKeys {
 		s.sshKeys.add(k.ID, catalogSSHKey(k, at))
@@ -85,9 +89,11 @@ func newState(cfg Config) *state {
 	return s
 }
 
-// kinds are the resource kinds, each registered once here.
-func (s *state) kinds() []kind {
-	return []kind{&s.instances, &s.floatingIPs, &s.volumes, &s.filesystems, &s.sshKeys, &s.snapshots, &s.groups}
+// register makes a kind's store and adds it to s.kinds, through which the quotas and the control
+// endpoint reach every kind.
+func register[R resource](s *state, st *store[R], sp *spec) {
+	*st = store[R]{s: s, sp: sp, byID: map[string]*entry[R]{}, flavors: map[string]int{}}
+	s.kinds = append(s.kinds, st)
 }
 
 // The stores, for the route table.

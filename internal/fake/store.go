@@ -10,7 +10,7 @@ import (
 
 // store keeps the resources of one kind by ID, in the order they were added, which is the order
 // lists show them in. Adding, finding and removing one, and finding the i-th, cost the same however
-// many it holds (a log at most). It is the kind's registration: see kind.
+// many it holds (a log at most).
 type store[R resource] struct {
 	s       *state
 	sp      *spec
@@ -22,10 +22,6 @@ type store[R resource] struct {
 type entry[R resource] struct {
 	v    R
 	slot int
-}
-
-func newStore[R resource](s *state, sp *spec) store[R] {
-	return store[R]{s: s, sp: sp, byID: map[string]*entry[R]{}, flavors: map[string]int{}}
 }
 
 // get returns the resource with this ID, or the kind's 404.
