@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	_ "embed"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -10,13 +11,10 @@ import (
 	"time"
 )
 
-// The control endpoint lets tests written in any language do over HTTP what Go tests do with the
-// engine's methods, and more: inject, list and remove faults, read the request log, force a
-// resource's status, set and read the quotas, move the clock, reset. It lives under /_fake/, a path
-// the API does not use, and is off unless Config.ControlToken is set; every control request must
-// carry that token in the X-Fake-Control-Token header. The API's tokens do not open it and the
-// control token does not open the API. Control requests are not recorded in the request log, not
-// rate limited and never hit by faults. control.yaml describes its routes.
+// The control endpoint lets tests in any language do over HTTP what Go tests do with the engine's
+// methods, and more (control.yaml describes it). It is off unless Config.ControlToken is set, and
+// every control request carries that token in this header; the API's tokens do not open it, nor it
+// the API. Its requests are not logged, rate limited or faulted.
 const controlHeader = "X-Fake-Control-Token"
 
 // controlRoutes are the control endpoint's operations, under /_fake/.
@@ -33,8 +31,13 @@ var controlRoutes = []route{
 	{"POST", "advance", 204, "", ctl(advance)},
 	{"POST", "reset", 204, "", ctl(reset)},
 	{"GET", "catalog", 200, "", ctl(catalog)},
-	{"GET", "openapi.yaml", 200, "", ctl(controlOpenAPI)},
+	{"GET", "openapi.yaml", 200, "", ctl(func(*Engine, call, *none) (document, *Error) {
+		return document{contentType: "application/yaml", body: controlDocument}, nil
+	})},
 }
+
+//go:embed control.yaml
+var controlDocument []byte
 
 // ctl is op for the control endpoint, whose handlers use the engine rather than its state, and
 // take its lock themselves.
@@ -205,9 +208,7 @@ type statusChange struct {
 	Status string `json:"status" fake:"required"`
 }
 
-// forceStatus puts a resource into a status at once, with the effects of reaching it (an instance
-// made active gets its addresses, a floating IP made created its address), cancelling its
-// transition: what SetInstanceStatus does in Go, for every kind with a status.
+// forceStatus is SetInstanceStatus for every kind with a status (see store.force).
 func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -220,7 +221,7 @@ func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
 	return none{}, notFound(codeInvalidRoute, "invalid control route: no resources are called %q", c.ids[0])
 }
 
-// limitFields are the quotas by their key: each kind's, and the snapshots per instance.
+// fields are the quotas by their key: each kind's, and the snapshots per instance.
 func (l *Limits) fields(s *state) map[string]*int {
 	out := map[string]*int{"snapshots_per_instance": &l.MaxSnapshotsPerInstance}
 	for _, k := range s.kinds {
@@ -238,7 +239,6 @@ func getQuotas(e *Engine, _ call, _ *none) (map[string]int, *Error) {
 	return e.s.limits.values(e.s), nil
 }
 
-// values are the quotas by key.
 func (l *Limits) values(s *state) map[string]int {
 	out := map[string]int{}
 	for key, n := range l.fields(s) {

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	_ "embed"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -68,8 +69,16 @@ var routes = []route{
 	{"GET", "quotas", 200, "quotas", op(listQuotas)},
 	{"GET", "reservations", 200, "reservations", op(listReservations)},
 	{"GET", "availability/{}/instances", 200, "availability", op(getAvailability)},
-	{"GET", "openapi.yaml", 200, "", op(openAPI)},
+	{"GET", "openapi.yaml", 200, "", op(func(*state, call, *none) (document, *Error) {
+		return document{contentType: "application/yaml", body: openAPIDocument}, nil
+	})},
 }
+
+// openAPIDocument describes the routes; TestOpenAPIDescribesEveryRoute holds the two together, and
+// control.yaml to controlRoutes.
+//
+//go:embed openapi.yaml
+var openAPIDocument []byte
 
 // call is one request as a handler sees it, besides its body.
 type call struct {
