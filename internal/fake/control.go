@@ -44,7 +44,7 @@ var controlDocument []byte
 func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
 	return func(e *Engine, c call, body []byte) (any, *Error) {
 		var req Req
-		if err := decodeRequest(body, &req); err != nil {
+		if err := decodeBody(body, &req); err != nil {
 			return nil, err
 		}
 		return h(e, c, &req)

@@ -33,8 +33,11 @@ type checker interface {
 // a misspelt field fails in tests. A field tagged fake:"required" that is missing, null or (a string)
 // blank is 02003. A key sent as null counts as left out: a pointer field stays nil, so that nil
 // means "not given". Then req's own check runs, if it has one. A request type that decodes itself
-// (a fieldDecoder) reads the whole body instead.
+// (a fieldDecoder) reads the whole body instead; none reads nothing.
 func decodeBody(raw []byte, req any) *Error {
+	if _, noBody := req.(*none); noBody {
+		return nil
+	}
 	if len(raw) > maxBody {
 		return malformed("the body is larger than %d bytes", maxBody)
 	}

@@ -95,7 +95,7 @@ type handler func(e *Engine, c call, body []byte) (any, *Error)
 func op[Req, Res any](h func(s *state, c call, r *Req) (Res, *Error)) handler {
 	return func(e *Engine, c call, body []byte) (any, *Error) {
 		var req Req
-		if err := decodeRequest(body, &req); err != nil {
+		if err := decodeBody(body, &req); err != nil {
 			return nil, err
 		}
 		return h(e.s, c, &req)
@@ -110,11 +110,7 @@ func on[R resource, Req, Res any](st func(*state) *store[R], h func(s *state, c 
 		if err != nil {
 			return nil, err
 		}
-		var req Req
-		if err := decodeRequest(body, &req); err != nil {
-			return nil, err
-		}
-		return h(e.s, c, r, &req)
+		return op(func(s *state, c call, req *Req) (Res, *Error) { return h(s, c, r, req) })(e, c, body)
 	}
 }
 
@@ -126,13 +122,6 @@ func list[R resource](st func(*state) *store[R]) handler {
 	return op(func(s *state, c call, _ *none) (page, *Error) {
 		return pageOf(c, st(s).len(), func(i int) any { return st(s).at(i).view(s) })
 	})
-}
-
-func decodeRequest(body []byte, req any) *Error {
-	if _, noBody := req.(*none); noBody {
-		return nil
-	}
-	return decodeBody(body, req)
 }
 
 // respond runs the route's handler and wraps its result as the row says: under the envelope key (a
