@@ -4,37 +4,32 @@ import (
 	"net"
 	"time"
 
-	"github.com/compute-sdk/compute-go/computetest/internal/engine"
+	"github.com/compute-sdk/compute-go/internal/fake"
 )
 
 // DefaultToken is the token a Server accepts unless WithToken says otherwise. It is a fixed, public
 // value: the fake guards nothing, and a fixed token keeps examples and curl lines copyable.
-const DefaultToken = engine.DefaultToken
+const DefaultToken = fake.DefaultToken
 
 // Option configures a Server.
 type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	engine   engine.Config
+	engine   fake.Config
 	inMemory bool
 	listener net.Listener
 }
 
 // Durations is how long each lifecycle transition takes on the server's clock. The zero value makes
 // every transition finish at once: a create responds "creating" and the next read shows "active".
-type Durations = engine.Durations
+type Durations = fake.Durations
 
 // UniformDurations gives every transition the same duration d.
-func UniformDurations(d time.Duration) Durations {
-	return Durations{
-		InstanceCreate: d, InstanceStop: d, InstanceStart: d, InstanceReset: d, InstanceDelete: d,
-		SecurityGroupCreate: d, FloatingIPCreate: d, VolumeCreate: d, FilesystemCreate: d, SnapshotCreate: d,
-	}
-}
+func UniformDurations(d time.Duration) Durations { return fake.UniformDurations(d) }
 
 // Limits are the account quotas the fake enforces. Zero means unlimited, the default.
-type Limits = engine.Limits
+type Limits = fake.Limits
 
 // WithToken sets the token the server accepts, in place of DefaultToken.
 func WithToken(token string) Option { return func(c *config) { c.engine.Token = token } }
@@ -45,7 +40,8 @@ func WithReadOnlyToken(token string) Option {
 	return func(c *config) { c.engine.ReadOnly = append(c.engine.ReadOnly, token) }
 }
 
-// WithCatalog replaces the seeded regions, instance types, images, SSH keys and volumes.
+// WithCatalog replaces the catalogue the server starts with: regions, instance types, images, SSH
+// keys, volumes and reservations.
 func WithCatalog(cat Catalog) Option {
 	return func(c *config) { cp := cat.Clone(); c.engine.Catalog = &cp }
 }
@@ -94,36 +90,36 @@ func WithControl(token string) Option { return func(c *config) { c.engine.Contro
 
 // Catalog is what the fake offers besides the resources created through the API (see
 // DefaultCatalog). Its JSON form is the format of compute-fake's -catalog file.
-type Catalog = engine.Catalog
+type Catalog = fake.Catalog
 
 // Region is a region of the Catalog.
-type Region = engine.Region
+type Region = fake.Region
 
 // InstanceType is an instance type of the Catalog and where it runs.
-type InstanceType = engine.InstanceType
+type InstanceType = fake.InstanceType
 
 // Image is a public image of the Catalog.
-type Image = engine.Image
+type Image = fake.Image
 
 // SSHKey is an SSH key of the Catalog.
-type SSHKey = engine.SSHKey
+type SSHKey = fake.SSHKey
 
-// Volume is a volume of the Catalog. The API shows every volume as created (the service's status
-// set, difference D11 of the extended document); Status here only says whether it is attachable.
-type Volume = engine.Volume
+// Volume is a volume of the Catalog. The API shows every volume as created (the service's volume
+// statuses have no "available"); Status here only says whether it is attachable.
+type Volume = fake.Volume
 
 // Reservation is a reservation of the Catalog: GET /reservations lists it, and an instance create
 // or update takes its ID as reservation_id.
-type Reservation = engine.Reservation
+type Reservation = fake.Reservation
 
 // The statuses of a catalogue Volume.
 const (
 	// VolumeAvailable is a volume that can be attached.
-	VolumeAvailable = engine.VolumeAvailable
+	VolumeAvailable = fake.VolumeAvailable
 	// VolumeInUse is a volume attached to an instance.
-	VolumeInUse = engine.VolumeInUse
+	VolumeInUse = fake.VolumeInUse
 	// VolumeLocked is a volume that cannot be attached or detached (02046).
-	VolumeLocked = engine.VolumeLocked
+	VolumeLocked = fake.VolumeLocked
 )
 
 // DefaultCatalog is the catalogue a Server starts with unless WithCatalog replaces it: the service's
@@ -135,10 +131,10 @@ const (
 // ubuntu-cuda-12 (only the GPU type runs it)); SSH keys key-laptop and key-ci; five volumes of
 // 10 GiB, one locked; and the reservation res-krs-small for two vcpu-2_memory-4g instances in
 // NORD-NO-KRS-1.
-func DefaultCatalog() Catalog { return engine.DefaultCatalog() }
+func DefaultCatalog() Catalog { return fake.DefaultCatalog() }
 
 // ParseCatalog reads a catalogue in its JSON form, the format of compute-fake's -catalog file and
 // of its -print-catalog output. It refuses unknown keys and a catalogue that contradicts itself (no
 // region; a duplicate id; a type, image or volume in a region it does not list; an image type other
 // than base-os, cloud-image or preconfigured; a volume status other than available or locked).
-func ParseCatalog(b []byte) (Catalog, error) { return engine.ParseCatalog(b) }
+func ParseCatalog(b []byte) (Catalog, error) { return fake.ParseCatalog(b) }

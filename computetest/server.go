@@ -7,7 +7,7 @@ import (
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/compute-sdk/compute-go/computetest/internal/engine"
+	"github.com/compute-sdk/compute-go/internal/fake"
 	"github.com/compute-sdk/compute-go/internal/memnet"
 )
 
@@ -23,7 +23,7 @@ type Server struct {
 	// Client sends.
 	Token string
 
-	e    *engine.Engine
+	e    *fake.Engine
 	hs   *httptest.Server
 	mem  *memnet.Listener
 	hc   *http.Client
@@ -46,7 +46,7 @@ func NewServer(opts ...Option) *Server {
 		panic("computetest: NewServer inside a testing/synctest bubble needs computetest.WithInMemoryNetwork(): " +
 			"a loopback socket would stop the bubble's fake clock and hang the test")
 	}
-	s := &Server{e: engine.New(cfg.engine)}
+	s := &Server{e: fake.New(cfg.engine)}
 	s.Token = s.e.Token()
 	switch {
 	case cfg.listener != nil:
@@ -113,8 +113,9 @@ func (s *Server) Catalog() Catalog { return s.e.Catalog() }
 // with any clock, real or fake. A negative d is ignored: the server's clock never goes back.
 func (s *Server) Advance(d time.Duration) { s.e.Advance(d) }
 
-// Reset forgets every resource, recorded request, fault rule and rate-limit count and seeds the
-// catalogue again, as a fresh server (IDs start again from 000001).
+// Reset forgets every resource, recorded request, fault rule, quota set over the control endpoint
+// and rate-limit count and loads the catalogue again, as a fresh server (IDs start again from
+// 000001).
 func (s *Server) Reset() { s.e.Reset() }
 
 // SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
@@ -125,10 +126,10 @@ func (s *Server) SetInstanceStatus(id string, status compute.InstanceStatus) boo
 }
 
 // Match selects requests by method and path. An empty field matches everything.
-type Match = engine.Match
+type Match = fake.Match
 
 // Request is one request as the server received it, for assertions in tests.
-type Request = engine.Request
+type Request = fake.Request
 
 // Fault is what an injected rule does to a request it hits. Latency applies first; then, in this
 // order of precedence, Drop, Status or DropAfterProcessing decides the outcome; a Fault with only
@@ -139,7 +140,7 @@ type Fault struct {
 	// Drop closes the connection without processing the request or sending a response.
 	Drop bool
 	// Status sends a response with this status without processing the request. The body is Body if
-	// set, otherwise the contract's {code, message} with Code and Message.
+	// set, otherwise the API's {code, message} with Code and Message.
 	Status int
 	// Code is the error code of the response, for example compute.CodeOutOfStock. A 429 without a
 	// Code carries 02009, as the server's own rate limit does.
@@ -159,8 +160,8 @@ type Fault struct {
 	DropAfterProcessing bool
 }
 
-func (f Fault) engine() engine.Fault {
-	return engine.Fault{Latency: f.Latency, Drop: f.Drop, Status: f.Status, Code: string(f.Code), Message: f.Message,
+func (f Fault) engine() fake.Fault {
+	return fake.Fault{Latency: f.Latency, Drop: f.Drop, Status: f.Status, Code: string(f.Code), Message: f.Message,
 		RetryAfter: f.RetryAfter, Body: f.Body, ContentType: f.ContentType, DropAfterProcessing: f.DropAfterProcessing}
 }
 
@@ -181,7 +182,7 @@ type Rule struct {
 // request decides its fault. Authentication and rate limiting happen before faults, so a fault never
 // hits a request the service would have refused anyway.
 func (s *Server) Inject(r Rule) {
-	s.e.Inject(engine.Rule{Match: r.Match, Times: r.Times, Probability: r.Probability, Fault: r.Fault.engine()})
+	s.e.Inject(fake.Rule{Match: r.Match, Times: r.Times, Probability: r.Probability, Fault: r.Fault.engine()})
 }
 
 // FailNext makes the next n requests that match m fail with f. It is Inject with Times: n.

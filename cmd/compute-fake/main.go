@@ -1,6 +1,6 @@
-// Command compute-fake serves the stateful fake of the Compute API from package computetest as a
-// standalone HTTP server, so that Terraform providers, curl, and clients written in other languages
-// can be tested against it without the real service.
+// Command compute-fake serves the stateful fake of the Compute API (the engine behind package
+// computetest) as a standalone HTTP server, so that Terraform providers, curl, and clients written
+// in other languages can be tested against it without the real service. It does not link the SDK.
 //
 // Install it, or run it without installing, from any directory:
 //
@@ -28,9 +28,9 @@
 //	-catalog          COMPUTE_FAKE_CATALOG: a JSON file whose catalogue (regions, instance types,
 //	                  images, SSH keys, volumes) replaces the default one; -print-catalog shows the
 //	                  format
-//	-control-token    COMPUTE_FAKE_CONTROL_TOKEN: enables the control endpoint under /_fake/ (fault
-//	                  injection, the request log, reset), guarded by this token in the
-//	                  X-Fake-Control-Token header; off when empty (the default)
+//	-control-token    COMPUTE_FAKE_CONTROL_TOKEN: enables the control endpoint under /_fake/ (faults,
+//	                  the request log, forced statuses, quotas, the clock, reset), guarded by this
+//	                  token in the X-Fake-Control-Token header; off when empty (the default)
 //	-print-catalog    print the catalogue (the default, or -catalog's) as JSON and exit
 //
 // On start it prints its URL, its token, a line of shell to paste
@@ -44,8 +44,8 @@
 //	go run ./cmd/compute-fake -speed 0 &
 //	curl -H "Authorization: Bearer Zq8Wv3Xj7Lm2Rt9Hk4Pd" http://127.0.0.1:8080/compute/v1/images
 //
-// The fake implements every operation of the contract; see package computetest for its behaviour
-// where the contract is silent.
+// The fake implements every operation of the API; see package computetest for its behaviour where
+// the API's documents are silent, and README.md for the control endpoint.
 package main
 
 import (
@@ -57,6 +57,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -65,8 +66,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	compute "github.com/compute-sdk/compute-go"
-	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/compute-sdk/compute-go/internal/fake"
+)
+
+// The environment variables compute.NewClientFromEnv reads, which the banner sets (the command
+// does not import the SDK; a test holds the names to the SDK's).
+const (
+	envAPIURL   = "COMPUTE_API_URL"
+	envAPIToken = "COMPUTE_API_TOKEN"
 )
 
 func main() {
@@ -106,11 +113,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return 2
 	}
-	cat := computetest.DefaultCatalog()
+	cat := fake.DefaultCatalog()
 	if s.catalogFile != "" {
 		b, err := os.ReadFile(s.catalogFile)
 		if err == nil {
-			cat, err = computetest.ParseCatalog(b)
+			cat, err = fake.ParseCatalog(b)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "compute-fake: -catalog %s: %v\nRun compute-fake -print-catalog for the format.\n", s.catalogFile, err)
@@ -133,33 +140,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return 1
 	}
-	opts := []computetest.Option{
-		computetest.WithListener(l),
-		computetest.WithToken(s.token),
-		computetest.WithRateLimit(s.rate, 0),
-		computetest.WithDurations(computetest.UniformDurations(s.speed)),
-		computetest.WithRequestLogLimit(requestLogLimit),
-		computetest.WithCatalog(cat),
-	}
-	if s.control != "" {
-		opts = append(opts, computetest.WithControl(s.control))
-	}
+	cfg := fake.Config{Token: s.token, Rate: s.rate, Durations: fake.UniformDurations(s.speed),
+		LogLimit: requestLogLimit, Catalog: &cat, ControlToken: s.control}
 	if s.readOnly != "" {
-		opts = append(opts, computetest.WithReadOnlyToken(s.readOnly))
+		cfg.ReadOnly = []string{s.readOnly}
 	}
-	srv := computetest.NewServer(opts...) // it closes l when it closes
-	defer srv.Close()
+	e := fake.New(cfg)
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 30 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }() // it closes l when it returns
 
 	if tcp, ok := l.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "compute-fake: warning: listening on %s, beyond this machine; the fake guards nothing, and its default token is public\n", l.Addr())
 	}
-	if err := printBanner(stdout, displayURL(l.Addr(), srv.URL), s, srv.Catalog()); err != nil {
+	if err := printBanner(stdout, displayURL(l.Addr(), "http://"+l.Addr().String()), s, e.Catalog()); err != nil {
 		fmt.Fprintf(stderr, "compute-fake: printing the start-up banner: %v\n", err)
 	}
 
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "compute-fake: shutting down")
-	srv.Close() // waits for the requests in flight
+	// Shutdown closes the listener and waits for the requests in flight; one that an injected
+	// stall holds past the grace period is cut off.
+	grace, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if srv.Shutdown(grace) != nil {
+		_ = srv.Close()
+	}
+	<-served
 	return 0
 }
 
@@ -183,7 +190,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs := flag.NewFlagSet("compute-fake", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&s.addr, "addr", "127.0.0.1:8080", `address to listen on; "127.0.0.1:0" picks a free port (`+envAddr+`)`)
-	fs.StringVar(&s.token, "token", computetest.DefaultToken, "the token the fake accepts, in Authorization: Bearer <token> ("+envToken+")")
+	fs.StringVar(&s.token, "token", fake.DefaultToken, "the token the fake accepts, in Authorization: Bearer <token> ("+envToken+")")
 	fs.StringVar(&s.readOnly, "read-only-token", "", "an optional second token that may read but not write: 403, code 02043 ("+envReadOnly+")")
 	fs.Float64Var(&s.rate, "rate", 10, "requests per second per token; beyond it 429 with Retry-After; 0 turns the limit off ("+envRate+")")
 	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant ("+envSpeed+")")
@@ -192,7 +199,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.BoolVar(&s.printCatalog, "print-catalog", false, "print the catalogue as JSON and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: compute-fake [flags]\n\n"+
-			"Serves a stateful in-memory fake of the Compute API (package computetest) over HTTP.\n"+
+			"Serves a stateful in-memory fake of the Compute API over HTTP.\n"+
 			"Each flag but -print-catalog can also be set by the environment variable named in its\n"+
 			"description; the flag wins. Stop it with Ctrl-C.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -238,7 +245,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 }
 
 // printCatalog writes the catalogue as indented JSON.
-func printCatalog(w io.Writer, cat computetest.Catalog) error {
+func printCatalog(w io.Writer, cat fake.Catalog) error {
 	b, err := json.MarshalIndent(cat, "", "  ")
 	if err != nil {
 		return err
@@ -261,13 +268,13 @@ func displayURL(addr net.Addr, serverURL string) string {
 // its own beginning "compute-fake listening on ", which a script can wait for), its tokens, its
 // settings, a line of shell setting the variables compute.NewClientFromEnv reads, and a summary of
 // the catalogue. It writes everything in one Write, so that a reader sees the banner whole.
-func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) error {
+func printBanner(w io.Writer, url string, s settings, cat fake.Catalog) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "compute-fake listening on %s\n", url)
 	// Only the default token, which is public, is shown: a token of the user's choosing stays out
 	// of the output, which may end up in a CI log.
 	token := "(the one given, not shown)"
-	if s.token == computetest.DefaultToken {
+	if s.token == fake.DefaultToken {
 		token = s.token
 	}
 	fmt.Fprintf(&b, "token: %s\n", token)
@@ -287,10 +294,10 @@ func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) e
 	} else {
 		fmt.Fprintf(&b, "lifecycle transitions: instant\n")
 	}
-	if s.token == computetest.DefaultToken {
-		fmt.Fprintf(&b, "export %s=%s %s=%s\n", compute.EnvBaseURL, shellQuote(url), compute.EnvToken, shellQuote(s.token))
+	if s.token == fake.DefaultToken {
+		fmt.Fprintf(&b, "export %s=%s %s=%s\n", envAPIURL, shellQuote(url), envAPIToken, shellQuote(s.token))
 	} else {
-		fmt.Fprintf(&b, "export %s=%s %s=<your token>\n", compute.EnvBaseURL, shellQuote(url), compute.EnvToken)
+		fmt.Fprintf(&b, "export %s=%s %s=<your token>\n", envAPIURL, shellQuote(url), envAPIToken)
 	}
 
 	everywhere := func(regions []string) string {
@@ -331,7 +338,7 @@ func printBanner(w io.Writer, url string, s settings, cat computetest.Catalog) e
 	fmt.Fprintf(tw, "volumes (id, region; the API shows them created):\n")
 	for _, v := range cat.Volumes {
 		note := ""
-		if v.Status == computetest.VolumeLocked {
+		if v.Status == fake.VolumeLocked {
 			note = "\tlocked: cannot be attached or detached"
 		}
 		fmt.Fprintf(tw, "  %s\t%s%s\n", v.ID, v.Region, note)

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
 	"github.com/stretchr/testify/require"
 )
@@ -50,11 +51,19 @@ var (
 
 	// The control endpoint, with compute-fake started with -control-token fake-control.
 	injectStorm = apiCall{"POST", "/_fake/faults", `{"match":{"method":"GET"},"times":2,"fault":{"status":429,"retry_after":"1"}}`, false, true}
+	listRules   = apiCall{"GET", "/_fake/faults", "", false, true}
+	ruleNever   = apiCall{"POST", "/_fake/faults", `{"match":{"method":"get","path":"http://127.0.0.1:8080/compute/v1/images"},"fault":{"status":503}}`, false, true}
 	readLog     = apiCall{"GET", "/_fake/requests", "", false, true}
 	resetState  = apiCall{"POST", "/_fake/reset", "", false, true}
+	setQuota    = apiCall{"PUT", "/_fake/quotas", `{"floating_ips":1}`, false, true}
+	createDB    = apiCall{"POST", "/compute/v1/instances",
+		`{"name":"db-1","hostname":"db-1","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"debian-12","ssh_keys":["key-ci"]}`, true, false}
+	forceError = apiCall{"PUT", "/_fake/instances/ins-000001/status", `{"status":"error"}`, false, true}
+	advance    = apiCall{"POST", "/_fake/advance", `{"duration":"30s"}`, false, true}
 
 	walkThrough = []apiCall{listImages, createGroup, createFloatingIP, createInstance, getInstance,
-		stopInstance, deleteInstance, withoutToken, injectStorm, readLog, resetState}
+		stopInstance, deleteInstance, withoutToken, injectStorm, listRules, ruleNever, readLog, resetState,
+		setQuota, createFloatingIP, createFloatingIP, createDB, forceError, getInstance, advance}
 )
 
 // docBaseURL is the base URL the document's curl commands use: the default -addr.
@@ -225,9 +234,13 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, a.status, a.raw)
 	require.Equal(t, "02014", decodeAs[apiError](t, a).Code)
 
-	// The control endpoint: a 429 storm on the next two GETs.
+	// The control endpoint: a 429 storm on the next two GETs; the rule is listed with its id and
+	// the hits it has left, until it is spent.
 	a = call(injectStorm)
 	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	a = call(listRules)
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	require.JSONEq(t, `{"faults":[{"id":"rule-1","match":{"method":"GET"},"times":2,"fault":{"status":429,"retry_after":"1"}}]}`, a.raw)
 	for range 2 {
 		a = call(listImages)
 		require.Equal(t, http.StatusTooManyRequests, a.status, a.raw)
@@ -236,6 +249,17 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	}
 	a = call(listImages)
 	require.Equal(t, http.StatusOK, a.status, "the storm is over: %s", a.raw)
+	a = call(listRules)
+	require.JSONEq(t, `{"faults":[]}`, a.raw, "a spent rule is gone")
+
+	// A rule that could never hit a request (a lower-case method, a URL for a path) is refused,
+	// with the problem named, and not added.
+	a = call(ruleNever)
+	require.Equal(t, http.StatusBadRequest, a.status, a.raw)
+	require.Equal(t, "02004", decodeAs[apiError](t, a).Code)
+	require.Contains(t, decodeAs[apiError](t, a).Message, `match.method`)
+	a = call(listRules)
+	require.JSONEq(t, `{"faults":[]}`, a.raw)
 
 	// The request log, then a reset: the instance's ID is free again.
 	a = call(readLog)
@@ -244,9 +268,29 @@ func TestCurlFlowAgainstTheBinary(t *testing.T) {
 	require.NotContains(t, a.raw, computetest.DefaultToken, "the log never shows the token")
 	a = call(resetState)
 	require.Equal(t, http.StatusNoContent, a.status, a.raw)
+
+	// A quota of one floating IP: the first create is accepted, the second refused with 02049.
+	a = call(setQuota)
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	require.Contains(t, a.raw, `"floating_ips":1`)
 	a = call(createFloatingIP)
 	require.Equal(t, http.StatusCreated, a.status, a.raw)
 	require.Contains(t, a.raw, `"id":"fip-000001"`, "IDs start again after a reset")
+	a = call(createFloatingIP)
+	require.Equal(t, http.StatusBadRequest, a.status, a.raw)
+	require.Equal(t, "02049", decodeAs[apiError](t, a).Code)
+
+	// A status the API cannot reach, forced: the instance reads as in error.
+	a = call(createDB)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	a = call(forceError)
+	require.Equal(t, http.StatusNoContent, a.status, a.raw)
+	a = call(getInstance)
+	require.Equal(t, "error", decodeAs[instanceResponse](t, a).Instance.Status)
+	a = call(advance)
+	require.Equal(t, http.StatusNoContent, a.status, a.raw)
+	a = call(getInstance)
+	require.Equal(t, "error", decodeAs[instanceResponse](t, a).Instance.Status, "a forced status stays")
 
 	// Ctrl-C.
 	hc.CloseIdleConnections()
@@ -774,4 +818,31 @@ func TestGoRunAndInstallFromAnotherModule(t *testing.T) {
 	out, err = exec.CommandContext(ctx, filepath.Join(gobin, "compute-fake"), "-h").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "COMPUTE_FAKE_TOKEN")
+}
+
+// TestLinksNoSDK keeps the binary apart from the SDK: of this module it links its own package and
+// the fake's engine (internal/fake and below), not the SDK package nor computetest.
+func TestLinksNoSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	out, err := exec.Command(goTool, "list", "-deps", ".").Output()
+	require.NoError(t, err)
+	var ours []string
+	for pkg := range strings.Lines(string(out)) {
+		if pkg = strings.TrimSpace(pkg); strings.HasPrefix(pkg, "github.com/compute-sdk/compute-go") {
+			ours = append(ours, pkg)
+		}
+	}
+	require.Equal(t, []string{"github.com/compute-sdk/compute-go/internal/fake", modulePath}, ours)
+}
+
+// The banner's line of shell sets the variables the SDK reads, named here without importing it.
+func TestBannerNamesTheSDKsVariables(t *testing.T) {
+	require.Equal(t, compute.EnvBaseURL, envAPIURL)
+	require.Equal(t, compute.EnvToken, envAPIToken)
 }

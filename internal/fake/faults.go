@@ -1,11 +1,11 @@
-package engine
+package fake
 
 import (
-	"maps"
+	"fmt"
 	"net/http"
-	"net/url"
 	"path"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -16,6 +16,32 @@ type Match struct {
 	// Path is a path.Match pattern over the request's path as sent (escaped), for example
 	// "/compute/v1/instances" or "/compute/v1/instances/*/actions".
 	Path string
+}
+
+// methods are the methods a rule may name.
+var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodOptions}
+
+// problem says why a Match can never select a request, "" when it can: a method that is not an
+// upper-case HTTP method, a path that is a URL or carries a query, an invalid pattern, or the
+// control endpoint, which faults never reach.
+func (m Match) problem() string {
+	switch p := m.Path; {
+	case m.Method != "" && !slices.Contains(methods, m.Method):
+		return fmt.Sprintf("match.method must be one of %s (upper case), got %q", strings.Join(methods, ", "), m.Method)
+	case p == "":
+		return ""
+	case strings.Contains(p, "://") || !strings.HasPrefix(p, "/"):
+		return fmt.Sprintf("match.path must be a path such as /compute/v1/instances/*, not a URL or a relative path, got %q", p)
+	case strings.Contains(p, "?") && strings.Contains(p, "="):
+		return fmt.Sprintf("match.path is matched against the path alone, without the query, got %q", p)
+	case strings.HasPrefix(p, controlPrefix):
+		return fmt.Sprintf("match.path %q is under %s, whose requests are never faulted", p, controlPrefix)
+	}
+	if _, err := path.Match(m.Path, ""); err != nil {
+		return fmt.Sprintf("match.path %q is not a valid path.Match pattern: %v", m.Path, err)
+	}
+	return ""
 }
 
 func (m Match) matches(method, escapedPath string) bool {
@@ -38,7 +64,7 @@ type Fault struct {
 	// Drop closes the connection without processing the request or sending a response.
 	Drop bool
 	// Status sends a response with this status without processing the request. The body is Body if set,
-	// otherwise the contract's {code, message} with Code and Message.
+	// otherwise the API's {code, message} with Code and Message.
 	Status int
 	// Code is the error code of the response, for example "02036".
 	Code string
@@ -70,23 +96,41 @@ type Rule struct {
 	Fault Fault
 }
 
-// faultRule is a Rule with its remaining count.
+// faultRule is a Rule with its identifier and its remaining count.
 type faultRule struct {
 	Rule
+	id   string
 	left int // -1 = unbounded
 }
 
 // Inject adds a fault rule. Rules are tried in the order they were added; the first that hits a request
 // decides its fault. Authentication and rate limiting happen before faults, so a fault never hits a
-// request the service would have refused anyway.
-func (e *Engine) Inject(r Rule) {
+// request the service would have refused anyway. It returns the rule's identifier, "rule-1" for
+// the first.
+func (e *Engine) Inject(r Rule) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	left := r.Times
-	if left <= 0 {
-		left = -1
+	return e.inject(r).id
+}
+
+// inject adds a fault rule. The caller holds e.mu.
+func (e *Engine) inject(r Rule) *faultRule {
+	e.ruleSeq++
+	rule := &faultRule{Rule: r, id: fmt.Sprintf("rule-%d", e.ruleSeq), left: r.Times}
+	if r.Times <= 0 {
+		rule.left = -1
 	}
-	e.rules = append(e.rules, &faultRule{Rule: r, left: left})
+	e.rules = append(e.rules, rule)
+	return rule
+}
+
+// removeFault removes one fault rule and reports whether it was there.
+func (e *Engine) removeFault(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := len(e.rules)
+	e.rules = slices.DeleteFunc(e.rules, func(r *faultRule) bool { return r.id == id })
+	return len(e.rules) < n
 }
 
 // FailNext makes the next n requests that match m fail with f. It is Inject with Times: n.
@@ -122,55 +166,4 @@ func (e *Engine) pickFault(method, escapedPath string) (Fault, bool) {
 		return r.Fault, true
 	}
 	return Fault{}, false
-}
-
-// Request is one request as the server received it, for assertions in tests.
-type Request struct {
-	// Time is when the server received it, on the server's clock.
-	Time time.Time
-	// Method is the HTTP method.
-	Method string
-	// Path is the path exactly as sent, escaped (an ID "a/b" shows as "a%2Fb").
-	Path string
-	// Query is the parsed query string.
-	Query url.Values
-	// Body is the request body as received.
-	Body []byte
-	// Auth is how the request authenticated: "bearer", "x-auth-token", or "" when it carried no
-	// token. The token itself is not recorded.
-	Auth string
-	// Header is the request's header without Authorization and X-Auth-Token.
-	Header http.Header
-	// Status is the status of the response, 0 if the connection was dropped without a response.
-	Status int
-	// Fault says the request was hit by an injected fault.
-	Fault bool
-	// Processed says the request took effect on the server's state (or, for a read, was served
-	// from it). A request refused by authentication, the rate limit or a fault is not processed.
-	Processed bool
-}
-
-// Requests returns a copy of every request received so far, in order of arrival; changing it
-// changes nothing in the server.
-func (e *Engine) Requests() []Request {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Request, len(e.log))
-	for i, r := range e.log {
-		out[i] = *r
-		out[i].Header = r.Header.Clone()
-		out[i].Query = maps.Clone(r.Query)
-		for k, v := range out[i].Query {
-			out[i].Query[k] = slices.Clone(v)
-		}
-		out[i].Body = slices.Clone(r.Body)
-	}
-	return out
-}
-
-// ResetRequests forgets the requests received so far.
-func (e *Engine) ResetRequests() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.log = nil
 }

@@ -1,4 +1,4 @@
-package engine
+package fake
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Catalog is what the fake starts with besides the resources created through the API: the contract
+// Catalog is what the fake starts with besides the resources created through the API: the API
 // has no endpoint for regions or instance types, so a test discovers them here (and compute-fake
 // prints them, and reads a replacement with -catalog). Images are also listed by GET
 // /compute/v1/images; the SSH keys and volumes are the account's first keys and volumes, which the
@@ -104,7 +104,7 @@ type Image struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// ImageTypes are the image types of the contract, the values of GET /images?type=.
+// ImageTypes are the image types of the API, the values of GET /images?type=.
 var ImageTypes = []string{"base-os", "cloud-image", "preconfigured", "snapshot"}
 
 // SSHKey is an SSH key of the account.
@@ -125,8 +125,8 @@ type Volume struct {
 	// Region is where the volume lives; attaching it to an instance elsewhere gets 02051.
 	Region string `json:"region"`
 	// Status is "available" (attachable), "in-use" (attached) or "locked" (never attachable). The
-	// API shows the service's "created" for the first two (difference D11) and the instances that
-	// hold the volume.
+	// API shows the service's "created" for the first two (its volume statuses have no
+	// "available") and the instances that hold the volume.
 	Status string `json:"status"`
 }
 
@@ -140,7 +140,7 @@ const (
 	VolumeLocked = "locked"
 )
 
-// The service's region identifiers, from the extended contract (a moment in time).
+// The service's region identifiers (a moment in time: the service adds and retires regions).
 var serviceRegions = []Region{
 	{ID: "EUC-DE-MUC-1", Name: "Germany, Munich"},
 	{ID: "EUW-GB-MNC-1", Name: "United Kingdom, Manchester"},
@@ -234,24 +234,23 @@ func (c Catalog) Clone() Catalog {
 	return out
 }
 
-// Catalog returns the catalogue as it is now: its SSH keys and volumes are the account's as the API
+// liveCatalog is the catalogue as it is now: its SSH keys and volumes are the account's as the API
 // has left them (created and deleted ones included, volume statuses as attachments made them).
-func (e *Engine) Catalog() Catalog {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.settle(e.now())
-	out := e.catalog.Clone()
+func (s *state) liveCatalog() Catalog {
+	out := s.catalog.Clone()
 	out.SSHKeys = []SSHKey{}
-	for _, k := range e.sshKeys.all() {
+	for i := range s.sshKeys.len() {
+		k := s.sshKeys.at(i)
 		out.SSHKeys = append(out.SSHKeys, SSHKey{ID: k.ID, Name: k.Name})
 	}
 	out.Volumes = []Volume{}
-	for _, v := range e.volumes.all() {
+	for i := range s.volumes.len() {
+		v := s.volumes.at(i)
 		status := VolumeAvailable
 		switch {
 		case v.locked:
 			status = VolumeLocked
-		case e.holder(v.ID) != "":
+		case s.holder(v.ID) != "":
 			status = VolumeInUse
 		case v.Status != storageCreated:
 			status = v.Status

@@ -1,19 +1,12 @@
-// Package engine is the fake Compute API behind package computetest and cmd/compute-fake: its state,
-// routes, request decoding with strict key checks, validation, lifecycles, catalogue and faults.
-//
-// It is a second, independent reading of the contract (compute-api.md, then
-// compute-api-extended.md): it has its own wire types and its own validation and never imports the
-// SDK package, so that a mistake in the SDK's struct tags or rules cannot hide behind the fake
-// agreeing with it. Package computetest documents the choices it makes where the contract is silent.
-package engine
+package fake
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/subtle"
-	_ "embed"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +25,7 @@ type Config struct {
 	Token string
 	// ReadOnly are tokens that may read but not write (403 with 02043 on a write).
 	ReadOnly []string
-	// Catalog is the seeded catalogue; a nil Catalog means DefaultCatalog.
+	// Catalog is the catalogue the fake starts with; nil means DefaultCatalog.
 	Catalog *Catalog
 	// Durations are the lifecycle transitions' durations.
 	Durations Durations
@@ -75,50 +68,35 @@ type Durations struct {
 	// FilesystemCreate is creating -> created; the mount path is assigned at the end.
 	FilesystemCreate time.Duration
 	// SnapshotCreate is creating -> created for an imported or cloned snapshot. A snapshot of an
-	// instance is created at once, the only status the seed contract shows for it.
+	// instance is created at once, the only status the API shows for it.
 	SnapshotCreate time.Duration
 }
 
-// Limits are the account quotas the fake enforces. Zero means unlimited.
-type Limits struct {
-	// MaxInstances refuses a create beyond this many instances with code 02010.
-	MaxInstances int
-	// MaxFloatingIPs refuses a create beyond this many floating IPs with code 02049.
-	MaxFloatingIPs int
-	// MaxSnapshotsPerInstance refuses a snapshot beyond this many per instance with code 02012.
-	MaxSnapshotsPerInstance int
-	// MaxSnapshots refuses a snapshot (taken, imported or cloned) beyond this many with code 02010.
-	MaxSnapshots int
-	// MaxVolumes refuses a volume create beyond this many volumes with code 02010.
-	MaxVolumes int
-	// MaxFilesystems refuses a filesystem create beyond this many filesystems with code 02010.
-	MaxFilesystems int
-	// MaxSSHKeys refuses an SSH key create beyond this many keys with code 02010.
-	MaxSSHKeys int
+// UniformDurations gives every transition the same duration d.
+func UniformDurations(d time.Duration) Durations {
+	var out Durations
+	v := reflect.ValueOf(&out).Elem()
+	for i := range v.NumField() {
+		v.Field(i).Set(reflect.ValueOf(d))
+	}
+	return out
 }
 
 // Engine is the fake API as an http.Handler. It is safe for concurrent use.
 type Engine struct {
 	cfg Config
 
-	mu          sync.Mutex
-	offset      time.Duration
-	catalog     Catalog
-	instances   table[instance]
-	groups      table[securityGroup]
-	fips        table[floatingIP]
-	snapshots   table[snapshot]
-	sshKeys     table[sshKey]
-	volumes     table[volume]
-	filesystems table[filesystem]
-	seq         map[string]int
-	rules       []*faultRule
-	rand        *rand.Rand
-	log         []*Request
-	buckets     map[string]*bucket
+	mu      sync.Mutex
+	offset  time.Duration
+	s       *state
+	rules   []*faultRule
+	ruleSeq int
+	rand    *rand.Rand
+	log     []*Request
+	buckets map[string]*bucket
 }
 
-// New returns an Engine with the state empty and the catalogue seeded.
+// New returns an Engine with the catalogue and nothing else.
 func New(cfg Config) *Engine {
 	if cfg.Token == "" {
 		cfg.Token = DefaultToken
@@ -142,41 +120,25 @@ func New(cfg Config) *Engine {
 	}
 	cfg.Catalog = &cat
 	e := &Engine{cfg: cfg}
-	e.resetState()
+	e.reset()
 	return e
 }
 
-// resetState empties the resources, the counters, the request log, the fault rules and the rate
-// limit's buckets, and seeds the catalogue again. The caller holds e.mu, or e is not shared yet.
-func (e *Engine) resetState() {
-	e.catalog = e.cfg.Catalog.Clone()
-	e.instances = newTable[instance]()
-	e.groups = newTable[securityGroup]()
-	e.fips = newTable[floatingIP]()
-	e.snapshots = newTable[snapshot]()
-	e.sshKeys = newTable[sshKey]()
-	e.volumes = newTable[volume]()
-	e.filesystems = newTable[filesystem]()
-	seeded := stamp(catalogTime)
-	for _, k := range e.catalog.SSHKeys {
-		e.sshKeys.add(k.ID, seedSSHKey(k, seeded))
-	}
-	for _, v := range e.catalog.Volumes {
-		e.volumes.add(v.ID, seedVolume(v, seeded))
-	}
-	e.seq = map[string]int{}
-	e.rules = nil
-	e.log = nil
+// reset empties the state, the request log, the fault rules and the rate limit's buckets. The
+// caller holds e.mu, or e is not shared yet.
+func (e *Engine) reset() {
+	e.s = newState(e.cfg)
+	e.rules, e.ruleSeq, e.log = nil, 0, nil
 	e.buckets = map[string]*bucket{}
 	e.rand = rand.New(rand.NewPCG(e.cfg.Seed, e.cfg.Seed^0x9e3779b97f4a7c15))
 }
 
-// Reset forgets every resource, request, fault rule and rate-limit count, and seeds the catalogue
-// again: the engine is as New made it, except that the clock keeps what Advance added.
+// Reset forgets every resource, request, fault rule, quota set since and rate-limit count: the
+// engine is as New made it, except that the clock keeps what Advance added.
 func (e *Engine) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.resetState()
+	e.reset()
 }
 
 // Token is the token the engine accepts.
@@ -185,10 +147,53 @@ func (e *Engine) Token() string { return e.cfg.Token }
 // Rate is the per-token rate limit, 0 when there is none.
 func (e *Engine) Rate() float64 { return e.cfg.Rate }
 
-// maxBody bounds what the fake reads of a request body; a 64 KiB startup script fits many times.
-const maxBody = 4 << 20
+// now is the engine's clock plus what Advance added, truncated to the API's millisecond precision
+// so that what the engine stores is what it shows.
+func (e *Engine) now() time.Time {
+	return e.cfg.Clock().Add(e.offset).UTC().Truncate(time.Millisecond)
+}
 
-// controlPrefix is where the control endpoint lives, a path the contract does not use.
+// state is the state as it is now, every transition due completed. The caller holds e.mu.
+func (e *Engine) state() (*state, time.Time) {
+	now := e.now()
+	e.s.settle(now)
+	return e.s, now
+}
+
+// Advance moves the engine's clock forward by d, completing the transitions due by then. It works
+// with any clock, real or fake. A negative d is ignored.
+func (e *Engine) Advance(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d > 0 {
+		e.offset += d
+	}
+	e.state()
+}
+
+// Catalog returns the catalogue as it is now: its SSH keys and volumes are the account's as the API
+// has left them (created and deleted ones included, volume statuses as attachments made them).
+func (e *Engine) Catalog() Catalog {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, _ := e.state()
+	return s.liveCatalog()
+}
+
+// SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
+// a test can reach states the API cannot (error, pending_payment) or hold one (creating). It reports
+// whether the instance exists.
+func (e *Engine) SetInstanceStatus(id, status string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, now := e.state()
+	return s.setInstanceStatus(id, status, now)
+}
+
+// prefix is where the compute family lives.
+const prefix = "/compute/v1/"
+
+// controlPrefix is where the control endpoint lives, a path the API does not use.
 const controlPrefix = "/_fake/"
 
 // ServeHTTP runs one request through authentication, the rate limit and the fault rules, then
@@ -198,11 +203,10 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.serveControl(w, r)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := readBody(r)
 	if err != nil {
 		return // the client went away mid-body
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	header := r.Header.Clone()
 	header.Del("Authorization")
 	header.Del("X-Auth-Token")
@@ -248,7 +252,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.respondFault(w, entry, fault)
 		return
 	}
-	status, doc, refusal := e.process(r, body, entry)
+	status, doc, refusal := e.process(r.Method, body, entry)
 	if hit && fault.DropAfterProcessing {
 		drop(w)
 		return
@@ -256,10 +260,28 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.respond(w, entry, status, doc, refusal)
 }
 
-// authenticate checks the credential as the contract states: Bearer or the deprecated X-Auth-Token;
-// none is 401 with 02014, an unknown one 401 with 01204, a read-only one 403 with 02043 on a write.
-// The caller holds e.mu.
-func (e *Engine) authenticate(r *http.Request, entry *Request) (string, *apiError) {
+// readBody reads a request's body, up to one byte past what the fake accepts (decodeBody refuses
+// a longer one).
+func readBody(r *http.Request) ([]byte, error) { return io.ReadAll(io.LimitReader(r.Body, maxBody+1)) }
+
+// process runs the request's route against the state as it is now.
+func (e *Engine) process(method string, body []byte, entry *Request) (int, document, *Error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, now := e.state()
+	rt, ids, refusal := findRoute(routes, prefix, method, entry.Path)
+	if refusal != nil {
+		return 0, document{}, refusal
+	}
+	entry.Processed = true
+	doc, refusal := rt.respond(e, call{ids: ids, query: entry.Query, now: now}, body)
+	return rt.status, doc, refusal
+}
+
+// authenticate checks the credential: Bearer or the deprecated X-Auth-Token; none is 401 with
+// 02014, an unknown one 401 with 01204, a read-only one 403 with 02043 on a write. The caller holds
+// e.mu.
+func (e *Engine) authenticate(r *http.Request, entry *Request) (string, *Error) {
 	var token string
 	if h := r.Header.Get("Authorization"); h != "" {
 		entry.Auth = "bearer"
@@ -292,7 +314,7 @@ func (e *Engine) authenticate(r *http.Request, entry *Request) (string, *apiErro
 func same(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 // limit applies the per-token rate limit, if one is set. The caller holds e.mu.
-func (e *Engine) limit(token string, now time.Time) *apiError {
+func (e *Engine) limit(token string, now time.Time) *Error {
 	if e.cfg.Rate <= 0 {
 		return nil
 	}
@@ -308,60 +330,24 @@ func (e *Engine) limit(token string, now time.Time) *apiError {
 	return tooManyRequests(retryAfter, "too many requests: the limit is %g per second", e.cfg.Rate)
 }
 
-// tooManyRequests is a 429. The contract names no code for it; the fake sends 02009 ("not
-// allowed"), a documented code, so that the body has the contract's {code, message} shape.
-func tooManyRequests(retryAfter string, format string, args ...any) *apiError {
-	e := fail(http.StatusTooManyRequests, codeNotAllowed, format, args...)
-	e.retryAfter = retryAfter
-	return e
-}
-
-// process settles due transitions and runs the request's route against the state, returning the
-// encoded response body.
-func (e *Engine) process(r *http.Request, body []byte, entry *Request) (int, document, *apiError) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
-	e.settle(now)
-	rt, ids, refusal := findRoute(r.Method, entry.Path)
-	if refusal != nil {
-		return 0, document{}, refusal
-	}
-	entry.Processed = true
-	status, v, refusal := rt.handle(e, &call{body: body, ids: ids, query: entry.Query, now: now})
-	if refusal != nil || v == nil {
-		return status, document{}, refusal
-	}
-	if doc, ok := v.(document); ok {
-		return status, doc, nil
-	}
-	// Encoding under the lock means a response never shares memory with state another request is
-	// changing.
-	b, err := encode(v)
-	if err != nil {
-		return 0, document{}, fail(http.StatusInternalServerError, "", "encoding the response: %v", err)
-	}
-	return status, document{contentType: "application/json", body: b}, nil
-}
-
-// document is an encoded response body.
-type document struct {
-	contentType string
-	body        []byte
-}
-
-// respond writes a success (a body, or none for 204) or a refusal, and records the status.
-func (e *Engine) respond(w http.ResponseWriter, entry *Request, status int, doc document, refusal *apiError) {
+// respond writes the response of the API, and records its status.
+func (e *Engine) respond(w http.ResponseWriter, entry *Request, status int, doc document, refusal *Error) {
 	w.Header().Set("X-Request-Id", e.requestID())
+	if refusal != nil {
+		status = refusal.status
+	}
+	e.record(entry, status)
+	write(w, status, doc, refusal)
+}
+
+// write writes a refusal, or a success with its body (none for a 204).
+func write(w http.ResponseWriter, status int, doc document, refusal *Error) {
 	switch {
 	case refusal != nil:
-		e.record(entry, refusal.status)
 		writeError(w, refusal)
 	case doc.body == nil:
-		e.record(entry, status)
 		w.WriteHeader(status)
 	default:
-		e.record(entry, status)
 		w.Header().Set("Content-Type", doc.contentType)
 		w.Header().Set("Content-Length", strconv.Itoa(len(doc.body)))
 		w.WriteHeader(status)
@@ -378,17 +364,13 @@ func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
 		if code == "" && f.Status == http.StatusTooManyRequests {
 			code = codeNotAllowed
 		}
-		writeError(w, &apiError{status: f.Status, code: code, message: f.Message, retryAfter: f.RetryAfter})
+		writeError(w, &Error{status: f.Status, code: code, message: f.Message, retryAfter: f.RetryAfter})
 		return
 	}
 	if f.RetryAfter != "" {
 		w.Header().Set("Retry-After", f.RetryAfter)
 	}
-	ct := f.ContentType
-	if ct == "" {
-		ct = "text/html"
-	}
-	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Type", cmp.Or(f.ContentType, "text/html"))
 	w.WriteHeader(f.Status)
 	_, _ = w.Write(f.Body)
 }
@@ -402,7 +384,7 @@ func (e *Engine) record(entry *Request, status int) {
 func (e *Engine) requestID() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.newID("req")
+	return e.s.newID("req")
 }
 
 // drop closes the connection without a response.
@@ -414,12 +396,4 @@ func drop(w http.ResponseWriter) {
 		}
 	}
 	panic(http.ErrAbortHandler) // net/http's own way to abort a response; it closes the stream
-}
-
-//go:embed openapi.yaml
-var openAPIDocument []byte
-
-// openAPI serves the machine-readable description of the operations the fake implements.
-func (e *Engine) openAPI(*call) (int, any, *apiError) {
-	return http.StatusOK, document{contentType: "application/yaml", body: openAPIDocument}, nil
 }

@@ -1,0 +1,152 @@
+package fake
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Limits are the account quotas the fake enforces. Zero means unlimited.
+type Limits struct {
+	// MaxInstances refuses a create beyond this many instances with code 02010.
+	MaxInstances int
+	// MaxFloatingIPs refuses a create beyond this many floating IPs with code 02049.
+	MaxFloatingIPs int
+	// MaxSnapshotsPerInstance refuses a snapshot beyond this many per instance with code 02012.
+	MaxSnapshotsPerInstance int
+	// MaxSnapshots refuses a snapshot (taken, imported or cloned) beyond this many with code 02010.
+	MaxSnapshots int
+	// MaxVolumes refuses a volume create beyond this many volumes with code 02010.
+	MaxVolumes int
+	// MaxFilesystems refuses a filesystem create beyond this many filesystems with code 02010.
+	MaxFilesystems int
+	// MaxSSHKeys refuses an SSH key create beyond this many keys with code 02010.
+	MaxSSHKeys int
+}
+
+// unlimited is the capacity the quotas list shows for a quota that Limits leaves at zero.
+const unlimited = 1<<31 - 1
+
+// quota refuses a create that would go past a kind's quota, with the kind's code: 02010 ("max
+// quota reached"), or 02049 for floating IPs. The per-instance snapshot quota (02012) is the
+// snapshot create's own.
+func (s *state) quota(k kind) *Error {
+	if sp := k.spec(); *sp.limit(&s.limits) > 0 && k.len() >= *sp.limit(&s.limits) {
+		return badRequest(sp.code, "max quota reached: %s is limited to %d", sp.quota, *sp.limit(&s.limits))
+	}
+	return nil
+}
+
+type quotaFlavor struct {
+	FlavorName  string `json:"flavor_name"`
+	ProductName string `json:"product_name"`
+	Unit        string `json:"unit"`
+	Used        int    `json:"used"`
+}
+
+type quotaBody struct {
+	Key      string        `json:"key"`
+	Capacity int           `json:"capacity"`
+	Used     int           `json:"used"`
+	Flavors  []quotaFlavor `json:"flavors"`
+}
+
+// quotas are the quotas with what the fake holds now: capacity is the limit (unlimited, 2^31-1,
+// when there is none) and used counts the resources.
+func (s *state) quotas() []quotaBody {
+	out := []quotaBody{}
+	for _, k := range s.kinds {
+		sp := k.spec()
+		if sp.quota == "" {
+			continue
+		}
+		b := quotaBody{Key: sp.quota, Capacity: unlimited, Used: k.len(), Flavors: k.flavorCounts()}
+		if m := *sp.limit(&s.limits); m > 0 {
+			b.Capacity = m
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+type reservationQuota struct {
+	Capacity int `json:"capacity"`
+	Used     int `json:"used"`
+}
+
+type reservationBody struct {
+	ID         string                     `json:"id"`
+	FlavorName string                     `json:"flavor_name"`
+	Region     string                     `json:"region"`
+	Metadata   map[string]json.RawMessage `json:"metadata"`
+	Quota      reservationQuota           `json:"quota"`
+}
+
+// reservations are the catalogue's reservations; used counts the instances associated with each.
+func (s *state) reservations() []reservationBody {
+	out := make([]reservationBody, 0, len(s.catalog.Reservations))
+	for _, r := range s.catalog.Reservations {
+		md := r.Metadata
+		if md == nil {
+			md = map[string]json.RawMessage{}
+		}
+		out = append(out, reservationBody{ID: r.ID, FlavorName: r.FlavorName, Region: r.Region, Metadata: md,
+			Quota: reservationQuota{Capacity: r.Capacity, Used: len(s.refs[ref("reservation", r.ID)])}})
+	}
+	return out
+}
+
+// checkReservation checks a reservation_id of an instance create or update: it must exist (02067),
+// be for the instance's type and region (02020) and have room (02010). The instance owner, already
+// associated with it, does not count against it.
+func (s *state) checkReservation(id, typ, region, owner string) *Error {
+	i := slices.IndexFunc(s.catalog.Reservations, func(r Reservation) bool { return r.ID == id })
+	if i < 0 {
+		return badRequest(codeReservationNotFound, "reservation %q not found", id)
+	}
+	r := s.catalog.Reservations[i]
+	users := s.refs[ref("reservation", id)]
+	switch {
+	case r.FlavorName != typ || r.Region != region:
+		return badRequest(codeInstanceConfigNotAllowed, "reservation %q is for %s in %s, not %s in %s", id, r.FlavorName, r.Region, typ, region)
+	case users[owner]:
+		return nil
+	case len(users) >= r.Capacity:
+		return badRequest(codeMaxQuotaReached, "max quota reached: reservation %q holds %d instances", id, r.Capacity)
+	}
+	return nil
+}
+
+type typeAvailability struct {
+	Type      string `json:"type"`
+	Available bool   `json:"available"`
+	Count     *int   `json:"count,omitempty"`
+}
+
+type availabilityBody struct {
+	Type          string             `json:"type"`
+	Region        string             `json:"region"`
+	Placement     string             `json:"placement,omitempty"`
+	InstanceTypes []typeAvailability `json:"instance_types"`
+}
+
+// availability reports, for a region, every instance type of the catalogue: available when the
+// type is offered there and the instance quota has room, with count the instances that can still
+// be created when a quota is set.
+func (s *state) availability(region, placement string) availabilityBody {
+	var count *int
+	room := true
+	if m := s.limits.MaxInstances; m > 0 {
+		n := max(0, m-s.instances.len())
+		count, room = &n, n > 0
+	}
+	out := availabilityBody{Type: "instances", Region: region, Placement: placement, InstanceTypes: []typeAvailability{}}
+	for _, t := range s.catalog.InstanceTypes {
+		offered := slices.Contains(t.Regions, region)
+		a := typeAvailability{Type: t.ID, Available: offered && room}
+		if offered {
+			a.Count = count
+		}
+		out.InstanceTypes = append(out.InstanceTypes, a)
+	}
+	return out
+}

@@ -1,0 +1,302 @@
+package fake
+
+import (
+	"cmp"
+	_ "embed"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The control endpoint lets tests in any language do over HTTP what Go tests do with the engine's
+// methods, and more (control.yaml describes it). It is off unless Config.ControlToken is set, and
+// every control request carries that token in this header; the API's tokens do not open it, nor it
+// the API. Its requests are not logged, rate limited or faulted.
+const controlHeader = "X-Fake-Control-Token"
+
+// controlRoutes are the control endpoint's operations, under /_fake/.
+var controlRoutes = []route{
+	{"POST", "faults", 201, "", ctl(addFault)},
+	{"GET", "faults", 200, "faults", ctl(listFaults)},
+	{"DELETE", "faults", 204, "", ctl(clearFaults)},
+	{"DELETE", "faults/{}", 204, "", ctl(removeFault)},
+	{"GET", "requests", 200, "requests", ctl(listRequests)},
+	{"DELETE", "requests", 204, "", ctl(clearRequests)},
+	{"PUT", "{}/{}/status", 204, "", ctl(forceStatus)},
+	{"GET", "quotas", 200, "", ctl(getQuotas)},
+	{"PUT", "quotas", 200, "", ctl(setQuotas)},
+	{"POST", "advance", 204, "", ctl(advance)},
+	{"POST", "reset", 204, "", ctl(reset)},
+	{"GET", "catalog", 200, "", ctl(catalog)},
+	{"GET", "openapi.yaml", 200, "", ctl(func(*Engine, call, *none) (document, *Error) {
+		return document{contentType: "application/yaml", body: controlDocument}, nil
+	})},
+}
+
+//go:embed control.yaml
+var controlDocument []byte
+
+// ctl is op for the control endpoint, whose handlers use the engine rather than its state, and
+// take its lock themselves.
+func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
+	return func(e *Engine, c call, body []byte) (any, *Error) {
+		var req Req
+		if err := decodeBody(body, &req); err != nil {
+			return nil, err
+		}
+		return h(e, c, &req)
+	}
+}
+
+// serveControl serves the control endpoint. While it is disabled (no control token), /_fake/ paths
+// are like any other unknown path: 404 with 02001.
+func (e *Engine) serveControl(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		return // the client went away mid-body
+	}
+	rt, ids, refusal := findRoute(controlRoutes, controlPrefix, r.Method, r.URL.EscapedPath())
+	switch token := r.Header.Get(controlHeader); {
+	case e.cfg.ControlToken == "":
+		refusal = notFound(codeInvalidRoute, "invalid route %s %s", r.Method, r.URL.EscapedPath())
+	case token == "":
+		refusal = fail(http.StatusUnauthorized, codeTokenNotProvided, "the control endpoint needs the %s header", controlHeader)
+	case !same(token, e.cfg.ControlToken):
+		refusal = fail(http.StatusUnauthorized, codeAuthPermissionDenied, "invalid control token")
+	}
+	var doc document
+	if refusal == nil {
+		doc, refusal = rt.respond(e, call{ids: ids, query: r.URL.Query()}, body)
+	}
+	write(w, rt.status, doc, refusal)
+}
+
+// controlRule is the JSON form of a fault rule, as POST /_fake/faults reads it and as the fake
+// shows it, with its id and, in times, the hits it has left.
+type controlRule struct {
+	ID    string `json:"id,omitempty"`
+	Match struct {
+		Method string `json:"method,omitempty"`
+		Path   string `json:"path,omitempty"`
+	} `json:"match"`
+	Times       int          `json:"times,omitempty"`
+	Probability float64      `json:"probability,omitempty"`
+	Fault       controlFault `json:"fault"`
+}
+
+// controlFault is the JSON form of a Fault. Latency is a Go duration string such as "1.5s"; a long
+// one ("1h") is a stall that lasts until the client gives up.
+type controlFault struct {
+	Latency             string `json:"latency,omitempty"`
+	Drop                bool   `json:"drop,omitempty"`
+	Status              int    `json:"status,omitempty"`
+	Code                string `json:"code,omitempty"`
+	Message             string `json:"message,omitempty"`
+	RetryAfter          string `json:"retry_after,omitempty"`
+	Body                string `json:"body,omitempty"`
+	ContentType         string `json:"content_type,omitempty"`
+	DropAfterProcessing bool   `json:"drop_after_processing,omitempty"`
+}
+
+// rule is the Rule the JSON form describes, or why it is refused: a rule that could never hit a
+// request (see Match.problem), or that does nothing, is 400.
+func (r *controlRule) rule() (Rule, *Error) {
+	f := r.Fault
+	latency, err := time.ParseDuration(cmp.Or(f.Latency, "0s"))
+	m := Match{Method: r.Match.Method, Path: r.Match.Path}
+	switch problem := m.problem(); {
+	case r.ID != "":
+		return Rule{}, badRequest(codeBadRequest, "id is the fake's to give")
+	case err != nil || latency < 0:
+		return Rule{}, badRequest(codeBadRequest, "fault.latency must be a Go duration such as \"2s\", got %q", f.Latency)
+	case problem != "":
+		return Rule{}, badRequest(codeBadRequest, "the rule could never hit a request: %s", problem)
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return Rule{}, badRequest(codeBadRequest, "fault.status must be an error status from 400 to 599, got %d", f.Status)
+	case latency == 0 && !f.Drop && f.Status == 0 && !f.DropAfterProcessing:
+		return Rule{}, badRequest(codeMissingParameters, "fault needs latency, drop, status or drop_after_processing")
+	case r.Times < 0 || r.Probability < 0 || r.Probability > 1:
+		return Rule{}, badRequest(codeBadRequest, "times must be 0 or more and probability from 0 to 1")
+	}
+	rule := Rule{Match: m, Times: r.Times, Probability: r.Probability, Fault: Fault{Latency: latency, Drop: f.Drop,
+		Status: f.Status, Code: f.Code, Message: f.Message, RetryAfter: f.RetryAfter, ContentType: f.ContentType,
+		DropAfterProcessing: f.DropAfterProcessing}}
+	if f.Body != "" {
+		rule.Fault.Body = []byte(f.Body)
+	}
+	return rule, nil
+}
+
+// json is the rule in its JSON form. The caller holds e.mu.
+func (r *faultRule) json() controlRule {
+	f := r.Fault
+	c := controlRule{ID: r.id, Times: max(r.left, 0), Probability: r.Probability, Fault: controlFault{Drop: f.Drop,
+		Status: f.Status, Code: f.Code, Message: f.Message, RetryAfter: f.RetryAfter, Body: string(f.Body),
+		ContentType: f.ContentType, DropAfterProcessing: f.DropAfterProcessing}}
+	if f.Latency > 0 {
+		c.Fault.Latency = f.Latency.String()
+	}
+	c.Match.Method, c.Match.Path = r.Match.Method, r.Match.Path
+	return c
+}
+
+func addFault(e *Engine, _ call, r *controlRule) (controlRule, *Error) {
+	rule, err := r.rule()
+	if err != nil {
+		return controlRule{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.inject(rule).json(), nil
+}
+
+// listFaults shows the rules in the order they are tried.
+func listFaults(e *Engine, _ call, _ *none) ([]controlRule, *Error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := []controlRule{}
+	for _, r := range e.rules {
+		out = append(out, r.json())
+	}
+	return out, nil
+}
+
+func clearFaults(e *Engine, _ call, _ *none) (none, *Error) {
+	e.ClearFaults()
+	return none{}, nil
+}
+
+func removeFault(e *Engine, c call, _ *none) (none, *Error) {
+	if !e.removeFault(c.ids[0]) {
+		return none{}, notFound(codeBadRequest, "fault rule %q not found", c.ids[0])
+	}
+	return none{}, nil
+}
+
+// controlRequest is the JSON form of a Request of the log.
+type controlRequest struct {
+	Time      stamp               `json:"time"`
+	Method    string              `json:"method"`
+	Path      string              `json:"path"`
+	Query     map[string][]string `json:"query"`
+	Body      string              `json:"body"`
+	Auth      string              `json:"auth"`
+	Status    int                 `json:"status"`
+	Fault     bool                `json:"fault"`
+	Processed bool                `json:"processed"`
+}
+
+func listRequests(e *Engine, _ call, _ *none) ([]controlRequest, *Error) {
+	out := []controlRequest{}
+	for _, r := range e.Requests() {
+		out = append(out, controlRequest{Time: stamp(r.Time), Method: r.Method, Path: r.Path, Query: r.Query,
+			Body: string(r.Body), Auth: r.Auth, Status: r.Status, Fault: r.Fault, Processed: r.Processed})
+	}
+	return out, nil
+}
+
+func clearRequests(e *Engine, _ call, _ *none) (none, *Error) {
+	e.ResetRequests()
+	return none{}, nil
+}
+
+// statusChange is the body of PUT /_fake/{collection}/{id}/status.
+type statusChange struct {
+	Status string `json:"status" fake:"required"`
+}
+
+// forceStatus is SetInstanceStatus for every kind with a status (see store.force).
+func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, now := e.state()
+	for _, k := range s.kinds {
+		if k.spec().collection == c.ids[0] {
+			return none{}, k.force(c.ids[1], r.Status, now)
+		}
+	}
+	return none{}, notFound(codeInvalidRoute, "invalid control route: no resources are called %q", c.ids[0])
+}
+
+// fields are the quotas by their key: each kind's, and the snapshots per instance.
+func (l *Limits) fields(s *state) map[string]*int {
+	out := map[string]*int{"snapshots_per_instance": &l.MaxSnapshotsPerInstance}
+	for _, k := range s.kinds {
+		if sp := k.spec(); sp.quota != "" {
+			out[sp.quota] = sp.limit(l)
+		}
+	}
+	return out
+}
+
+// getQuotas shows the account's quotas by key, 0 meaning none.
+func getQuotas(e *Engine, _ call, _ *none) (map[string]int, *Error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.s.limits.values(e.s), nil
+}
+
+func (l *Limits) values(s *state) map[string]int {
+	out := map[string]int{}
+	for key, n := range l.fields(s) {
+		out[key] = *n
+	}
+	return out
+}
+
+// quotaSet is the body of PUT /_fake/quotas: quotas by key, each 0 (none) or more; a key left out
+// means none.
+type quotaSet struct{ values map[string]json.RawMessage }
+
+func (q *quotaSet) decodeJSON(_ string, raw json.RawMessage) *Error {
+	if json.Unmarshal(raw, &q.values) != nil || q.values == nil {
+		return malformed("the body must be a JSON object")
+	}
+	return nil
+}
+
+// setQuotas replaces the account's quotas until the next reset. A create past a quota is refused
+// from then on; what exists already stays.
+func setQuotas(e *Engine, _ call, q *quotaSet) (map[string]int, *Error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var l Limits
+	fields := l.fields(e.s)
+	for _, key := range slices.Sorted(maps.Keys(q.values)) {
+		dst, ok := fields[key]
+		if !ok {
+			return nil, malformed("unknown quota %q; the quotas are %s", key, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+		}
+		n, ok := parseInteger(q.values[key])
+		if !ok || n < 0 {
+			return nil, badRequest(codeBadRequest, "%s must be an integer, 0 (no quota) or more", key)
+		}
+		*dst = n
+	}
+	e.s.limits = l
+	return l.values(e.s), nil
+}
+
+// advanceBy is the body of POST /_fake/advance.
+type advanceBy struct {
+	Duration string `json:"duration" fake:"required"`
+}
+
+func advance(e *Engine, _ call, r *advanceBy) (none, *Error) {
+	d, err := time.ParseDuration(r.Duration)
+	if err != nil || d <= 0 {
+		return none{}, badRequest(codeBadRequest, "duration must be a positive Go duration such as \"30s\", got %q", r.Duration)
+	}
+	e.Advance(d)
+	return none{}, nil
+}
+
+func reset(e *Engine, _ call, _ *none) (none, *Error) {
+	e.Reset()
+	return none{}, nil
+}
+
+func catalog(e *Engine, _ call, _ *none) (Catalog, *Error) { return e.Catalog(), nil }

@@ -1,0 +1,95 @@
+package fake
+
+import "time"
+
+// Floating IP statuses.
+const (
+	fipCreating = "creating"
+	fipCreated  = "created"
+)
+
+var floatingIPSpec = spec{collection: "floating-ips", quota: "floating_ips", code: codeStaticPublicIPQuotaReached,
+	limit:    func(l *Limits) *int { return &l.MaxFloatingIPs },
+	notFound: func(id string) *Error { return notFound(codeFloatingIPNotFound, "floating IP %q not found", id) },
+	statuses: []string{fipCreating, fipCreated, "deleting", "error"}}
+
+// floatingIPBody is a floating IP as the API shows it.
+type floatingIPBody struct {
+	ID          string     `json:"id"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	IPAddress   nullString `json:"ip_address"`
+	IsPublic    bool       `json:"is_public"`
+	Version     string     `json:"version"`
+	Region      string     `json:"region"`
+	Status      string     `json:"status"`
+	Instance    *Ref       `json:"instance"`
+	CreatedAt   stamp      `json:"created_at"`
+	UpdatedAt   stamp      `json:"updated_at"`
+}
+
+type floatingIP struct {
+	floatingIPBody
+	lifecycle
+}
+
+func (f *floatingIP) view(*state) any { return &f.floatingIPBody }
+
+// addFloatingIP stores a new floating IP, creating until Durations.FloatingIPCreate has passed.
+func (s *state) addFloatingIP(f *floatingIP, now time.Time) {
+	s.floatingIPs.add(f.ID, f)
+	s.floatingIPs.begin(f, now, s.durations.FloatingIPCreate, fipCreated)
+}
+
+// arrive completes a transition: a floating IP that is created for the first time gets its address,
+// which its instance, if it has one, shows as its public IP.
+func (f *floatingIP) arrive(s *state, status string, at time.Time) {
+	f.Status, f.UpdatedAt = status, stamp(at)
+	if status == fipCreated && f.IPAddress == "" {
+		f.IPAddress = nullString(s.newAddress("100.64.", f.Version))
+		s.refreshPublicIP(f)
+	}
+}
+
+// refreshPublicIP shows a floating IP's address as its instance's public IP once both have one.
+func (s *state) refreshPublicIP(f *floatingIP) {
+	if f.Instance == nil || f.IPAddress == "" {
+		return
+	}
+	if in, ok := s.instances.find(f.Instance.ID); ok && in.PrivateIP != "" {
+		in.PublicIP = f.IPAddress
+	}
+}
+
+// attachableFloatingIP is an instance create's floating IP: one of the region that no instance holds.
+func (s *state) attachableFloatingIP(id, region string) (*floatingIP, *Error) {
+	f, ok := s.floatingIPs.find(id)
+	switch {
+	case !ok:
+		return nil, badRequest(codeFloatingIPNotFound, "floating IP %q not found", id)
+	case f.Region != region:
+		return nil, badRequest(codeRegionsMismatch, "regions mismatch: floating IP %q is in %s, not %s", id, f.Region, region)
+	case f.Instance != nil:
+		return nil, badRequest(codeFloatingIPInUse, "floating IP %q is in use by instance %q", id, f.Instance.ID)
+	}
+	return f, nil
+}
+
+// renameFloatingIP renames a floating IP; its instance shows the new name.
+func (s *state) renameFloatingIP(f *floatingIP, name string) {
+	f.Name = name
+	if f.Instance != nil {
+		if in, ok := s.instances.find(f.Instance.ID); ok && in.FloatingIP != nil {
+			in.FloatingIP.Name = name
+		}
+	}
+}
+
+// removeFloatingIP deletes a floating IP that no instance holds (02064 otherwise).
+func (s *state) removeFloatingIP(f *floatingIP) *Error {
+	if f.Instance != nil {
+		return badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, f.Instance.ID)
+	}
+	s.floatingIPs.remove(f.ID)
+	return nil
+}

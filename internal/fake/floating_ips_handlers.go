@@ -1,0 +1,69 @@
+package fake
+
+import "strings"
+
+// floatingIPCreate is the body of POST /floating-ips.
+type floatingIPCreate struct {
+	Name        string `json:"name" fake:"required"`
+	Description string `json:"description"`
+	Region      string `json:"region" fake:"required"`
+	Version     string `json:"version"`
+}
+
+// check refuses a version other than ipv4 (the default): ipv6 is 02075, as the service cannot
+// create one yet, anything else 02004.
+func (r *floatingIPCreate) check() *Error {
+	switch r.Version {
+	case "", "ipv4":
+		r.Version = "ipv4"
+	case "ipv6":
+		return badRequest(codeFloatingIPVersionUnavailable, "floating IP version ipv6 is unavailable")
+	default:
+		return badRequest(codeBadRequest, "version must be ipv4 or ipv6, got %q", r.Version)
+	}
+	return nil
+}
+
+func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIPBody, *Error) {
+	if !s.knownRegion(r.Region) {
+		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	}
+	if err := s.quota(&s.floatingIPs); err != nil {
+		return nil, err
+	}
+	f := &floatingIP{floatingIPBody: floatingIPBody{ID: s.newID("fip"), Name: r.Name, Description: r.Description,
+		IsPublic: true, Version: r.Version, Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	s.addFloatingIP(f, c.now)
+	return &f.floatingIPBody, nil
+}
+
+// floatingIPUpdate is the body of PATCH /floating-ips/{id}: name, description or both.
+type floatingIPUpdate struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+func (r *floatingIPUpdate) check() *Error {
+	switch {
+	case r.Name == nil && r.Description == nil:
+		return badRequest(codeMissingParameters, "name or description is required")
+	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
+		return badRequest(codeBadRequest, "name must not be empty")
+	}
+	return nil
+}
+
+func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*floatingIPBody, *Error) {
+	if r.Name != nil {
+		s.renameFloatingIP(f, *r.Name)
+	}
+	if r.Description != nil {
+		f.Description = *r.Description
+	}
+	f.UpdatedAt = stamp(c.now)
+	return &f.floatingIPBody, nil
+}
+
+func deleteFloatingIP(s *state, _ call, f *floatingIP, _ *none) (none, *Error) {
+	return none{}, s.removeFloatingIP(f)
+}

@@ -1,0 +1,287 @@
+package fake
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Instance statuses.
+const (
+	instanceCreating       = "creating"
+	instancePendingPayment = "pending_payment"
+	instanceActive         = "active"
+	instanceStopping       = "stopping"
+	instanceStopped        = "stopped"
+	instanceStarting       = "starting"
+	instanceResetting      = "resetting"
+	instanceError          = "error"
+	instanceDeleting       = "deleting"
+)
+
+// statusGone is the end of a delete: the instance is removed and reads respond 404.
+const statusGone = "gone"
+
+var instanceSpec = spec{collection: "instances", quota: "instances", code: codeMaxQuotaReached, product: "instance",
+	limit:    func(l *Limits) *int { return &l.MaxInstances },
+	notFound: func(id string) *Error { return notFound(codeInstanceNotFound, "instance %q not found", id) },
+	statuses: []string{instanceCreating, instancePendingPayment, instanceActive, instanceStopping, instanceStopped,
+		instanceStarting, instanceResetting, instanceError, instanceDeleting}}
+
+// instanceBody is an instance as the API shows it, os_type and reservation_id included.
+type instanceBody struct {
+	ID              string     `json:"id"`
+	Name            string     `json:"name"`
+	Hostname        string     `json:"hostname"`
+	DNSName         string     `json:"dns_name"`
+	Type            string     `json:"type"`
+	Region          string     `json:"region"`
+	PlacementOption string     `json:"placement_option"`
+	Image           Ref        `json:"image"`
+	FloatingIP      *Ref       `json:"floating_ip"`
+	SSHKeys         []Ref      `json:"ssh_keys"`
+	SecurityGroups  []Ref      `json:"security_groups"`
+	Volumes         []Ref      `json:"volumes"`
+	IsProtected     bool       `json:"is_protected"`
+	Status          string     `json:"status"`
+	PrivateIP       nullString `json:"private_ip"`
+	PublicIP        nullString `json:"public_ip"`
+	DiskSize        int        `json:"disk_size"`
+	OSType          string     `json:"os_type"`
+	ReservationID   nullString `json:"reservation_id"`
+	CreatedAt       stamp      `json:"created_at"`
+	UpdatedAt       stamp      `json:"updated_at"`
+}
+
+type instance struct {
+	instanceBody
+	lifecycle
+	// userMetadata is the create's metadata object as it was sent, what the user-metadata route
+	// shows ({} when the create had none).
+	userMetadata []byte
+	// baseImage is the catalogue image the instance runs, also when it was built from a snapshot:
+	// what decides which instance types it can run on.
+	baseImage string
+}
+
+func (in *instance) flavor() string  { return in.Type }
+func (in *instance) view(*state) any { return &in.instanceBody }
+
+// uses are the resources the instance refers to, as refs names them.
+func (in *instance) uses() []string {
+	keys := []string{ref("image", in.Image.ID)}
+	for kind, refs := range map[string][]Ref{"volume": in.Volumes, "group": in.SecurityGroups, "key": in.SSHKeys} {
+		for _, r := range refs {
+			keys = append(keys, ref(kind, r.ID))
+		}
+	}
+	if in.ReservationID != "" {
+		keys = append(keys, ref("reservation", string(in.ReservationID)))
+	}
+	return keys
+}
+
+// The limits of an instance create.
+const (
+	minDiskSize      = 80
+	minPasswordRunes = 16
+	maxStartupScript = 64 << 10
+)
+
+// addInstance stores a new instance, creating until Durations.InstanceCreate has passed, and
+// attaches its floating IP.
+func (s *state) addInstance(in *instance, fip *floatingIP, now time.Time) {
+	if fip != nil {
+		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
+		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
+	}
+	s.instances.add(in.ID, in)
+	s.link(in.ID, in.uses()...)
+	s.beginInstance(in, now, instanceCreating, instanceActive, s.durations.InstanceCreate)
+}
+
+// beginInstance starts a transition: the instance shows status now and becomes to after d.
+func (s *state) beginInstance(in *instance, now time.Time, status, to string, d time.Duration) {
+	in.Status, in.UpdatedAt = status, stamp(now)
+	s.instances.begin(in, now, d, to)
+}
+
+// arrive completes a transition: an instance that becomes active for the first time gets its
+// addresses (its floating IP's address, once it has one, as its public IP); one that is gone is
+// removed.
+func (in *instance) arrive(s *state, status string, at time.Time) {
+	if status == statusGone {
+		s.destroy(in)
+		return
+	}
+	in.Status, in.UpdatedAt = status, stamp(at)
+	if in.Status == instanceActive && in.PrivateIP == "" {
+		in.PrivateIP = nullString(s.newAddress("10.0.", "ipv4"))
+		in.PublicIP = nullString(s.newAddress("172.16.", "ipv4"))
+		if in.FloatingIP != nil {
+			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
+				s.refreshPublicIP(f)
+			}
+		}
+	}
+}
+
+// destroy removes an instance whose delete completed: its volumes are free again and its floating
+// IP unattached. Its snapshots stay.
+func (s *state) destroy(in *instance) {
+	if in.FloatingIP != nil {
+		if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
+			f.Instance = nil
+		}
+	}
+	s.unlink(in.ID, in.uses()...)
+	s.instances.remove(in.ID)
+}
+
+// setInstanceStatus forces an instance into any status, as state.force does for the statuses the
+// API has, and reports whether the instance exists.
+func (s *state) setInstanceStatus(id, status string, now time.Time) bool {
+	in, ok := s.instances.find(id)
+	if ok {
+		s.queue.cancel(&in.next)
+		in.arrive(s, status, now)
+	}
+	return ok
+}
+
+// rename renames an instance; its floating IP shows the new name.
+func (s *state) renameInstance(in *instance, name string) {
+	in.Name = name
+	if in.FloatingIP != nil {
+		if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.Instance != nil {
+			f.Instance.Name = name
+		}
+	}
+}
+
+// instanceType checks that a type is offered in a region: 02020 for an unknown region or type, or
+// a type not offered there.
+func (s *state) instanceType(id, region string) (InstanceType, *Error) {
+	if !s.knownRegion(region) {
+		return InstanceType{}, badRequest(codeInstanceConfigNotAllowed, "instance config not allowed: unknown region %q", region)
+	}
+	i := slices.IndexFunc(s.catalog.InstanceTypes, func(t InstanceType) bool { return t.ID == id })
+	switch {
+	case i < 0:
+		return InstanceType{}, badRequest(codeInstanceConfigNotAllowed, "instance config not allowed: unknown type %q", id)
+	case !slices.Contains(s.catalog.InstanceTypes[i].Regions, region):
+		return InstanceType{}, badRequest(codeInstanceConfigNotAllowed,
+			"instance config not allowed: type %q is not offered in %q", id, region)
+	}
+	return s.catalog.InstanceTypes[i], nil
+}
+
+// image is an image reference of a create request, resolved.
+type image struct {
+	ref     Ref
+	base    string // the catalogue image behind it
+	osType  string
+	minDisk int // a snapshot needs a disk at least its size
+}
+
+// resolveImage finds a create's image: a catalogue image by ID or slug (a cloud image's slug may
+// carry ":<version>"), or a snapshot by ID. An unknown reference is 02006, or 02015 when it has a
+// snapshot's "snap-" prefix; an image not offered in the region is 02051; one the type cannot run
+// is 02035.
+func (s *state) resolveImage(ref, region string, typ InstanceType) (image, *Error) {
+	var out image
+	var regions []string
+	if snap, ok := s.snapshots.find(ref); ok {
+		if snap.Status != snapshotCreated {
+			return out, badRequest(codeInvalidImage, "invalid image: snapshot %q is %s, not created", ref, snap.Status)
+		}
+		out = image{ref: Ref{ID: snap.ID, Name: snap.Name}, base: snap.baseImage, osType: snap.OSType, minDisk: snap.Size}
+		regions = snap.regions
+	} else {
+		slug, version, hasVersion := strings.Cut(ref, ":")
+		i := slices.IndexFunc(s.catalog.Images, func(im Image) bool {
+			return im.ID == ref || (im.Slug != "" && im.Slug == slug)
+		})
+		switch {
+		case i < 0 && strings.HasPrefix(ref, "snap-"):
+			return out, badRequest(codeSnapshotNotFound, "snapshot %q not found", ref)
+		case i < 0:
+			return out, badRequest(codeInvalidImage, "invalid image %q", ref)
+		}
+		im := s.catalog.Images[i]
+		if hasVersion && im.ID != ref && !slices.Contains(im.Versions, version) {
+			return out, badRequest(codeInvalidImage, "invalid image %q: version %q of %q does not exist", ref, version, slug)
+		}
+		out = image{ref: Ref{ID: im.ID, Name: im.Name}, base: im.ID, osType: im.OSType}
+		regions = im.Regions
+	}
+	if !slices.Contains(regions, region) {
+		return out, badRequest(codeRegionsMismatch, "regions mismatch: image %q is available in %s, not %s",
+			ref, strings.Join(regions, ", "), region)
+	}
+	if slices.Contains(typ.UnsupportedImages, out.base) {
+		return out, badRequest(codeImageIncompatible, "the selected image %q cannot run on instance type %q", ref, typ.ID)
+	}
+	return out, nil
+}
+
+// allowedActions is what the actions endpoint reports for a status: the API does not say, so the
+// fake allows stop and reset while active, start while stopped, and stop while starting or in
+// error, as the service's own Terraform provider expects (it sends stop in those states).
+func allowedActions(status string) []string {
+	switch status {
+	case instanceActive:
+		return []string{"stop", "reset"}
+	case instanceStopped:
+		return []string{"start"}
+	case instanceStarting, instanceError:
+		return []string{"stop"}
+	}
+	return []string{}
+}
+
+// act runs start, stop or reset. Start on an active instance is 02029 and on anything but a
+// stopped one 02039; a stop or reset the current status does not allow (see allowedActions) is
+// 02009.
+func (s *state) act(in *instance, action string, now time.Time) *Error {
+	d := s.durations
+	switch {
+	case action == "start" && in.Status == instanceActive:
+		return badRequest(codeInstanceAlreadyStarted, "instance %q is already started", in.ID)
+	case action == "start" && in.Status != instanceStopped:
+		return badRequest(codeInstanceCannotStart, "instance %q cannot be started while %s", in.ID, in.Status)
+	case action == "start":
+		s.beginInstance(in, now, instanceStarting, instanceActive, d.InstanceStart)
+	case !slices.Contains(allowedActions(in.Status), action):
+		return badRequest(codeNotAllowed, "%s is not allowed while instance %q is %s", action, in.ID, in.Status)
+	case action == "stop":
+		s.beginInstance(in, now, instanceStopping, instanceStopped, d.InstanceStop)
+	default:
+		s.beginInstance(in, now, instanceResetting, instanceActive, d.InstanceReset)
+	}
+	return nil
+}
+
+// startDelete starts a destroy. The API limits it by status with two codes and does not say which
+// status gets which; the fake sends 02013 ("only active instances can be deleted") for an instance
+// that never became active (creating, pending_payment) and 02069 ("only running or stopped instances
+// can be deleted") for one in the middle of a transition (stopping, starting, resetting). Active,
+// stopped and error instances can be deleted; a delete of an instance already deleting succeeds
+// again, so that a DELETE re-sent after a lost response succeeds, as DELETE is idempotent.
+// Protection (02038) is checked first.
+func (s *state) startDelete(in *instance, now time.Time) *Error {
+	if in.IsProtected {
+		return badRequest(codeTerminationProtected, "the instance %q is termination protected", in.ID)
+	}
+	switch in.Status {
+	case instanceDeleting:
+		return nil
+	case instanceActive, instanceStopped, instanceError:
+	case instanceCreating, instancePendingPayment:
+		return badRequest(codeDeleteRequiresActive, "only active instances can be deleted; %q is %s", in.ID, in.Status)
+	default:
+		return badRequest(codeDeleteRequiresRunningOrStopped, "only running or stopped instances can be deleted; %q is %s", in.ID, in.Status)
+	}
+	s.beginInstance(in, now, instanceDeleting, statusGone, s.durations.InstanceDelete)
+	return nil
+}

@@ -1,0 +1,100 @@
+package fake
+
+import (
+	"strings"
+	"time"
+)
+
+// Security group statuses.
+const (
+	groupCreating = "creating"
+	groupCreated  = "created"
+)
+
+var groupSpec = spec{collection: "security-groups",
+	notFound: func(id string) *Error { return notFound(codeSecurityGroupNotFound, "security group %q not found", id) },
+	statuses: []string{groupCreating, groupCreated, "deleting", "error"}}
+
+// sgRule is a firewall rule as the API shows it. A port the request left out, or sent as null, is
+// null: all ports.
+type sgRule struct {
+	Protocol     string `json:"protocol"`
+	Direction    string `json:"direction"`
+	PortRangeMin *int   `json:"port_range_min"`
+	PortRangeMax *int   `json:"port_range_max"`
+}
+
+// securityGroupBody is a security group as the API shows it: with status on every body, and with
+// is_internal and updated_at, which the service's description adds.
+type securityGroupBody struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Region      string   `json:"region"`
+	Status      string   `json:"status"`
+	Rules       []sgRule `json:"rules"`
+	IsInternal  bool     `json:"is_internal"`
+	CreatedAt   stamp    `json:"created_at"`
+	UpdatedAt   stamp    `json:"updated_at"`
+}
+
+type securityGroup struct {
+	securityGroupBody
+	lifecycle
+}
+
+func (g *securityGroup) view(*state) any { return &g.securityGroupBody }
+
+func (g *securityGroup) arrive(_ *state, status string, _ time.Time) { g.Status = status }
+
+// addGroup stores a new security group, creating until Durations.SecurityGroupCreate has passed.
+func (s *state) addGroup(g *securityGroup, now time.Time) {
+	s.groups.add(g.ID, g)
+	s.groups.begin(g, now, s.durations.SecurityGroupCreate, groupCreated)
+}
+
+// checkGroupName refuses the reserved names "default" and "standard" (in any case).
+func checkGroupName(name string) *Error {
+	for _, reserved := range []string{"default", "standard"} {
+		if strings.EqualFold(strings.TrimSpace(name), reserved) {
+			return badRequest(codeBadRequest, "the name %q is reserved", name)
+		}
+	}
+	return nil
+}
+
+// groupRefs resolves an instance's security groups: each must exist (02025) in the instance's
+// region (02051). One listed twice counts once.
+func (s *state) groupRefs(ids []string, region string) ([]Ref, *Error) {
+	out := []Ref{}
+	for _, id := range ids {
+		g, ok := s.groups.find(id)
+		if !ok {
+			return nil, badRequest(codeSecurityGroupNotFound, "security group %q not found", id)
+		}
+		if g.Region != region {
+			return nil, badRequest(codeRegionsMismatch, "regions mismatch: security group %q is in %s, not %s", id, g.Region, region)
+		}
+		if !hasRef(out, id) {
+			out = append(out, Ref{ID: id, Name: g.Name})
+		}
+	}
+	return out, nil
+}
+
+// renameGroup renames a security group; the instances that use it show the new name.
+func (s *state) renameGroup(g *securityGroup, name string) {
+	g.Name = name
+	for _, in := range referrers(&s.instances, ref("group", g.ID)) {
+		renameRef(in.SecurityGroups, g.ID, name)
+	}
+}
+
+// removeGroup deletes a security group that no instance uses (02027 otherwise).
+func (s *state) removeGroup(g *securityGroup) *Error {
+	if users := referrers(&s.instances, ref("group", g.ID)); len(users) > 0 {
+		return badRequest(codeSecurityGroupUsedByInstances, "security group %q is used by instance %q", g.ID, users[0].ID)
+	}
+	s.groups.remove(g.ID)
+	return nil
+}

@@ -1,0 +1,110 @@
+package fake
+
+import (
+	"slices"
+	"time"
+)
+
+// Snapshot statuses.
+const (
+	snapshotCreating = "creating"
+	snapshotCreated  = "created"
+)
+
+var snapshotSpec = spec{collection: "snapshots", quota: "snapshots", code: codeMaxQuotaReached,
+	limit:    func(l *Limits) *int { return &l.MaxSnapshots },
+	notFound: func(id string) *Error { return notFound(codeSnapshotNotFound, "snapshot %q not found", id) },
+	statuses: []string{snapshotCreating, snapshotCreated, "deleting", "error", "pending_delete"}}
+
+// snapshotBody is a snapshot as the API shows it (size in GiB). A snapshot of an instance carries
+// source_instance_id and resource_id, both the instance's ID; a clone carries source_snapshot_id;
+// an import carries none of the three.
+type snapshotBody struct {
+	ID               string `json:"id"`
+	Name             string `json:"name"`
+	Size             int    `json:"size"`
+	Region           string `json:"region"`
+	Status           string `json:"status"`
+	OSType           string `json:"os_type"`
+	SourceInstanceID string `json:"source_instance_id,omitempty"`
+	SourceSnapshotID string `json:"source_snapshot_id,omitempty"`
+	ResourceID       string `json:"resource_id,omitempty"`
+	CreatedAt        stamp  `json:"created_at"`
+	UpdatedAt        stamp  `json:"updated_at"`
+}
+
+// snapshot is one store for both the per-instance routes and the top-level collection: a snapshot
+// taken of an instance is listed in both, and stays in the collection after its instance is gone.
+type snapshot struct {
+	snapshotBody
+	lifecycle
+	// regions are where the snapshot can be used as an image: its own and the replicated one.
+	regions   []string
+	baseImage string
+	family    string
+}
+
+func (sn *snapshot) view(*state) any { return &sn.snapshotBody }
+
+func (sn *snapshot) arrive(_ *state, status string, at time.Time) {
+	sn.Status, sn.UpdatedAt = status, stamp(at)
+}
+
+// addSnapshot stores a snapshot. One taken of an instance is created at once, the only status the
+// API shows for it; an import or a clone is creating until Durations.SnapshotCreate has passed.
+func (s *state) addSnapshot(sn *snapshot, now time.Time) {
+	s.snapshots.add(sn.ID, sn)
+	if id := sn.SourceInstanceID; id != "" {
+		s.link(sn.ID, ref("instance", id))
+		return
+	}
+	sn.Status = snapshotCreating
+	s.snapshots.begin(sn, now, s.durations.SnapshotCreate, snapshotCreated)
+}
+
+// renameSnapshot renames a snapshot; the instances built from it show the new name.
+func (s *state) renameSnapshot(sn *snapshot, name string) {
+	sn.Name = name
+	for _, in := range referrers(&s.instances, ref("image", sn.ID)) {
+		in.Image.Name = name
+	}
+}
+
+// removeSnapshot deletes a snapshot that no instance runs from (02016 otherwise).
+func (s *state) removeSnapshot(sn *snapshot) *Error {
+	if users := referrers(&s.instances, ref("image", sn.ID)); len(users) > 0 {
+		return badRequest(codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it", sn.ID, users[0].ID)
+	}
+	if id := sn.SourceInstanceID; id != "" {
+		s.unlink(sn.ID, ref("instance", id))
+	}
+	s.snapshots.remove(sn.ID)
+	return nil
+}
+
+// imageBody is an image as GET /images shows it.
+type imageBody struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Type      string   `json:"type"`
+	Family    string   `json:"family"`
+	Slug      string   `json:"slug"`
+	OSType    string   `json:"os_type"`
+	Versions  []string `json:"versions"`
+	Regions   []string `json:"regions"`
+	CreatedAt stamp    `json:"created_at"`
+	UpdatedAt stamp    `json:"updated_at"`
+}
+
+// image is the snapshot as GET /images?type=snapshot shows it.
+func (sn *snapshot) image() imageBody {
+	return imageBody{ID: sn.ID, Name: sn.Name, Type: "snapshot", Family: sn.family, OSType: sn.OSType,
+		Versions: []string{}, Regions: sn.regions, CreatedAt: sn.CreatedAt, UpdatedAt: sn.UpdatedAt}
+}
+
+func (s *state) imageFamily(id string) string {
+	if i := slices.IndexFunc(s.catalog.Images, func(im Image) bool { return im.ID == id }); i >= 0 {
+		return s.catalog.Images[i].Family
+	}
+	return ""
+}

@@ -1,0 +1,158 @@
+package fake
+
+import (
+	"cmp"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// snapshotTake is the body of POST /instances/{id}/snapshots.
+type snapshotTake struct {
+	Name             string `json:"name" fake:"required"`
+	ReplicatedRegion string `json:"replicated_region"`
+}
+
+// takeSnapshot snapshots an active instance (02037 otherwise). A snapshot is complete at once; it
+// outlives its instance and can be used as a create's image in its region and its replicated one.
+func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshotBody, *Error) {
+	switch {
+	case r.ReplicatedRegion != "" && !s.knownRegion(r.ReplicatedRegion):
+		return nil, badRequest(codeBadRequest, "unknown replicated_region %q", r.ReplicatedRegion)
+	case in.Status != instanceActive:
+		return nil, badRequest(codeSnapshotRequiresActive, "only active instances can be snapshotted; %q is %s", in.ID, in.Status)
+	case s.limits.MaxSnapshotsPerInstance > 0 && len(s.refs[ref("instance", in.ID)]) >= s.limits.MaxSnapshotsPerInstance:
+		return nil, badRequest(codeSnapshotQuotaReached, "max instance snapshots quota reached (%d)", s.limits.MaxSnapshotsPerInstance)
+	}
+	if err := s.quota(&s.snapshots); err != nil {
+		return nil, err
+	}
+	sn := &snapshot{baseImage: in.baseImage, family: s.imageFamily(in.baseImage), regions: []string{in.Region},
+		snapshotBody: snapshotBody{ID: s.newID("snap"), Name: r.Name, Size: in.DiskSize, Region: in.Region,
+			Status: snapshotCreated, OSType: in.OSType, SourceInstanceID: in.ID, ResourceID: in.ID,
+			CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	if r.ReplicatedRegion != "" && r.ReplicatedRegion != in.Region {
+		sn.regions = append(sn.regions, r.ReplicatedRegion)
+	}
+	s.addSnapshot(sn, c.now)
+	return &sn.snapshotBody, nil
+}
+
+func listInstanceSnapshots(s *state, c call, in *instance, _ *none) (page, *Error) {
+	taken := referrers(&s.snapshots, ref("instance", in.ID))
+	return pageOf(c, len(taken), func(i int) any { return &taken[i].snapshotBody })
+}
+
+// snapshotImport is the body of POST /snapshots: a snapshot made from a disk image at an http or
+// https URL; os_type linux (the default) or windows.
+type snapshotImport struct {
+	Name   string `json:"name" fake:"required"`
+	Region string `json:"region" fake:"required"`
+	Size   int    `json:"size" fake:"required"`
+	URL    string `json:"url" fake:"required"`
+	OSType string `json:"os_type"`
+}
+
+func (r *snapshotImport) check() *Error {
+	if r.Size < 1 {
+		return badRequest(codeBadRequest, "size must be at least 1 GiB, got %d", r.Size)
+	}
+	if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return badRequest(codeBadRequest, "url must be an http or https URL, got %q", r.URL)
+	}
+	if r.OSType = cmp.Or(r.OSType, "linux"); r.OSType != "linux" && r.OSType != "windows" {
+		return badRequest(codeBadRequest, "os_type must be linux or windows, got %q", r.OSType)
+	}
+	return nil
+}
+
+// importSnapshot makes a snapshot that is creating and becomes created after
+// Durations.SnapshotCreate.
+func importSnapshot(s *state, c call, r *snapshotImport) (*snapshotBody, *Error) {
+	if !s.knownRegion(r.Region) {
+		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	}
+	if err := s.quota(&s.snapshots); err != nil {
+		return nil, err
+	}
+	sn := &snapshot{regions: []string{r.Region}, snapshotBody: snapshotBody{ID: s.newID("snap"), Name: r.Name, Size: r.Size,
+		Region: r.Region, OSType: r.OSType, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	s.addSnapshot(sn, c.now)
+	return &sn.snapshotBody, nil
+}
+
+// snapshotClone is the body of POST /snapshots/{id}/clone.
+type snapshotClone struct {
+	Name   string `json:"name" fake:"required"`
+	Region string `json:"region" fake:"required"`
+}
+
+// cloneSnapshot copies a created snapshot (02009 otherwise) into a region; the copy is creating,
+// then created, and carries source_snapshot_id.
+func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshotBody, *Error) {
+	switch {
+	case !s.knownRegion(r.Region):
+		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	case src.Status != snapshotCreated:
+		return nil, badRequest(codeNotAllowed, "snapshot %q is %s; only a created snapshot can be cloned", src.ID, src.Status)
+	}
+	if err := s.quota(&s.snapshots); err != nil {
+		return nil, err
+	}
+	sn := &snapshot{baseImage: src.baseImage, family: src.family, regions: []string{r.Region}, snapshotBody: snapshotBody{
+		ID: s.newID("snap"), Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,
+		SourceSnapshotID: src.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	s.addSnapshot(sn, c.now)
+	return &sn.snapshotBody, nil
+}
+
+// rename is the body of an update that can only rename (an SSH key, a snapshot). An empty body
+// changes nothing (the service's description does not say whether it is refused).
+type rename struct {
+	Name *string `json:"name"`
+}
+
+func (r *rename) check() *Error {
+	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {
+		return badRequest(codeBadRequest, "name must not be empty")
+	}
+	return nil
+}
+
+func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshotBody, *Error) {
+	if r.Name != nil {
+		s.renameSnapshot(sn, *r.Name)
+		sn.UpdatedAt = stamp(c.now)
+	}
+	return &sn.snapshotBody, nil
+}
+
+func deleteSnapshot(s *state, _ call, sn *snapshot, _ *none) (none, *Error) {
+	return none{}, s.removeSnapshot(sn)
+}
+
+// listImages lists the catalogue's images and then the account's snapshots, filtered by type.
+func listImages(s *state, c call, _ *none) (page, *Error) {
+	typ := c.query.Get("type")
+	if typ != "" && !slices.Contains(ImageTypes, typ) {
+		return page{}, badRequest(codeBadRequest, "type must be base-os, cloud-image, preconfigured or snapshot, got %q", typ)
+	}
+	var images []imageBody
+	for _, im := range s.catalog.Images {
+		if typ == "" || im.Type == typ {
+			images = append(images, imageBody{ID: im.ID, Name: im.Name, Type: im.Type, Family: im.Family, Slug: im.Slug,
+				OSType: im.OSType, Versions: nonNil(im.Versions), Regions: nonNil(im.Regions),
+				CreatedAt: stamp(im.CreatedAt), UpdatedAt: stamp(im.UpdatedAt)})
+		}
+	}
+	taken := 0
+	if typ == "" || typ == "snapshot" {
+		taken = s.snapshots.len()
+	}
+	return pageOf(c, len(images)+taken, func(i int) any {
+		if i < len(images) {
+			return images[i]
+		}
+		return s.snapshots.at(i - len(images)).image()
+	})
+}

@@ -1,0 +1,35 @@
+package fake
+
+// sshKeyCreate is the body of POST /ssh-keys.
+type sshKeyCreate struct {
+	Name  string `json:"name" fake:"required"`
+	Value string `json:"value" fake:"required"`
+}
+
+func createSSHKey(s *state, c call, r *sshKeyCreate) (*sshKeyBody, *Error) {
+	k, err := readPublicKey(r.Value)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.quota(&s.sshKeys); err != nil {
+		return nil, err
+	}
+	k.ID, k.Name, k.CreatedAt, k.UpdatedAt = s.newID("key"), r.Name, stamp(c.now), stamp(c.now)
+	s.sshKeys.add(k.ID, k)
+	return &k.sshKeyBody, nil
+}
+
+// updateSSHKey renames a key. An empty body changes nothing.
+func updateSSHKey(s *state, c call, k *sshKey, r *rename) (*sshKeyBody, *Error) {
+	if r.Name != nil {
+		s.renameSSHKey(k, *r.Name, c.now)
+	}
+	return &k.sshKeyBody, nil
+}
+
+// deleteSSHKey removes a key. A key only matters when an instance is created, so the instances
+// created with it keep showing it.
+func deleteSSHKey(s *state, _ call, k *sshKey, _ *none) (none, *Error) {
+	s.sshKeys.remove(k.ID)
+	return none{}, nil
+}

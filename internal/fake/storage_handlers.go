@@ -1,0 +1,127 @@
+package fake
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// storageCreate is the body of a volume or filesystem create: name, region and size required, size
+// at least 1 GiB.
+type storageCreate struct {
+	Name        string `json:"name" fake:"required"`
+	Description string `json:"description"`
+	Region      string `json:"region" fake:"required"`
+	Size        int    `json:"size" fake:"required"`
+	Type        string `json:"type"`
+}
+
+func (r *storageCreate) check() *Error {
+	if r.Size < 1 {
+		return badRequest(codeBadRequest, "size must be at least 1 GiB, got %d", r.Size)
+	}
+	return nil
+}
+
+// storageUpdate is the body of a volume or filesystem update; only the fields given change. The
+// service's description does not say whether an empty body is refused: the fake accepts it and
+// changes nothing.
+type storageUpdate struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	Size        *int    `json:"size"`
+}
+
+func (r *storageUpdate) check() *Error {
+	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {
+		return badRequest(codeBadRequest, "name must not be empty")
+	}
+	return nil
+}
+
+// apply changes the fields given; updated_at moves only when there is one.
+func (r *storageUpdate) apply(description *string, size *int, updated *stamp, c call) {
+	if r.Description != nil {
+		*description = *r.Description
+	}
+	if r.Size != nil {
+		*size = *r.Size
+	}
+	if r.Name != nil || r.Description != nil || r.Size != nil {
+		*updated = stamp(c.now)
+	}
+}
+
+// createVolume makes a volume that is creating and becomes created after Durations.VolumeCreate. A
+// type other than hdd or ssd is 02054 (volume type unavailable).
+func createVolume(s *state, c call, r *storageCreate) (any, *Error) {
+	if !s.knownRegion(r.Region) {
+		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	}
+	typ := cmp.Or(r.Type, "ssd")
+	if !slices.Contains(volumeTypes, typ) {
+		return nil, badRequest(codeVolumeTypeUnavailable, "volume type %q is unavailable; use hdd or ssd", typ)
+	}
+	if err := s.quota(&s.volumes); err != nil {
+		return nil, err
+	}
+	v := &volume{volumeBody: volumeBody{ID: s.newID("vol"), Name: r.Name, Description: r.Description, Size: r.Size,
+		Type: typ, Region: r.Region, Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	s.addVolume(v, c.now)
+	return v.view(s), nil
+}
+
+// updateVolume renames, describes or grows a volume: a smaller size is 02004 (a volume only grows).
+func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
+	if r.Size != nil && *r.Size < v.Size {
+		return nil, badRequest(codeBadRequest, "size can only grow: %d GiB is less than the current %d GiB", *r.Size, v.Size)
+	}
+	if r.Name != nil {
+		s.renameVolume(v, *r.Name)
+	}
+	r.apply(&v.Description, &v.Size, &v.UpdatedAt, c)
+	return v.view(s), nil
+}
+
+func deleteVolume(s *state, _ call, v *volume, _ *none) (none, *Error) {
+	return none{}, s.removeVolume(v)
+}
+
+// createFilesystem makes a filesystem that is creating and becomes created after
+// Durations.FilesystemCreate. The only type is vast, the default.
+func createFilesystem(s *state, c call, r *storageCreate) (*filesystemBody, *Error) {
+	if !s.knownRegion(r.Region) {
+		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	}
+	typ := cmp.Or(r.Type, "vast")
+	if typ != "vast" {
+		return nil, badRequest(codeBadRequest, "type must be vast, got %q", typ)
+	}
+	if err := s.quota(&s.filesystems); err != nil {
+		return nil, err
+	}
+	fs := &filesystem{filesystemBody: filesystemBody{ID: s.newID("fs"), Name: r.Name, Description: r.Description, Size: r.Size,
+		Type: typ, Region: r.Region, Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	s.addFilesystem(fs, c.now)
+	return &fs.filesystemBody, nil
+}
+
+// updateFilesystem renames, describes or grows a filesystem: a smaller size is 02068 (filesystem
+// resize invalid).
+func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*filesystemBody, *Error) {
+	if r.Size != nil && *r.Size < fs.Size {
+		return nil, badRequest(codeFilesystemResizeInvalid, "filesystem resize invalid: %d GiB is less than the current %d GiB", *r.Size, fs.Size)
+	}
+	if r.Name != nil {
+		fs.Name = *r.Name
+	}
+	r.apply(&fs.Description, &fs.Size, &fs.UpdatedAt, c)
+	return &fs.filesystemBody, nil
+}
+
+// deleteFilesystem removes a filesystem and responds 204 with no body (the number is not stated
+// for this one; the fake uses the API's for body-less successes).
+func deleteFilesystem(s *state, _ call, fs *filesystem, _ *none) (none, *Error) {
+	s.filesystems.remove(fs.ID)
+	return none{}, nil
+}

@@ -1,0 +1,164 @@
+package fake
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+)
+
+// store keeps the resources of one kind by ID, in the order they were added, which is the order
+// lists show them in. Adding, finding and removing one, and finding the i-th, cost the same however
+// many it holds (a log at most).
+type store[R resource] struct {
+	s       *state
+	sp      *spec
+	byID    map[string]*entry[R]
+	order   order
+	flavors map[string]int // the resources by flavor, for the quotas list
+}
+
+type entry[R resource] struct {
+	v    R
+	slot int
+}
+
+// get returns the resource with this ID, or the kind's 404.
+func (st *store[R]) get(id string) (R, *Error) {
+	r, ok := st.find(id)
+	if !ok {
+		return r, st.sp.notFound(id)
+	}
+	return r, nil
+}
+
+// find returns the resource with this ID and whether there is one.
+func (st *store[R]) find(id string) (r R, ok bool) {
+	if e, ok := st.byID[id]; ok {
+		return e.v, true
+	}
+	return r, false
+}
+
+func (st *store[R]) add(id string, r R) {
+	st.byID[id] = &entry[R]{v: r, slot: st.order.add(id)}
+	st.flavors[r.flavor()]++
+}
+
+// begin starts a transition: r reaches status to after d.
+func (st *store[R]) begin(r R, now time.Time, d time.Duration, to string) {
+	st.s.queue.begin(r.pending(), now.Add(d), func(at time.Time) { r.arrive(st.s, to, at) })
+}
+
+// remove forgets a resource and the transition it had in progress.
+func (st *store[R]) remove(id string) {
+	e, ok := st.byID[id]
+	if !ok {
+		return
+	}
+	st.s.queue.cancel(e.v.pending())
+	delete(st.byID, id)
+	st.order.remove(e.slot)
+	st.flavors[e.v.flavor()]--
+	if st.order.compact() {
+		for slot, id := range st.order.ids {
+			st.byID[id].slot = slot
+		}
+	}
+}
+
+func (st *store[R]) len() int { return st.order.live }
+
+// at returns the resource at position i (from 0) of the order they were added in.
+func (st *store[R]) at(i int) R { return st.byID[st.order.ids[st.order.slot(i)]].v }
+
+func (st *store[R]) spec() *spec { return st.sp }
+
+// flavorCounts are the resources by flavor, for the quotas list, in flavor order; none for a kind
+// whose resources have no flavor.
+func (st *store[R]) flavorCounts() []quotaFlavor {
+	out := []quotaFlavor{}
+	for name, n := range st.flavors {
+		if name != "" && n > 0 {
+			out = append(out, quotaFlavor{FlavorName: name, ProductName: st.sp.product, Unit: "count", Used: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b quotaFlavor) int { return cmp.Compare(a.FlavorName, b.FlavorName) })
+	return out
+}
+
+// force puts a resource into a status at once, with the effects of reaching it, and cancels the
+// transition it had in progress.
+func (st *store[R]) force(id, status string, now time.Time) *Error {
+	if len(st.sp.statuses) == 0 {
+		return badRequest(codeBadRequest, "%s have no status", st.sp.collection)
+	}
+	r, err := st.get(id)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(st.sp.statuses, status) {
+		return badRequest(codeBadRequest, "status must be one of %s, got %q", strings.Join(st.sp.statuses, ", "), status)
+	}
+	st.s.queue.cancel(r.pending())
+	r.arrive(st.s, status, now)
+	return nil
+}
+
+// order is a sequence of IDs in the order they were added, where an ID is removed by its slot and
+// the i-th remaining ID is found through a Fenwick tree of the slots still taken, so that neither
+// shifts the IDs after it.
+type order struct {
+	ids  []string // by slot; "" once removed
+	tree []int    // tree[i-1] counts the slots taken in (i - i&-i, i]
+	live int
+}
+
+// add appends an ID and returns its slot.
+func (o *order) add(id string) int {
+	o.ids = append(o.ids, id)
+	i := len(o.ids)
+	n := 1
+	for j := i - 1; j > i-i&-i; j -= j & -j {
+		n += o.tree[j-1]
+	}
+	o.tree = append(o.tree, n)
+	o.live++
+	return i - 1
+}
+
+// remove frees a slot.
+func (o *order) remove(slot int) {
+	o.ids[slot] = ""
+	for i := slot + 1; i <= len(o.tree); i += i & -i {
+		o.tree[i-1]--
+	}
+	o.live--
+}
+
+// slot is the slot of the i-th ID still there (from 0).
+func (o *order) slot(i int) int {
+	pos, rest := 0, i+1
+	for step := 1 << bits.Len(uint(len(o.tree))); step > 0; step >>= 1 {
+		if pos+step <= len(o.tree) && o.tree[pos+step-1] < rest {
+			pos += step
+			rest -= o.tree[pos-1]
+		}
+	}
+	return pos
+}
+
+// compact drops the freed slots once they outnumber the taken ones (so that, spread over the
+// removals, it costs each a constant) and reports whether the slots changed.
+func (o *order) compact() bool {
+	if len(o.ids) < 64 || 2*o.live > len(o.ids) {
+		return false
+	}
+	ids := slices.DeleteFunc(o.ids, func(id string) bool { return id == "" })
+	*o = order{}
+	for _, id := range ids {
+		o.add(id)
+	}
+	return true
+}
