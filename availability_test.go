@@ -36,3 +36,24 @@ func TestAvailabilityGolden(t *testing.T) {
 		},
 	})
 }
+
+// TestAvailabilityQuery: an empty placement is not sent, so a request without options has no query
+// at all (not even a "?"), and a placement is sent as is.
+func TestAvailabilityQuery(t *testing.T) {
+	t.Parallel()
+	var uris []string
+	body := golden(t, "availability_response.json")
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		uris = append(uris, r.RequestURI)
+		serveJSON(body)(w, r)
+	})
+	for _, opts := range []*AvailabilityOptions{nil, {}, {Placement: "NONE"}} {
+		_, err := c.Availability.Instances(context.Background(), "NORD-NO-KRS-1", opts)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []string{
+		"/compute/v1/availability/NORD-NO-KRS-1/instances",
+		"/compute/v1/availability/NORD-NO-KRS-1/instances",
+		"/compute/v1/availability/NORD-NO-KRS-1/instances?placement=NONE",
+	}, uris)
+}

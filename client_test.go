@@ -195,3 +195,12 @@ func TestBaseURLEndingInTheAPIPrefix(t *testing.T) {
 		assert.Equal(t, []string{want}, got, base)
 	}
 }
+
+// TestBaseURLWithAFragmentIsRefused: a fragment (or an empty one) is not part of a base URL.
+func TestBaseURLWithAFragmentIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"https://api.example.com/#frag", "https://api.example.com#x"} {
+		_, err := NewClient(testToken, WithBaseURL(u))
+		require.ErrorContains(t, err, "fragment", u)
+	}
+}

@@ -364,3 +364,30 @@ func TestResourceNotFoundAndInUseCodes(t *testing.T) {
 	})
 	assert.ErrorIs(t, c.Snapshots.Delete(context.Background(), "s-1"), CodeSnapshotInUse)
 }
+
+// TestValidationErrorTextIsBounded: a request with 300,000 bad IDs, or a value of 4 MiB, makes a
+// short error that lists the first problems and says how many more there are; every problem stays
+// in Problems. Two problems are both printed.
+func TestValidationErrorTextIsBounded(t *testing.T) {
+	t.Parallel()
+	req := validCreate()
+	req.Volumes = make([]string, 300_000)
+	err := req.Validate()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Len(t, ve.Problems, 300_000)
+	assert.Less(t, len(err.Error()), 1<<10)
+	assert.Contains(t, err.Error(), "300000 problems: volumes[0]: must not be empty;")
+	assert.Contains(t, err.Error(), "volumes[9]: must not be empty; and 299990 more")
+	assert.NotContains(t, err.Error(), "volumes[10]")
+
+	req = validCreate()
+	req.BillingType = BillingType(strings.Repeat("b", 4<<20))
+	err = req.Validate()
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 1<<10, "a long value is quoted cut")
+
+	two := &InstanceCreateRequest{Hostname: "h", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"k"}, DiskSize: 10}
+	assert.Equal(t, "compute: invalid request: 2 problems: name: is required; disk_size: must be at least 80 GiB (or 0 for the default), got 10",
+		two.Validate().Error())
+}

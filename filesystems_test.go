@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -89,4 +90,24 @@ func TestFilesystemUnknownValuesRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, FilesystemStatus("resizing"), f.Status)
 	assert.Equal(t, FilesystemType("lustre"), f.Type)
+}
+
+// TestFilesystemDeleteAfterALostAttempt: a DELETE retried after a lost attempt takes the
+// filesystem's 404 (any code but an invalid route's: the service names no not-found code) as done,
+// but not an invalid route's 404 (02001), which says nothing of the filesystem.
+func TestFilesystemDeleteAfterALostAttempt(t *testing.T) {
+	t.Parallel()
+	for code, gone := range map[ErrorCode]bool{"02099": true, CodeInvalidRoute: false} {
+		c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusNotFound, map[string]string{"code": string(code), "message": "not found"})
+		}, func(w http.ResponseWriter, _ *http.Request) { hangUp(w) }), WithRetry(RetryPolicy{MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+		err := c.Filesystems.Delete(context.Background(), "fs-1")
+		assert.Equal(t, 2, rec.count())
+		if gone {
+			assert.NoError(t, err, code)
+		} else {
+			require.ErrorIs(t, err, ErrOutcomeUnknown, code)
+			require.ErrorIs(t, err, CodeInvalidRoute)
+		}
+	}
 }

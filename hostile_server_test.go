@@ -13,10 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -465,4 +467,247 @@ func pageOf100Instances(tb testing.TB) []byte {
 	page, err := json.Marshal(map[string]any{"instances": items, "total_count": 100, "page": 1, "per_page": 100})
 	require.NoError(tb, err)
 	return page
+}
+
+// requireNoTokenReachable fails when the token shows in err's text or in anything errors.As can
+// reach from it: every error of its chain, printed with its fields (%#v), a *url.Error's URL
+// included.
+func requireNoTokenReachable(t *testing.T, err error) {
+	t.Helper()
+	var walk func(e error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		requireNoToken(t, e.Error())
+		requireNoToken(t, fmt.Sprintf("%#v", e))
+		var u *url.Error
+		if errors.As(e, &u) {
+			requireNoToken(t, u.URL)
+		}
+		switch x := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, inner := range x.Unwrap() {
+				walk(inner)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		}
+	}
+	walk(err)
+}
+
+// TestHostileTokenIsNotReachableFromAnError: what errors.As reaches from an error holds no token
+// either: the *url.Error of a redirect to a Location with the token, a header that net/http cannot
+// parse, a timestamp or a number that does not decode, a waiter's status, an item repeated in a
+// walk or found by CreateOnce.
+func TestHostileTokenIsNotReachableFromAnError(t *testing.T) {
+	t.Parallel()
+	t.Run("the URL of a redirect", func(t *testing.T) {
+		t.Parallel()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://127.0.0.1:1/"+testToken, http.StatusFound)
+		}, WithoutRetries())
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		var u *url.Error
+		require.ErrorAs(t, err, &u, "the *url.Error stays reachable, scrubbed")
+		requireNoTokenReachable(t, err)
+	})
+	t.Run("a header net/http cannot parse", func(t *testing.T) {
+		t.Parallel()
+		_, err := rawServer(t, "HTTP/1.1 200 OK\r\nX-Echo "+testToken+"\r\n\r\n").Instances.Get(context.Background(), "i-1")
+		require.Error(t, err)
+		requireNoTokenReachable(t, err)
+	})
+	t.Run("a timestamp that does not decode", func(t *testing.T) {
+		t.Parallel()
+		_, err := responding(t, 200, `{"instance":{"id":"i-1","created_at":"`+testToken+`"}}`).Instances.Get(context.Background(), "i-1")
+		require.ErrorContains(t, err, "decoding the response")
+		requireNoTokenReachable(t, err)
+	})
+	t.Run("a waiter's status", func(t *testing.T) {
+		t.Parallel()
+		c := responding(t, 200, `{"instance":{"id":"i-1","status":"error `+testToken+`"}}`)
+		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive,
+			WithMaxWait(time.Millisecond), WithPollInterval(time.Millisecond, time.Millisecond))
+		var werr *WaitError
+		require.ErrorAs(t, err, &werr)
+		requireNoToken(t, werr.LastStatus)
+		requireNoTokenReachable(t, err)
+	})
+	t.Run("an item repeated in a walk", func(t *testing.T) {
+		t.Parallel()
+		c := responding(t, 200, `{"instances":[{"id":"`+testToken+`"},{"id":"`+testToken+`"}],"total_count":2}`)
+		for _, err := range c.Instances.All(context.Background(), nil) {
+			if err != nil {
+				require.ErrorContains(t, err, "again")
+				requireNoTokenReachable(t, err)
+			}
+		}
+	})
+	t.Run("resources found by CreateOnce", func(t *testing.T) {
+		t.Parallel()
+		c := responding(t, 200, `{"instances":[{"id":"a`+testToken+`","name":"web-1"},{"id":"b`+testToken+`","name":"web-1"}],"total_count":2}`)
+		_, err := c.Instances.CreateOnce(context.Background(), validCreate())
+		var nameErr *NameError
+		require.ErrorAs(t, err, &nameErr)
+		requireNoTokenReachable(t, err)
+	})
+}
+
+// TestHostileNumberThatDoesNotDecodeHoldsNoToken: a token of digits echoed into a number field
+// that overflows its type is scrubbed from the decoding error, which also stays short.
+func TestHostileNumberThatDoesNotDecodeHoldsNoToken(t *testing.T) {
+	t.Parallel()
+	const digits = "98765432109876543210"
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		body := `{"instance":{"id":"i-1","disk_size":` + digits + strings.Repeat("1", 900<<10) + `}}`
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	})
+	c, err := NewClient(digits, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}), WithoutRetries())
+	require.NoError(t, err)
+	_, err = c.Instances.Get(context.Background(), "i-1")
+	require.ErrorContains(t, err, "decoding the response")
+	assert.NotContains(t, err.Error(), digits[:8])
+	assert.NotContains(t, fmt.Sprintf("%#v", err), digits[:8])
+	assert.Less(t, len(err.Error()), 2*maxErrorString, "the number is cut")
+}
+
+// TestHostileWalkGuardMemoryIsBounded: a walk's guard against repeated items keeps fixed-size
+// hashes of at most maxSeen IDs, so a walk of long IDs holds little memory however far it goes.
+func TestHostileWalkGuardMemoryIsBounded(t *testing.T) {
+	const pages, idLen = 150, 10 << 10
+	n := 0
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		var b strings.Builder
+		b.WriteString(`{"instances":[`)
+		for i := range 100 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			fmt.Fprintf(&b, `{"id":"%09d%s"}`, n, strings.Repeat("x", idLen))
+		}
+		b.WriteString(`]}`)
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(b.String())), Request: r}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}),
+		WithoutRetries(), WithoutRateLimit())
+	require.NoError(t, err)
+	var ms runtime.MemStats
+	seen := 0
+	for _, err := range c.Instances.All(context.Background(), &ListOptions{PerPage: 100}) {
+		require.NoError(t, err)
+		if seen++; seen == pages*100 {
+			runtime.GC() // while the walk, and what it holds, is live
+			runtime.ReadMemStats(&ms)
+			break
+		}
+	}
+	assert.Less(t, ms.HeapAlloc, uint64(64<<20), "%d MiB held after %d pages of 10 KiB IDs (150 MiB of IDs)", ms.HeapAlloc>>20, pages)
+}
+
+// TestHostileNonPageResponsesAreBounded: a response that is not a page (quotas, reservations,
+// availability, an instance with its volumes, images' versions, actions, user metadata) full of
+// tiny items is refused before it is built: it costs a small multiple of its size, never what its
+// items would.
+func TestHostileNonPageResponsesAreBounded(t *testing.T) {
+	const n = 900 << 10 / 3 // items of a body just under the 1 MiB bound
+	for name, tc := range map[string]struct {
+		body string
+		call func(*Client) error
+	}{
+		"quotas":       {`{"quotas":[` + strings.Repeat(`{},`, n) + `{}]}`, func(c *Client) error { return noErr(c.Quotas.List(context.Background())) }},
+		"reservations": {`{"reservations":[` + strings.Repeat(`{},`, n) + `{}]}`, func(c *Client) error { return noErr(c.Reservations.List(context.Background())) }},
+		"availability": {`{"availability":{"instance_types":[` + strings.Repeat(`{},`, n) + `{}]}}`, func(c *Client) error {
+			return noErr(c.Availability.Instances(context.Background(), "r1", nil))
+		}},
+		"an instance's volumes": {`{"instance":{"id":"i-1","volumes":[` + strings.Repeat(`{},`, n) + `{}]}}`, func(c *Client) error {
+			return noErr(c.Instances.Get(context.Background(), "i-1"))
+		}},
+		"images' versions": {`{"images":[{"id":"a","versions":[` + strings.Repeat(`"",`, n) + `""]}]}`, func(c *Client) error {
+			return noErr(c.Images.List(context.Background(), nil))
+		}},
+		"actions":       {`{"actions":[` + strings.Repeat(`"",`, n) + `""]}`, func(c *Client) error { return noErr(c.Instances.Actions(context.Background(), "i-1")) }},
+		"user metadata": {`{` + strings.Repeat(`"":0,`, n/2) + `"x":0}`, func(c *Client) error { return noErr(c.Instances.UserMetadata(context.Background(), "i-1")) }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := responding(t, 200, tc.body)
+			var err error
+			alloc := allocatedBy(func() { err = tc.call(c) })
+			require.ErrorContains(t, err, "more than a real response could")
+			assert.Less(t, alloc, uint64(6<<20), "%s: %d MiB for a %d KiB body", name, alloc>>20, len(tc.body)>>10)
+		})
+	}
+}
+
+// TestHostileStringsAreCutWhereverTheyGo: a 2 MiB request ID in a debug log line, a 1 MiB header
+// net/http cannot parse, a long status in a wait's error, a long repeated ID in a walk's error.
+func TestHostileStringsAreCutWhereverTheyGo(t *testing.T) {
+	long := strings.Repeat("r", 2<<20)
+	t.Run("a request ID in a log line", func(t *testing.T) {
+		var log lockedBuffer
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Request-Id", long)
+			instanceNotFound(w, r)
+		}, WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.Error(t, err)
+		assert.Less(t, len(log.String()), 3*maxErrorString)
+		assert.Less(t, len(err.Error()), 2*maxErrorString)
+	})
+	t.Run("a header net/http cannot parse", func(t *testing.T) {
+		_, err := rawServer(t, "HTTP/1.1 200 OK\r\nX-Bad "+strings.Repeat("h", 1<<20)+"\r\n\r\n").Instances.Get(context.Background(), "i-1")
+		require.Error(t, err)
+		assert.Less(t, len(err.Error()), 2*maxErrorString)
+	})
+	t.Run("a wait's status", func(t *testing.T) {
+		c := responding(t, 200, `{"instance":{"id":"i-1","status":"`+long[:900<<10]+`"}}`)
+		_, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive,
+			WithMaxWait(time.Millisecond), WithPollInterval(time.Millisecond, time.Millisecond))
+		require.Error(t, err)
+		assert.Less(t, len(err.Error()), 2*maxErrorString)
+	})
+	t.Run("a repeated ID", func(t *testing.T) {
+		id := long[:400<<10]
+		c := responding(t, 200, `{"instances":[{"id":"`+id+`"},{"id":"`+id+`"}]}`)
+		for _, err := range c.Instances.All(context.Background(), nil) {
+			if err != nil {
+				assert.Less(t, len(err.Error()), 2*maxErrorString)
+			}
+		}
+	})
+}
+
+// TestHostileDeleteWithAnEndlessBody: a DELETE answered 204 with a body that never ends succeeds
+// at once: the service said yes, and a delete's body is not needed.
+func TestHostileDeleteWithAnEndlessBody(t *testing.T) {
+	t.Parallel()
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 204, Header: http.Header{}, Body: io.NopCloser(repeatReader("", "x", 1<<62, "")), Request: r}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}), WithoutRetries())
+	require.NoError(t, err)
+	var delErr error
+	alloc := allocatedBy(func() { delErr = c.Instances.Delete(context.Background(), "i-1") })
+	require.NoError(t, delErr)
+	assert.Less(t, alloc, uint64(1<<20))
+	require.NoError(t, c.Instances.Start(context.Background(), "i-1"), "an action's body is not read either")
+}
+
+// TestHostileResponseAboutAnotherResource: a Get, an Update or a wait answered with another
+// resource, or a clone answered with its own source, is an error, not that resource.
+func TestHostileResponseAboutAnotherResource(t *testing.T) {
+	t.Parallel()
+	other := responding(t, 200, `{"instance":{"id":"i-2","status":"active"},"snapshot":{"id":"s-1","status":"created"}}`)
+	ctx := context.Background()
+	_, err := other.Instances.Get(ctx, "i-1")
+	require.ErrorContains(t, err, `has id "i-2", not the one asked for`)
+	_, err = other.Instances.Update(ctx, "i-1", &InstanceUpdateRequest{Name: Ptr("x")})
+	require.ErrorContains(t, err, `has id "i-2"`)
+	_, err = other.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+	require.ErrorContains(t, err, `has id "i-2"`)
+	_, err = other.Snapshots.Clone(ctx, "s-1", &SnapshotCloneRequest{Name: "c", Region: "r"})
+	require.ErrorContains(t, err, `has id "s-1"`)
+	require.ErrorIs(t, err, ErrOutcomeUnknown, "the clone may have been made")
 }

@@ -306,3 +306,21 @@ func TestTheClientReportsEachResponseToItsLimiter(t *testing.T) {
 	assert.Equal(t, int64(4), lim.waits.Load())
 	assert.Equal(t, int64(3), lim.dones.Load(), "no response, no done")
 }
+
+// TestThePacingFromResponsesLastsAndTheScheduleNeverSlows: once a 429 turned it on, the pacing from
+// responses stays on (an hour later, a grant still waits for the last response), and no number of
+// 429s slows the schedule below the rate less its fixed headroom.
+func TestThePacingFromResponsesLastsAndTheScheduleNeverSlows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(10, 1)
+		waitFor(t, g)()
+		for range 50 {
+			g.Throttled(context.Background(), time.Millisecond)
+			time.Sleep(time.Second)
+		}
+		assert.InDelta(t, 10/(1+PacingHeadroom), float64(g.schedule.Limit()), 1e-9, "the headroom is fixed")
+		time.Sleep(time.Hour)
+		waitFor(t, g) // no response to it ever comes
+		assert.Equal(t, 100300*time.Microsecond*5/4, waitTook(t, g).Round(time.Microsecond), "still held for the last response")
+	})
+}

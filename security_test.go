@@ -617,3 +617,47 @@ func TestNoFieldHoldsTheToken(t *testing.T) {
 		assert.Positive(t, transports, "the walk reached the transport")
 	}
 }
+
+// TestARefusedIDIsNeverQuoted: an ID refused as input (it could change the route) is named by its
+// segment and the byte at fault, never quoted: it can hold anything, the token pasted by mistake.
+func TestARefusedIDIsNeverQuoted(t *testing.T) {
+	t.Parallel()
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {})
+	for _, id := range []string{testToken + "/x", testToken + "%2e", "\n" + testToken} {
+		_, err := c.Instances.Get(context.Background(), id)
+		requireInvalid(t, err, "instance_id", rec)
+		requireNoToken(t, err.Error())
+		requireNoToken(t, fmt.Sprintf("%#v", err))
+	}
+	_, err := c.Instances.WaitForStatus(context.Background(), testToken+"/..", InstanceStatusActive)
+	requireInvalid(t, err, "instance_id", rec)
+	requireNoToken(t, err.Error())
+}
+
+// TestAWriteRedirectedToPlainHTTPIsNotFollowed: a write that the service redirects from https to
+// http on its own host is not followed, and no request carries the token over plain http.
+func TestAWriteRedirectedToPlainHTTPIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var plain []http.Header
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Scheme == "http" {
+			mu.Lock()
+			plain = append(plain, r.Header.Clone())
+			mu.Unlock()
+			return &http.Response{StatusCode: 201, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(`{"instance":{"id":"i-1"}}`)), Request: r}, nil
+		}
+		h := http.Header{"Location": {"http://api.example.com" + r.URL.Path}}
+		return &http.Response{StatusCode: http.StatusTemporaryRedirect, Header: h, Body: http.NoBody, Request: r}, nil
+	})
+	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}))
+	require.NoError(t, err)
+	_, err = c.Instances.Create(context.Background(), validCreate())
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	_, err = c.Instances.Get(context.Background(), "i-1")
+	require.NoError(t, err, "a read may follow, without the token")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, plain, 1, "only the read went to plain http")
+	assert.Empty(t, plain[0].Get("Authorization"))
+}

@@ -238,3 +238,16 @@ func TestSnapshotImportAndCloneValidation(t *testing.T) {
 		"clone no name":  {&SnapshotCloneRequest{Region: "r"}, "name"},
 	})
 }
+
+// TestSnapshotImportOSTypes: an import takes either operating system kind, and no other.
+func TestSnapshotImportOSTypes(t *testing.T) {
+	t.Parallel()
+	for _, os := range []string{"", OSTypeLinux, OSTypeWindows} {
+		req := &SnapshotImportRequest{Name: "img", Region: "r1", Size: 20, URL: "https://x/img.raw", OSType: os}
+		assert.NoError(t, req.Validate(), os)
+	}
+	err := (&SnapshotImportRequest{Name: "img", Region: "r1", Size: 20, URL: "https://x/img.raw", OSType: "macos"}).Validate()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "os_type", ve.Field)
+}

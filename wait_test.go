@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -396,4 +399,31 @@ func TestWaitDeadlineNamesTheLastStatus(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAWaitPollsThroughARefusedOrResetConnection: a poll whose connection is refused or reset is
+// not the wait's end: it polls again.
+func TestAWaitPollsThroughARefusedOrResetConnection(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			n++
+			switch n {
+			case 1:
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+			case 2:
+				return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+			}
+			body := `{"instance":{"id":"i-1","status":"active"}}`
+			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+		})
+		c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}),
+			WithoutRetries(), WithoutRateLimit())
+		require.NoError(t, err)
+		inst, err := c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive)
+		require.NoError(t, err)
+		assert.Equal(t, InstanceStatusActive, inst.Status)
+		assert.Equal(t, 3, n)
+	})
 }
