@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -113,4 +114,175 @@ func TestAShortDeadlineFailsAtOnceOnAPause(t *testing.T) {
 			assert.Equal(t, int64(500_000), calls[1].Arg(4), "asked again after the pause with what is left")
 		})
 	})
+}
+
+// TestARepliesNoScriptSendsFallBack pins issue #27's item 16: a reply to the wait script that the
+// script never sends (a wait past time.Duration's range or past a day, a negative one, an unknown
+// kind, a grant numbered 0 or less, an armed flag other than 0 or 1, a reply too short or too long,
+// a refusal past a deadline the caller does not have, or within its deadline) makes Wait fall back (the fallback grants),
+// is reported exactly once to the error handler with an error naming the reply (at most 4 of its
+// values), and Redis is asked nothing more until the recheck period has passed, then once per
+// period while it keeps replying so.
+func TestARepliesNoScriptSendsFallBack(t *testing.T) {
+	const recheck = time.Second
+	for name, reply := range map[string][]int64{
+		"a wait past time.Duration":    {0, 1 << 62, 1, 0},
+		"a wait past a day":            {0, 24*3600*1_000_000 + 1, 1, 0},
+		"a pause past time.Duration":   {1, 1<<63 - 1},
+		"a negative pause":             {1, -5},
+		"a negative hold":              {2, -1},
+		"an unknown kind":              {7, 1},
+		"a negative kind":              {-1, 1},
+		"grant number 0":               {0, 10, 0, 0},
+		"a negative grant number":      {0, 10, -3, 0},
+		"armed flag 2":                 {0, 10, 1, 2},
+		"a short reply":                {2},
+		"an empty reply":               {},
+		"a grant without its number":   {0, 10},
+		"a hold with more":             {2, 10, 1},
+		"ten values":                   {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+		"a refusal without a deadline": {3, 1000},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fake := newFakeRedis(map[string]func(redisCall) answer{"wait": always(answer{reply: reply})})
+				fallback, rep := &recordingLimiter{}, &reports{}
+				l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithRecheck(recheck))
+				require.NoError(t, err)
+
+				start := time.Now()
+				require.NoError(t, wait(t.Context(), l), "the fallback grants")
+				assert.Equal(t, time.Duration(0), time.Since(start))
+				assert.Equal(t, 1, fallback.Waits())
+				errs := rep.All()
+				require.Len(t, errs, 1)
+				require.Error(t, errs[0])
+				assert.Contains(t, errs[0].Error(), "a reply no script sends: "+fmt.Sprint(reply[:min(len(reply), 4)]))
+				assert.NotContains(t, errs[0].Error(), "SECRET")
+
+				// 4 callers until 2.45 s: the fallback grants them all, at the rate; Redis is
+				// asked again once per recheck period.
+				ctx, cancel := context.WithTimeout(t.Context(), 2450*time.Millisecond)
+				defer cancel()
+				var wg sync.WaitGroup
+				var mu sync.Mutex
+				granted := 1
+				for range 4 {
+					wg.Go(func() {
+						for {
+							if err := wait(ctx, l); err != nil {
+								assert.ErrorIs(t, err, context.DeadlineExceeded)
+								return
+							}
+							mu.Lock()
+							granted++
+							mu.Unlock()
+						}
+					})
+				}
+				wg.Wait()
+				assert.Equal(t, 25, granted, "granted at the rate, from 0 to 2.4 s")
+				assert.GreaterOrEqual(t, len(fallback.Grants()), granted, "every grant is the fallback's")
+				calls := fake.Calls("")
+				require.Equal(t, 3, len(calls), "asked at the start, then once a recheck period")
+				for i := 1; i < len(calls); i++ {
+					assert.GreaterOrEqual(t, calls[i].At.Sub(calls[i-1].At), recheck, "asked again before the recheck period")
+				}
+				assert.Len(t, rep.All(), 1, "one report for the one outage")
+			})
+		})
+	}
+	t.Run("a refusal within the deadline", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": always(answer{reply: []int64{3, 500_000}})})
+			fallback, rep := &recordingLimiter{}, &reports{}
+			l, err := fakeLimiter(fake, fallback, rep)
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			defer cancel()
+			require.NoError(t, wait(ctx, l), "the fallback grants")
+			assert.Equal(t, 1, fallback.Waits())
+			errs := rep.All()
+			require.Len(t, errs, 1)
+			assert.ErrorContains(t, errs[0], "a reply no script sends: [3 500000]")
+		})
+	})
+}
+
+// TestAThrottledReplyNoScriptSendsFallsBack: a reply to the 429's script that the script never
+// sends (anything but {0, 0} and {1, a pause from 0 to a day}) falls back like a failure: the 429
+// reaches the fallback, it is reported once, no pause comes of it, and the next 429 within the
+// recheck period goes to the fallback without asking Redis.
+func TestAThrottledReplyNoScriptSendsFallsBack(t *testing.T) {
+	for name, reply := range map[string][]int64{
+		"a pause past time.Duration": {1, 1 << 62},
+		"a pause past a day":         {1, 24*3600*1_000_000 + 1},
+		"a negative pause":           {1, -1},
+		"an unknown kind":            {9, 0},
+		"the wait script's hold":     {2, 5},
+		"arming with a wait":         {0, 5},
+		"a grant":                    {0, 0, 1, 0},
+		"too long":                   {1, 1_000_000, 7},
+		"an empty reply":             {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fake := newFakeRedis(map[string]func(redisCall) answer{
+					"throttled": always(answer{reply: reply}),
+					"wait":      always(answer{reply: []int64{0, 0, 1, 0}}),
+				})
+				fallback, rep := &recordingLimiter{}, &reports{}
+				l, err := fakeLimiter(fake, fallback, rep)
+				require.NoError(t, err)
+				l.Throttled(t.Context(), 2*time.Second)
+				assert.Equal(t, []time.Duration{2 * time.Second}, fallback.ThrottledWaits(), "the 429 reaches the fallback")
+				errs := rep.All()
+				require.Len(t, errs, 1)
+				require.Error(t, errs[0])
+				assert.Contains(t, errs[0].Error(), "a reply no script sends: "+fmt.Sprint(reply[:min(len(reply), 4)]))
+
+				ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+				defer cancel()
+				require.NoError(t, wait(ctx, l), "no pause came of the reply")
+				l.Throttled(t.Context(), 3*time.Second)
+				assert.Equal(t, []time.Duration{2 * time.Second, 3 * time.Second}, fallback.ThrottledWaits())
+				assert.Len(t, fake.Calls(""), 1, "Redis is not asked within the recheck period")
+				assert.Len(t, rep.All(), 1)
+			})
+		})
+	}
+}
+
+// TestARespondedReplyNoScriptSendsFallsBack: a reply to the script that reports a response other
+// than its {0} falls back like a failure: it is reported once, and the next Wait is the fallback's.
+func TestARespondedReplyNoScriptSendsFallsBack(t *testing.T) {
+	for name, reply := range map[string][]int64{
+		"a pause":        {1, 5},
+		"two values":     {0, 0},
+		"not zero":       {1},
+		"an empty reply": {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fake := newFakeRedis(map[string]func(redisCall) answer{
+					"wait":      always(answer{reply: []int64{0, 0, 1, 1}}),
+					"responded": always(answer{reply: reply}),
+				})
+				fallback, rep := &recordingLimiter{}, &reports{}
+				l, err := fakeLimiter(fake, fallback, rep)
+				require.NoError(t, err)
+				done, err := l.Wait(t.Context())
+				require.NoError(t, err)
+				require.NotNil(t, done, "armed: the response is reported")
+				done()
+				require.Len(t, fake.Calls("responded"), 1)
+				errs := rep.All()
+				require.Len(t, errs, 1)
+				assert.ErrorContains(t, errs[0], "a reply no script sends: "+fmt.Sprint(reply))
+				require.NoError(t, wait(t.Context(), l))
+				assert.Equal(t, 1, fallback.Waits(), "the next Wait is the fallback's")
+				assert.Len(t, fake.Calls("wait"), 1)
+			})
+		})
+	}
 }
