@@ -286,3 +286,66 @@ func TestARespondedReplyNoScriptSendsFallsBack(t *testing.T) {
 		})
 	}
 }
+
+// TestSwitchingBetweenRedisAndTheFallbackNeverBursts pins issue #27's item 17: one process, 8
+// goroutines, 4 s at 10 per second, against a Redis that keeps going slow (past the timeout) and
+// coming back, so that the limiter keeps switching between Redis's schedule and its fallback's: the
+// process takes at most 41 grants (4 s at the rate and the burst of 1), none less than an interval
+// after the one before.
+func TestSwitchingBetweenRedisAndTheFallbackNeverBursts(t *testing.T) {
+	for name, isSlow := range map[string]func(since time.Duration, n int) bool{
+		"slow 300 ms every second": func(since time.Duration, _ int) bool { return since%time.Second >= 700*time.Millisecond },
+		"every other command slow": func(_ time.Duration, n int) bool { return n%2 == 1 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const rps, run = 10, 4 * time.Second
+				start := time.Now()
+				// Redis's schedule, as the wait script keeps it: each grant an interval (and the
+				// headroom) after the one before, or now.
+				var mu sync.Mutex
+				var tat, seq int64
+				n := 0
+				fake := newFakeRedis(map[string]func(redisCall) answer{"wait": func(c redisCall) answer {
+					mu.Lock()
+					defer mu.Unlock()
+					now := time.Since(start).Microseconds()
+					n++
+					if isSlow(time.Since(start), n) {
+						return slow
+					}
+					at := max(tat, now)
+					if maxWait := c.Arg(4); maxWait >= 0 && at-now > maxWait {
+						return answer{reply: []int64{3, at - now}}
+					}
+					tat = at + 100_300
+					seq++
+					return answer{reply: []int64{0, at - now, seq, 0}}
+				}})
+				inner, err := compute.NewLimiter(rps, 1)
+				require.NoError(t, err)
+				fallback, rep := &recordingLimiter{inner: inner}, &reports{}
+				l, err := fakeLimiter(fake, fallback, rep,
+					ratelimit.WithTimeout(50*time.Millisecond), ratelimit.WithRecheck(100*time.Millisecond))
+				require.NoError(t, err)
+
+				ctx, cancel := context.WithTimeout(t.Context(), run)
+				defer cancel()
+				times := grantTimes(ctx, t, []*ratelimit.Limiter{l}, 8)
+				assert.LessOrEqual(t, len(times), int(run.Seconds()*rps)+1, "more grants than the rate allows")
+				var close []string
+				for i := 1; i < len(times); i++ {
+					if times[i].Sub(times[i-1]) < time.Second/rps-time.Microsecond {
+						close = append(close, fmt.Sprintf("%s after %s", times[i].Sub(start), times[i-1].Sub(start)))
+					}
+				}
+				assert.Empty(t, close, "grants closer than an interval to the one before")
+				// Both ways of pacing were used, and switched between more than once.
+				assert.Greater(t, len(fallback.Grants()), 0, "the fallback granted")
+				assert.Less(t, len(fallback.Grants()), len(times), "Redis granted")
+				assert.Greater(t, len(rep.All()), 2, "the limiter switched more than once")
+				assert.GreaterOrEqual(t, len(times), int(run.Seconds()*rps)*3/4, "the rate is not wasted")
+			})
+		})
+	}
+}
