@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -75,7 +76,7 @@ var scriptNames = map[string]string{
 // newFakeRedis returns a fake that answers the scripts named in answers; a script it has no answer
 // for gets {0} (what respondedScript replies), an unknown script an error.
 func newFakeRedis(answers map[string]func(redisCall) answer) *fakeRedis {
-	return &fakeRedis{answers: answers, limit: 10000}
+	return &fakeRedis{answers: maps.Clone(answers), limit: 10000}
 }
 
 // Calls returns the calls of the script named (all calls for "").

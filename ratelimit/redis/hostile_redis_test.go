@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -348,4 +349,254 @@ func TestSwitchingBetweenRedisAndTheFallbackNeverBursts(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestTheFirst429OnlyArms: on the Go side too, the 429 that turns the pacing from responses on
+// pauses nobody and changes nothing of the schedule (there is no headroom to raise: every command
+// sends Redis the same interval); from then on each grant's done reports its response, with its
+// number. A later 429 whose reply is a pause pauses the process.
+func TestTheFirst429OnlyArms(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		armed := false
+		var seq int64
+		fake := newFakeRedis(map[string]func(redisCall) answer{
+			"wait": func(redisCall) answer {
+				mu.Lock()
+				defer mu.Unlock()
+				seq++
+				flag := int64(0)
+				if armed {
+					flag = 1
+				}
+				return answer{reply: []int64{0, 0, seq, flag}}
+			},
+			"throttled": func(c redisCall) answer {
+				mu.Lock()
+				defer mu.Unlock()
+				if !armed {
+					armed = true
+					return answer{reply: []int64{0, 0}}
+				}
+				return answer{reply: []int64{1, c.Arg(4)}}
+			},
+		})
+		fallback, rep := &recordingLimiter{}, &reports{}
+		l, err := fakeLimiter(fake, fallback, rep)
+		require.NoError(t, err)
+
+		done, err := l.Wait(t.Context())
+		require.NoError(t, err)
+		assert.Nil(t, done, "not armed: no response to report")
+		time.Sleep(100 * time.Millisecond) // the rate's interval
+
+		l.Throttled(t.Context(), 2*time.Second)
+		throttled := fake.Calls("throttled")
+		require.Len(t, throttled, 1)
+		assert.Equal(t, int64(2_000_000), throttled[0].Arg(4), "Redis is told the 429's wait")
+		ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		done, err = l.Wait(ctx)
+		require.NoError(t, err, "the first 429 pauses nobody")
+		assert.Equal(t, time.Duration(0), time.Since(start))
+		require.NotNil(t, done, "armed: the response is reported")
+		done()
+		responded := fake.Calls("responded")
+		require.Len(t, responded, 1)
+		assert.Equal(t, int64(2), responded[0].Arg(4), "the grant's number")
+
+		for _, c := range fake.Calls("") {
+			assert.Equal(t, int64(100_000), c.Arg(2), "%s: the interval at the rate, before and after the 429", c.Script)
+		}
+		assert.Empty(t, fallback.ThrottledWaits())
+		assert.Zero(t, fallback.Waits())
+		assert.Empty(t, rep.All())
+
+		time.Sleep(100 * time.Millisecond)
+		l.Throttled(t.Context(), 2*time.Second)
+		ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		_, err = l.Wait(ctx)
+		assert.ErrorIs(t, err, compute.ErrRateLimited, "a later 429 pauses")
+		assert.Len(t, fake.Calls("wait"), 2, "the pause is known: Redis is not asked")
+	})
+}
+
+// TestACallersOwnContextIsNotARedisFailure: a caller's context that ends (cancelled or past its
+// deadline) while Redis is slow, while the caller queues for the process's turn, waits for its grant
+// or waits out a pause, or before it calls, ends its Wait with the context's error, and is no Redis
+// failure: no fallback, no report, and the next caller asks Redis. A 429 or a response reported
+// under a context that has ended still reaches Redis.
+func TestACallersOwnContextIsNotARedisFailure(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	check := func(t *testing.T, answers map[string]func(redisCall) answer, end func(context.Context) (context.Context, context.CancelFunc), want error) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(answers)
+			fallback, rep := &recordingLimiter{}, &reports{}
+			l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(timeout))
+			require.NoError(t, err)
+			ctx, cancel := end(t.Context())
+			defer cancel()
+			start := time.Now()
+			done, err := l.Wait(ctx)
+			assert.Nil(t, done)
+			assert.Equal(t, ctx.Err(), err, "the context's own error")
+			assert.ErrorIs(t, err, want)
+			assert.Less(t, time.Since(start), timeout, "ended by the context, not by the Redis timeout")
+			assert.Zero(t, fallback.Waits(), "no fallback")
+			assert.Empty(t, rep.All(), "no report")
+
+			before := len(fake.Calls("wait"))
+			fake.SetAnswer("wait", replies([]int64{0, 0, 1, 0}))
+			time.Sleep(time.Second) // past any pause and the recheck period
+			require.NoError(t, wait(t.Context(), l))
+			assert.Len(t, fake.Calls("wait"), before+1, "the next caller asks Redis")
+			assert.Zero(t, fallback.Waits())
+			assert.Empty(t, rep.All())
+		})
+	}
+	cancelAt := func(d time.Duration) func(context.Context) (context.Context, context.CancelFunc) {
+		return func(parent context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(parent)
+			time.AfterFunc(d, cancel)
+			return ctx, cancel
+		}
+	}
+	deadlineIn := func(d time.Duration) func(context.Context) (context.Context, context.CancelFunc) {
+		return func(parent context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(parent, d)
+		}
+	}
+	slowRedis := map[string]func(redisCall) answer{"wait": always(slow)}
+	t.Run("cancelled while Redis is slow", func(t *testing.T) {
+		check(t, slowRedis, cancelAt(30*time.Millisecond), context.Canceled)
+	})
+	t.Run("past its deadline while Redis is slow", func(t *testing.T) {
+		check(t, slowRedis, deadlineIn(30*time.Millisecond), context.DeadlineExceeded)
+	})
+	t.Run("cancelled before it calls", func(t *testing.T) {
+		check(t, slowRedis, func(parent context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(parent)
+			cancel()
+			return ctx, cancel
+		}, context.Canceled)
+	})
+	t.Run("cancelled while it waits for its grant", func(t *testing.T) {
+		check(t, map[string]func(redisCall) answer{"wait": replies([]int64{0, 500_000, 1, 0})},
+			cancelAt(30*time.Millisecond), context.Canceled)
+	})
+	t.Run("cancelled while it waits out a pause", func(t *testing.T) {
+		check(t, map[string]func(redisCall) answer{"wait": replies([]int64{1, 500_000})},
+			cancelAt(30*time.Millisecond), context.Canceled)
+	})
+	t.Run("cancelled while it queues for the turn", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies([]int64{2, 500_000}, []int64{0, 0, 1, 0})})
+			fallback, rep := &recordingLimiter{}, &reports{}
+			l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(timeout))
+			require.NoError(t, err)
+			var wg sync.WaitGroup
+			wg.Go(func() { assert.NoError(t, wait(t.Context(), l)) }) // held for 500 ms, holding the turn
+			synctest.Wait()
+			ctx, cancel := context.WithCancel(t.Context())
+			time.AfterFunc(30*time.Millisecond, cancel)
+			err = wait(ctx, l)
+			assert.Equal(t, context.Canceled, err)
+			assert.Len(t, fake.Calls("wait"), 1, "it never asked Redis")
+			wg.Wait()
+			assert.Zero(t, fallback.Waits())
+			assert.Empty(t, rep.All())
+		})
+	})
+
+	t.Run("a 429 and a response reported under an ended context", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(map[string]func(redisCall) answer{
+				"wait":      replies([]int64{0, 0, 1, 1}),
+				"throttled": replies([]int64{0, 0}),
+				"responded": replies([]int64{0}),
+			})
+			fallback, rep := &recordingLimiter{}, &reports{}
+			l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(timeout))
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(t.Context())
+			done, err := l.Wait(ctx)
+			require.NoError(t, err)
+			require.NotNil(t, done)
+			cancel() // the attempt's context ends before its response is reported
+			done()
+			l.Throttled(ctx, time.Second)
+			assert.Len(t, fake.Calls("responded"), 1)
+			assert.Len(t, fake.Calls("throttled"), 1)
+			assert.Empty(t, fallback.ThrottledWaits(), "Redis took the 429")
+			assert.Empty(t, rep.All(), "no Redis failure")
+		})
+	})
+}
+
+// TestA429WhoseReportFailsReachesTheFallback: a 429 that Redis cannot take (an error, no reply
+// within the timeout) or is not asked to take (it failed less than the recheck period ago) reaches
+// the fallback, with its wait, and Redis's failure is reported once; one Redis takes goes nowhere
+// else. With the default fallback, the 429s pace the process as compute.NewLimiter does: the first
+// arms it, a later one pauses it.
+func TestA429WhoseReportFailsReachesTheFallback(t *testing.T) {
+	for name, a := range map[string]answer{
+		"an error": {err: errors.New("READONLY You can't write against a read only replica")},
+		"too slow": slow,
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fake := newFakeRedis(map[string]func(redisCall) answer{"throttled": always(a)})
+				fallback, rep := &recordingLimiter{}, &reports{}
+				l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(100*time.Millisecond))
+				require.NoError(t, err)
+				start := time.Now()
+				l.Throttled(t.Context(), 3*time.Second)
+				assert.LessOrEqual(t, time.Since(start), 100*time.Millisecond, "bounded by the timeout")
+				assert.Equal(t, []time.Duration{3 * time.Second}, fallback.ThrottledWaits())
+				l.Throttled(t.Context(), 4*time.Second) // within the recheck period
+				assert.Equal(t, []time.Duration{3 * time.Second, 4 * time.Second}, fallback.ThrottledWaits())
+				assert.Len(t, fake.Calls("throttled"), 1, "Redis is not asked within the recheck period")
+				errs := rep.All()
+				require.Len(t, errs, 1)
+				assert.ErrorContains(t, errs[0], "falling back to the local limiter")
+			})
+		})
+	}
+	t.Run("Redis takes it", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(map[string]func(redisCall) answer{"throttled": replies([]int64{0, 0}, []int64{1, 3_000_000})})
+			fallback, rep := &recordingLimiter{}, &reports{}
+			l, err := fakeLimiter(fake, fallback, rep)
+			require.NoError(t, err)
+			l.Throttled(t.Context(), 3*time.Second)
+			l.Throttled(t.Context(), 3*time.Second)
+			assert.Empty(t, fallback.ThrottledWaits())
+			assert.Empty(t, rep.All())
+		})
+	})
+	t.Run("the default fallback", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(map[string]func(redisCall) answer{
+				"throttled": always(answer{err: errors.New("LOADING Redis is loading the dataset in memory")}),
+				"wait":      always(answer{err: errors.New("LOADING Redis is loading the dataset in memory")}),
+			})
+			rep := &reports{}
+			l, err := ratelimit.New(fake, testToken, ratelimit.WithRate(10), ratelimit.WithErrorHandler(rep.handler))
+			require.NoError(t, err)
+			start := time.Now()
+			l.Throttled(t.Context(), 3*time.Second) // arms the fallback
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			defer cancel()
+			require.NoError(t, wait(ctx, l), "the first 429 pauses nobody")
+			l.Throttled(t.Context(), 3*time.Second) // pauses it
+			_, err = l.Wait(ctx)
+			assert.ErrorIs(t, err, compute.ErrRateLimited, "the fallback's pause, past the deadline")
+			assert.Equal(t, time.Duration(0), time.Since(start))
+			require.NoError(t, wait(t.Context(), l))
+			assert.Equal(t, 3*time.Second, time.Since(start), "the fallback waited the 429's pause out")
+			assert.Len(t, rep.All(), 1)
+		})
+	})
 }
