@@ -40,11 +40,13 @@ func (c redisCall) Arg(i int) int64 {
 }
 
 // answer is what the fake replies to a call: the reply, or the error, after delay (forever, until
-// the command's context ends, when delay < 0).
+// the command's context ends, when delay < 0), and not before hang is closed, whatever the context
+// (a client that does not honour it).
 type answer struct {
 	reply []int64
 	err   error
 	delay time.Duration
+	hang  <-chan struct{}
 }
 
 // slow is the answer of a Redis that does not answer within any timeout.
@@ -116,6 +118,9 @@ func (f *fakeRedis) EvalSha(ctx context.Context, sha string, _ []string, args ..
 	a := answer{reply: []int64{0}}
 	if fn != nil {
 		a = fn(c)
+	}
+	if a.hang != nil {
+		<-a.hang
 	}
 	if a.delay != 0 {
 		var timer <-chan time.Time

@@ -600,3 +600,138 @@ func TestA429WhoseReportFailsReachesTheFallback(t *testing.T) {
 		})
 	})
 }
+
+// TestASlowRedisFallsBackForTheRecheckPeriod: a Redis that does not answer within the timeout costs
+// a caller exactly the timeout, once per recheck period: the caller is granted by the fallback when
+// the timeout ends, the outage is reported once, Redis is not asked again before the recheck period
+// has passed, and when it answers again the limiter uses it and reports its return with nil.
+func TestASlowRedisFallsBackForTheRecheckPeriod(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout, recheck = 100 * time.Millisecond, time.Second
+		start := time.Now()
+		var mu sync.Mutex
+		var seq int64
+		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": func(redisCall) answer {
+			if time.Since(start) < 1500*time.Millisecond {
+				return slow
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			seq++
+			return answer{reply: []int64{0, 0, seq, 0}}
+		}})
+		fallback, rep := &recordingLimiter{}, &reports{}
+		l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(timeout), ratelimit.WithRecheck(recheck))
+		require.NoError(t, err)
+
+		require.NoError(t, wait(t.Context(), l))
+		assert.Equal(t, timeout, time.Since(start), "the timeout, then the fallback")
+		assert.Equal(t, 1, fallback.Waits())
+		errs := rep.All()
+		require.Len(t, errs, 1)
+		assert.ErrorContains(t, errs[0], "falling back to the local limiter for 1s: ratelimit/redis: no response from Redis within 100ms")
+
+		for time.Since(start) < 3*time.Second {
+			t0 := time.Now()
+			require.NoError(t, wait(t.Context(), l))
+			assert.LessOrEqual(t, time.Since(t0), timeout+100*time.Millisecond, "the timeout and the rate's interval at most")
+		}
+		var at []time.Duration
+		for _, c := range fake.Calls("wait") {
+			at = append(at, c.At.Sub(start))
+		}
+		require.GreaterOrEqual(t, len(at), 3)
+		assert.Equal(t, []time.Duration{0, 1100 * time.Millisecond, 2200 * time.Millisecond}, at[:3],
+			"asked again a recheck period after each failure, which took the timeout")
+		assert.Len(t, at, 10, "then asked by every Wait, one every interval")
+		assert.Equal(t, 22, fallback.Waits(), "granted by the fallback until Redis came back, at the rate")
+		errs = rep.All()
+		require.Len(t, errs, 2, "one report for the outage, one for its end")
+		assert.NoError(t, errs[1], "back on Redis")
+	})
+}
+
+// TestAClientThatIgnoresTheTimeoutDoesNotHoldTheCaller: a Redis client that does not honour the
+// command's context (a connection that hangs) costs a caller the timeout and no more: the limiter
+// falls back when it ends.
+func TestAClientThatIgnoresTheTimeoutDoesNotHoldTheCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hang := make(chan struct{})
+		defer close(hang)
+		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": always(answer{hang: hang, reply: []int64{0, 0, 1, 0}})})
+		fallback, rep := &recordingLimiter{}, &reports{}
+		l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(50*time.Millisecond))
+		require.NoError(t, err)
+		start := time.Now()
+		require.NoError(t, wait(t.Context(), l))
+		assert.Equal(t, 50*time.Millisecond, time.Since(start))
+		assert.Equal(t, 1, fallback.Waits())
+		assert.Len(t, rep.All(), 1)
+	})
+}
+
+// TestTheGoSideFollowsTheReplies: one goroutine of a process asks Redis at a time (Redis sees one
+// waiter per process); a grant is reserved, so the next caller asks while the first waits for its
+// grant's due time; a caller waits its grant's due time exactly, and a hold exactly before asking
+// again; an armed grant's done reports the response.
+func TestTheGoSideFollowsTheReplies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := newFakeRedis(map[string]func(redisCall) answer{
+			"wait": always(answer{reply: []int64{0, 0, 1, 0}, delay: 10 * time.Millisecond})})
+		l, err := fakeLimiter(fake, &recordingLimiter{}, &reports{}, ratelimit.WithRate(1000))
+		require.NoError(t, err)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() { assert.NoError(t, wait(t.Context(), l)) })
+		}
+		wg.Wait()
+		var at []time.Duration
+		for _, c := range fake.Calls("wait") {
+			at = append(at, c.At.Sub(start))
+		}
+		assert.Equal(t, []time.Duration{0, 10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond}, at,
+			"one command at a time")
+	})
+	synctest.Test(t, func(t *testing.T) {
+		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies(
+			[]int64{0, 300_000, 1, 0}, []int64{0, 400_000, 2, 0}, // reserved: due in 300 and 400 ms
+			[]int64{2, 5015}, []int64{2, 5015}, []int64{0, 0, 3, 1}, // held twice, then granted
+		)})
+		fallback, rep := &recordingLimiter{}, &reports{}
+		l, err := fakeLimiter(fake, fallback, rep)
+		require.NoError(t, err)
+		start := time.Now()
+		var wg sync.WaitGroup
+		var granted [2]time.Duration
+		for i := range 2 {
+			wg.Go(func() {
+				assert.NoError(t, wait(t.Context(), l))
+				granted[i] = time.Since(start)
+			})
+			synctest.Wait()
+		}
+		wg.Wait()
+		calls := fake.Calls("wait")
+		require.Len(t, calls, 2)
+		assert.Equal(t, calls[0].At, calls[1].At, "the second caller asks while the first waits for its grant")
+		assert.Equal(t, [2]time.Duration{300 * time.Millisecond, 400 * time.Millisecond}, granted)
+
+		time.Sleep(100 * time.Millisecond) // the rate's interval after the last grant
+		start = time.Now()
+		done, err := l.Wait(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, 10030*time.Microsecond, time.Since(start), "two holds of 5015 µs")
+		calls = fake.Calls("wait")
+		require.Len(t, calls, 5)
+		assert.Equal(t, []time.Duration{0, 5015 * time.Microsecond, 10030 * time.Microsecond},
+			[]time.Duration{calls[2].At.Sub(start), calls[3].At.Sub(start), calls[4].At.Sub(start)}, "asked again after each hold")
+		require.NotNil(t, done)
+		done()
+		responded := fake.Calls("responded")
+		require.Len(t, responded, 1)
+		assert.Equal(t, int64(3), responded[0].Arg(4))
+		assert.Zero(t, fallback.Waits())
+		assert.Empty(t, rep.All())
+	})
+}
