@@ -541,9 +541,9 @@ func TestACallersOwnContextIsNotARedisFailure(t *testing.T) {
 
 // TestA429WhoseReportFailsReachesTheFallback: a 429 that Redis cannot take (an error, no reply
 // within the timeout) or is not asked to take (it failed less than the recheck period ago) reaches
-// the fallback, with its wait, and Redis's failure is reported once; one Redis takes goes nowhere
-// else. With the default fallback, the 429s pace the process as compute.NewLimiter does: the first
-// arms it, a later one pauses it.
+// the fallback, with its wait, and Redis's failure is reported once; one that Redis takes goes
+// nowhere else. With the default fallback, the 429s pace the process as compute.NewLimiter does:
+// the first arms it, a later one pauses it.
 func TestA429WhoseReportFailsReachesTheFallback(t *testing.T) {
 	for name, a := range map[string]answer{
 		"an error": {err: errors.New("READONLY You can't write against a read only replica")},
