@@ -373,7 +373,7 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 		}
 		r, err := l.eval(ctx, waitScript, maxWait)
 		if err == nil {
-			err = checkReply(r, 4)
+			err = checkReply(waitScript, r, maxWait)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -402,16 +402,24 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 	}
 }
 
-// checkReply refuses a reply that the scripts never send (kinds 0 to 3 of waitScript, 0 and 1 of
-// throttledScript, with waits from 0 to maxReply): a broken Redis, or one that is not ours.
-func checkReply(r []int64, grantLen int) error {
+// checkReply refuses a reply that script never sends: a broken Redis, or one that is not ours.
+// waitScript sends {0, a wait, a grant number > 0, 0 or 1}, {1, a pause}, {2, a hold}, and {3, a
+// wait} only past the caller's longest wait maxWait (-1 for none); throttledScript {0, 0} and {1, a
+// pause}; respondedScript {0}. Every wait and pause is from 0 to maxReply.
+func checkReply(script *goredis.Script, r []int64, maxWait int64) error {
 	ok := len(r) >= 2 && r[1] >= 0 && r[1] <= maxReply.Microseconds()
 	switch {
+	case script == respondedScript:
+		ok = len(r) == 1 && r[0] == 0
 	case !ok:
+	case script == throttledScript:
+		ok = len(r) == 2 && (r[0] == 0 && r[1] == 0 || r[0] == 1)
 	case r[0] == 0:
-		ok = len(r) == grantLen && (grantLen == 2 || r[2] > 0 && (r[3] == 0 || r[3] == 1))
-	case r[0] == 1, r[0] == 2, r[0] == 3 && grantLen == 4:
+		ok = len(r) == 4 && r[2] > 0 && (r[3] == 0 || r[3] == 1)
+	case r[0] == 1, r[0] == 2:
 		ok = len(r) == 2
+	case r[0] == 3:
+		ok = len(r) == 2 && maxWait >= 0 && r[1] > maxWait
 	default:
 		ok = false
 	}
@@ -445,7 +453,11 @@ func (l *Limiter) responded(ctx context.Context, seq int64) {
 	if l.down() {
 		return
 	}
-	if _, err := l.eval(ctx, respondedScript, seq); err != nil {
+	r, err := l.eval(ctx, respondedScript, seq)
+	if err == nil {
+		err = checkReply(respondedScript, r, -1)
+	}
+	if err != nil {
 		l.fail(err)
 		return
 	}
@@ -458,7 +470,7 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 	if !l.down() {
 		r, err := l.eval(context.WithoutCancel(ctx), throttledScript, max(0, wait.Microseconds()))
 		if err == nil {
-			err = checkReply(r, 2)
+			err = checkReply(throttledScript, r, -1)
 		}
 		if err == nil {
 			l.ok()

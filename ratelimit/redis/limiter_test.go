@@ -178,9 +178,10 @@ func TestScriptsScheduleAndPause(t *testing.T) {
 }
 
 // TestScriptsPaceFromResponses: once armed, a grant waits until an interval after the last grant's
-// response less the fastest round trip, and at most a quarter interval past its due time, whether
-// the response is slow or missing (asking again every 5% of an interval meanwhile); a report for an
-// earlier grant anchors nothing.
+// response less the fastest round trip (not the last one), and at most a quarter interval past its
+// due time, whether the response is slow or missing (asking again every 5% of an interval
+// meanwhile); each hold is bounded from both sides, a microsecond before its end and at it; a
+// report for an earlier grant anchors nothing.
 func TestScriptsPaceFromResponses(t *testing.T) {
 	rdb, _ := sharedRedis(t)
 	key := ratelimit.Key(uniquePrefix(t), testToken)
@@ -208,6 +209,13 @@ func TestScriptsPaceFromResponses(t *testing.T) {
 	sent += hold
 	script(t, rdb, ratelimit.RespondedScript, key, sent+1000, 3) // grant 3's again: not the last
 	assert.Equal(t, []int64{2, poll}, script(t, rdb, ratelimit.WaitScript, key, sent+1000, -1), "still held for grant 4's")
+
+	script(t, rdb, ratelimit.RespondedScript, key, sent+5000, 4) // a 5 ms round trip: not the fastest
+	const due = 5000 + step - 2000
+	assert.Equal(t, []int64{2, step - 2000}, script(t, rdb, ratelimit.WaitScript, key, sent+5000, -1),
+		"an interval after the response less the fastest round trip, not the last")
+	assert.Equal(t, []int64{2, 1}, script(t, rdb, ratelimit.WaitScript, key, sent+due-1, -1), "held until then")
+	assert.Equal(t, []int64{0, 0, 5, 1}, script(t, rdb, ratelimit.WaitScript, key, sent+due, -1), "and no longer")
 }
 
 // TestTheScriptsUseTheComputePackagesConstants: the Lua header is generated from the compute
