@@ -122,7 +122,8 @@ func TestAShortDeadlineFailsAtOnceOnAPause(t *testing.T) {
 }
 
 // TestARepliesNoScriptSendsFallBack pins issue #27's item 16: a reply to the wait script that the
-// script never sends (a wait past time.Duration's range or past a day, a negative one, an unknown
+// script never sends (a wait past time.Duration's range or past a day, a negative one, a pause or
+// hold of nothing, which would make the caller ask again at once, an unknown
 // kind, a grant numbered 0 or less, an armed flag other than 0 or 1, a reply too short or too long,
 // a refusal past a deadline the caller does not have, or within its deadline) makes Wait fall back (the fallback grants),
 // is reported exactly once to the error handler with an error naming the reply (at most 4 of its
@@ -136,6 +137,8 @@ func TestARepliesNoScriptSendsFallBack(t *testing.T) {
 		"a pause past time.Duration":   {1, 1<<63 - 1},
 		"a negative pause":             {1, -5},
 		"a negative hold":              {2, -1},
+		"a pause of nothing":           {1, 0},
+		"a hold of nothing":            {2, 0},
 		"an unknown kind":              {7, 1},
 		"a negative kind":              {-1, 1},
 		"grant number 0":               {0, 10, 0, 0},

@@ -416,8 +416,8 @@ func checkReply(script *goredis.Script, r []int64, maxWait int64) error {
 		ok = len(r) == 2 && (r[0] == 0 && r[1] == 0 || r[0] == 1)
 	case r[0] == 0:
 		ok = len(r) == 4 && r[2] > 0 && (r[3] == 0 || r[3] == 1)
-	case r[0] == 1, r[0] == 2:
-		ok = len(r) == 2
+	case r[0] == 1, r[0] == 2: // the scripts round a pause or a hold up: never 0
+		ok = len(r) == 2 && r[1] > 0
 	case r[0] == 3:
 		ok = len(r) == 2 && maxWait >= 0 && r[1] > maxWait
 	default:
