@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -905,4 +907,60 @@ func TestCallMetadataThroughTheFake(t *testing.T) {
 		assert.NotEqual(t, ok.RequestID, refused.RequestID)
 		assert.Equal(t, 100300*time.Microsecond, refused.LimiterWait.Round(100*time.Microsecond), "an interval after the call before")
 	})
+}
+
+// TestTheSDKsOwnWordsAreNeverMasked: an error of a computetest client reads the operation's path
+// and the service's message as they are, with the default token and with a wrong one, while a
+// server that echoes the token still gets it scrubbed; and the default token shares no five
+// characters in a row with any text of the SDK's source, so that scrubbing never has a reason to
+// touch the SDK's words.
+func TestTheSDKsOwnWordsAreNeverMasked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork())
+		defer srv.Close()
+		_, err := srv.Client().Instances.Get(context.Background(), "ins-missing")
+		require.ErrorIs(t, err, compute.ErrNotFound)
+		assert.Contains(t, err.Error(), "compute: GET /compute/v1/instances/ins-missing: 404 Not Found")
+		assert.NotContains(t, err.Error(), "[REDACTED]")
+
+		wrong, err := srv.NewClient(compute.WithLegacyAuthHeader())
+		require.NoError(t, err)
+		_, err = wrong.Instances.List(context.Background(), nil)
+		require.NoError(t, err, "the legacy header carries the same token")
+		elsewhere := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithToken("a-token-of-another-account"))
+		defer elsewhere.Close()
+		other, err := compute.NewClient(computetest.DefaultToken, compute.WithBaseURL(elsewhere.URL), compute.WithHTTPClient(elsewhere.HTTPClient()))
+		require.NoError(t, err)
+		_, err = other.Instances.List(context.Background(), nil)
+		require.ErrorIs(t, err, compute.ErrUnauthorized)
+		assert.Contains(t, err.Error(), "compute: GET /compute/v1/instances: 401 Unauthorized")
+		assert.NotContains(t, err.Error(), "[REDACTED]")
+
+		// A token that shares words with the SDK's paths leaves them as they are.
+		wordy := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithToken("compute-v1-instances-token"))
+		defer wordy.Close()
+		_, err = wordy.Client().Instances.Get(context.Background(), "ins-missing")
+		require.ErrorIs(t, err, compute.ErrNotFound)
+		assert.Contains(t, err.Error(), "compute: GET /compute/v1/instances/ins-missing: 404 Not Found")
+
+		srv.FailNext(1, computetest.Match{Method: http.MethodGet}, computetest.Fault{Status: 500, Message: "echo: " + srv.Token})
+		_, err = srv.Client(compute.WithoutRetries()).Instances.Get(context.Background(), "ins-1")
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), srv.Token)
+		assert.Contains(t, err.Error(), "echo: [REDACTED]")
+		assert.Contains(t, err.Error(), "GET /compute/v1/instances/ins-1: 500")
+	})
+	token := computetest.DefaultToken
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		require.NoError(t, err)
+		for i := 0; i+5 <= len(token); i++ {
+			assert.NotContains(t, string(src), token[i:i+5], "%s shares %q with the default token", name, token[i:i+5])
+		}
+	}
 }
