@@ -30,26 +30,34 @@ type request struct {
 	body  validator
 }
 
-// do validates r, sends it through the retrying transport and returns the success response's body.
-// A non-2xx response is an *APIError; a failure that leaves a POST's outcome unknown matches
-// [ErrOutcomeUnknown]. Every endpoint goes through do, which tells the client's observer and the
-// context's captured Response (see [CaptureResponse]) how the call went.
-func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
+// do validates r, sends it through the retrying transport and hands the success response's body
+// to read (nil drops it), whose error is the call's. A non-2xx response is an *APIError; a failure
+// that leaves a POST's outcome unknown matches [ErrOutcomeUnknown]. Every endpoint goes through do,
+// which tells the client's observer and the context's captured Response (see [CaptureResponse]) how
+// the call went, reading included.
+func (c *Client) do(ctx context.Context, r request, read func(data []byte) error) error {
 	if ctx == nil {
-		return nil, errNilContext
+		return errNilContext
 	}
 	st := &callState{op: r.op, ids: r.ids}
 	captured, _ := ctx.Value(responseKey{}).(*Response)
-	if captured == nil && c.observer.CallStart == nil && c.observer.CallEnd == nil {
-		return c.send(ctx, r, st)
+	observed := captured != nil || c.observer.CallStart != nil || c.observer.CallEnd != nil
+	var start time.Time
+	if observed {
+		start = time.Now()
 	}
-	start := time.Now()
 	if c.observer.CallStart != nil {
 		if next := c.observer.CallStart(ctx, c.call(r.op)); next != nil {
 			ctx = next
 		}
 	}
 	data, err := c.send(ctx, r, st)
+	if err == nil && read != nil {
+		err = read(data)
+	}
+	if !observed {
+		return err
+	}
 	resp := Response{Operation: r.op.name, Method: r.op.method, Path: r.op.path, StatusCode: st.status,
 		RequestID: c.transport.cred.outside(st.requestID), Attempts: st.n, Duration: time.Since(start), LimiterWait: st.limiterWait}
 	if captured != nil {
@@ -58,7 +66,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	if c.observer.CallEnd != nil {
 		c.observer.CallEnd(ctx, resp, err)
 	}
-	return data, err
+	return err
 }
 
 // call describes op for an observer.
@@ -184,28 +192,30 @@ func unreadable(op operation, err error) error {
 // fetch sends r and returns the resource of its response, read through the resource's envelope
 // (a one-line wrapper struct, or the resource itself for an SSH key).
 func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*T, error) {
-	data, err := c.do(ctx, r)
+	var v *T
+	err := c.do(ctx, r, func(data []byte) error {
+		if err := c.decodeResponse(r.op, data, env); err != nil {
+			return err
+		}
+		if v = env.resource(); v == nil {
+			return unreadable(r.op, fmt.Errorf("compute: %s %s: the response has no %s", r.op.method, r.op.path, missing(env)))
+		}
+		id, ok := stringField(*v, "ID")
+		switch {
+		case !ok:
+		case id == "":
+			// Without its id a resource cannot be read, changed or deleted: it is not the resource.
+			return unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has no id", r.op.method, r.op.path, missing(env)))
+		case r.op.names() && id != r.ids[len(r.ids)-1], r.op.copies && id == r.ids[len(r.ids)-1]:
+			// A response about another resource than the one asked for is a broken or hostile
+			// server's: acting on it could change or delete the wrong resource.
+			return unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has id %q, not the one asked for",
+				r.op.method, c.transport.cred.shownPath(r.op, r.ids), missing(env), c.transport.cred.outside(id)))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	if err := c.decodeResponse(r.op, data, env); err != nil {
-		return nil, err
-	}
-	v := env.resource()
-	if v == nil {
-		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response has no %s", r.op.method, r.op.path, missing(env)))
-	}
-	id, ok := stringField(*v, "ID")
-	switch {
-	case !ok:
-	case id == "":
-		// Without its id a resource cannot be read, changed or deleted: it is not the resource.
-		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has no id", r.op.method, r.op.path, missing(env)))
-	case r.op.names() && id != r.ids[len(r.ids)-1], r.op.copies && id == r.ids[len(r.ids)-1]:
-		// A response about another resource than the one asked for is a broken or hostile server's:
-		// acting on it could change or delete the wrong resource.
-		return nil, unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has id %q, not the one asked for",
-			r.op.method, c.transport.cred.shownPath(r.op, r.ids), missing(env), c.transport.cred.outside(id)))
 	}
 	return v, nil
 }
@@ -224,8 +234,7 @@ func missing(env any) string {
 
 // send sends r and discards the response's body: a delete or an action.
 func send(ctx context.Context, c *Client, r request) error {
-	_, err := c.do(ctx, r)
-	return err
+	return c.do(ctx, r, nil)
 }
 
 // expandPath fills tmpl's {name} segments with ids, path-escaped (a space, "?" or "#" cannot end
@@ -437,5 +446,7 @@ const mapEntryCost = 96
 // OpenAPI returns the service's machine-readable description, the bytes of
 // GET /compute/v1/openapi.yaml. It is the one request that asks for YAML rather than JSON.
 func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
-	return c.do(ctx, request{op: opOpenAPI})
+	var doc []byte
+	err := c.do(ctx, request{op: opOpenAPI}, func(data []byte) error { doc = data; return nil })
+	return doc, err
 }

@@ -189,7 +189,7 @@ func testCall(ctx context.Context, c *Client, op operation, ids []string, body a
 	if body != nil {
 		r.body = anyBody{body}
 	}
-	_, err := c.do(ctx, r)
+	err := c.do(ctx, r, nil)
 	return err
 }
 

@@ -54,8 +54,12 @@ type Attempt struct {
 	Call Call
 	// Number counts the attempts of the call from 1.
 	Number int
+	// Start is when the attempt was sent: the rate limiter's grant.
+	Start time.Time
 	// StatusCode is the response's status, 0 when none arrived.
 	StatusCode int
+	// RequestID is the response's X-Request-Id, scrubbed and cut like any text from the server.
+	RequestID string
 	// Err is the attempt's failure when no response arrived (a network error), scrubbed of the
 	// token; nil otherwise.
 	Err error
@@ -107,7 +111,8 @@ type Observer struct {
 	// CallStart is called as a call starts. The context it returns (nil keeps ctx) is the call's
 	// from then on, so that a span it starts is the parent of what the call does.
 	CallStart func(ctx context.Context, call Call) context.Context
-	// CallEnd is called as the call ends, with what it ended with and its error.
+	// CallEnd is called as the call ends, with what it ended with and its error: the method's own,
+	// a success response that cannot be read included.
 	CallEnd func(ctx context.Context, resp Response, err error)
 	// Attempt is called after each attempt, once the retry policy has decided about it.
 	Attempt func(ctx context.Context, a Attempt)

@@ -209,3 +209,24 @@ func TestObserversAreToldInOrder(t *testing.T) {
 		assert.Equal(t, []string{"a start, after <nil>", "b start, after a", "a end in b", "b end in b"}, order)
 	})
 }
+
+// TestObserverSeesAnUnreadableSuccessAsAFailure: a 2xx whose body cannot be used ends the call
+// with the method's error, as the observer and the captured response are told; each attempt says
+// its request ID and when it was sent.
+func TestObserverSeesAnUnreadableSuccessAsAFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e events
+		c, _ := newTestClient(t, withRequestID(func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 200, map[string]any{"instance": map[string]any{"id": "another"}})
+		}), WithObserver(e.observer()))
+		start := time.Now()
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.ErrorContains(t, err, "not the one asked for")
+		require.Len(t, e.errs, 1)
+		assert.Equal(t, err, e.errs[0], "the observer sees the method's own error")
+		assert.Equal(t, 200, e.ends[0].StatusCode)
+		require.Len(t, e.attempts, 1)
+		assert.Equal(t, "rid-1", e.attempts[0].RequestID)
+		assert.Equal(t, start, e.attempts[0].Start)
+	})
+}

@@ -76,21 +76,23 @@ type pageQuery interface {
 // resource's page shape: the items under the collection's key and the counts. A response without
 // the collection's key, or with more items than asked for, is an error.
 func list[T any](ctx context.Context, c *Client, op operation, ids []string, opts pageQuery, body pageBody[T]) (*Page[T], error) {
-	data, err := c.do(ctx, request{op: op, ids: ids, query: opts})
+	items, counts := body.parts()
+	err := c.do(ctx, request{op: op, ids: ids, query: opts}, func(data []byte) error {
+		if err := c.decodeResponse(op, data, body); err != nil {
+			return err
+		}
+		switch {
+		case len(*items) > opts.pageSize():
+			return fmt.Errorf("compute: %s %s: the page holds %d items, more than the %d items asked for", op.method, op.path, len(*items), opts.pageSize())
+		case len(*items) == 0 && !hasKey(data, listKey(body)):
+			return fmt.Errorf("compute: %s %s: the response has no %q list", op.method, op.path, listKey(body))
+		case len(*items) == 0 && counts.TotalCount > 0 && opts.page() == 1:
+			return fmt.Errorf("compute: %s %s: an empty first page, yet total_count is %d", op.method, op.path, counts.TotalCount)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	if err := c.decodeResponse(op, data, body); err != nil {
-		return nil, err
-	}
-	items, counts := body.parts()
-	switch {
-	case len(*items) > opts.pageSize():
-		return nil, fmt.Errorf("compute: %s %s: the page holds %d items, more than the %d items asked for", op.method, op.path, len(*items), opts.pageSize())
-	case len(*items) == 0 && !hasKey(data, listKey(body)):
-		return nil, fmt.Errorf("compute: %s %s: the response has no %q list", op.method, op.path, listKey(body))
-	case len(*items) == 0 && counts.TotalCount > 0 && opts.page() == 1:
-		return nil, fmt.Errorf("compute: %s %s: an empty first page, yet total_count is %d", op.method, op.path, counts.TotalCount)
 	}
 	if c.observer.Page != nil {
 		c.observer.Page(ctx, PageRead{Operation: op.name, Page: opts.page(), Items: len(*items), TotalCount: counts.TotalCount})

@@ -116,8 +116,11 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	}
 	if r.observer.Attempt != nil && !isNotSent(err) {
 		a := Attempt{Call: Call{Operation: st.op.name, Method: st.op.method, Path: st.op.path, Host: r.host},
-			Number: st.n, StatusCode: status, Err: r.cred.outsideErr(err), Backoff: st.backoff, LimiterWait: st.attemptWait,
+			Number: st.n, Start: st.sent, StatusCode: status, Err: r.cred.outsideErr(err), Backoff: st.backoff, LimiterWait: st.attemptWait,
 			Duration: st.ended.Sub(st.sent), RetryAfter: retryAfter, Retried: retry && st.checks <= r.policy.MaxRetries}
+		if resp != nil {
+			a.RequestID = r.cred.outside(resp.Header.Get("X-Request-Id"))
+		}
 		if a.Retried {
 			a.Reason = retryReason(status, err, st.written)
 		}
