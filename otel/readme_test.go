@@ -1,0 +1,56 @@
+package computeotel_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestReadmeBlocksBuild builds the root README's Go blocks that use this module (the root module's
+// README test cannot: this module is not among its dependencies), as statements in a function that
+// has ctx, token and url in scope, in a scratch module that uses this checkout.
+func TestReadmeBlocksBuild(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	require.NoError(t, err)
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	var blocks []string
+	for _, m := range regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		if strings.Contains(m[1], "computeotel.") {
+			blocks = append(blocks, m[1])
+		}
+	}
+	require.NotEmpty(t, blocks, "the README shows how to wire this module")
+
+	here, err := filepath.Abs(".")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	mod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	mod = regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(mod, []byte("module readmecheck"))
+	mod = regexp.MustCompile(`(?m)^replace github.com/compute-sdk/compute-go => .*$`).ReplaceAll(mod,
+		[]byte("replace github.com/compute-sdk/compute-go => "+filepath.Dir(here)))
+	mod = append(mod, []byte("\nrequire github.com/compute-sdk/compute-go/otel v0.0.0-00010101000000-000000000000\n"+
+		"\nreplace github.com/compute-sdk/compute-go/otel => "+here+"\n")...)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644))
+	sum, err := os.ReadFile("go.sum")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	var src strings.Builder
+	src.WriteString("package readmecheck\n\nimport (\n\t\"context\"\n\n\tcompute \"github.com/compute-sdk/compute-go\"\n\tcomputeotel \"github.com/compute-sdk/compute-go/otel\"\n)\n\n")
+	for i, b := range blocks {
+		src.WriteString("func block" + string(rune('a'+i)) + "(ctx context.Context, token, url string) (*compute.Client, error) {\n_ = ctx\n" + b + "return c, err\n}\n\n")
+	}
+	src.WriteString("var _ = computeotel.ScopeName\n")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "readme.go"), []byte(src.String()), 0o644))
+	cmd := exec.Command(goBin, "build", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's OpenTelemetry block does not build:\n%s\n%s", out, src.String())
+}
