@@ -46,8 +46,6 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}()
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -91,6 +89,9 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 		PersistentPreRunE: a.checkGlobalFlags,
 		RunE:              func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	// Set before the completion command is made: it keeps the writer it sees then.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	f := root.PersistentFlags()
 	f.StringVarP(&a.output, "output", "o", "table", "output format: table, json, yaml, name or id")

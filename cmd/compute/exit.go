@@ -107,10 +107,13 @@ func exitCodesTopic() *cobra.Command {
 	for _, e := range exitCodeTable {
 		fmt.Fprintf(&b, "  %3d  %-16s %s\n", e.code, e.name, e.meaning)
 	}
+	// A help topic has no usage section to show its example in, so the text carries it.
+	example := "  compute instance get ins-000001 >/dev/null 2>&1; [ $? -eq 3 ] && echo gone"
+	b.WriteString("\nExamples:\n" + example)
 	return &cobra.Command{
 		Use:     "exit-codes",
 		Short:   "The exit codes and what each means",
-		Long:    strings.TrimRight(b.String(), "\n"),
-		Example: "  compute instance get ins-000001 >/dev/null 2>&1; [ $? -eq 3 ] && echo gone",
+		Long:    b.String(),
+		Example: example,
 	}
 }
