@@ -8,7 +8,11 @@ import (
 
 func TestReadOnlyCommands(t *testing.T) {
 	t.Parallel()
-	runCases(t, []cmdCase{
+	runCases(t, readOnlyCases(t))
+}
+
+func readOnlyCases(t *testing.T) []cmdCase {
+	return []cmdCase{
 		{name: "image_list", args: []string{"image", "list"},
 			reqs: []string{"GET /compute/v1/images?page=1&per_page=100"}, out: new([]compute.Image)},
 		{name: "image_list_type", args: []string{"image", "list", "--type", "cloud-image"},
@@ -21,5 +25,5 @@ func TestReadOnlyCommands(t *testing.T) {
 			reqs: []string{"GET /compute/v1/availability/EUC-DE-MUC-1/instances"}, out: new(compute.Availability)},
 		{name: "availability_get_placement", args: []string{"availability", "get", region, "--placement", "SPREAD"},
 			reqs: []string{"GET /compute/v1/availability/NORD-NO-KRS-1/instances?placement=SPREAD"}, out: new(compute.Availability)},
-	})
+	}
 }

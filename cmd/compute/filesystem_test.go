@@ -10,11 +10,15 @@ func filesystemCreated(t *testing.T, c *compute.Client) { mkFilesystem(t, c) }
 
 func TestFilesystemCommands(t *testing.T) {
 	t.Parallel()
+	runCases(t, filesystemCases(t))
+}
+
+func filesystemCases(t *testing.T) []cmdCase {
 	const (
 		list = "GET /compute/v1/filesystems?page=1&per_page=100"
 		get  = "GET /compute/v1/filesystems/fs-000001"
 	)
-	runCases(t, []cmdCase{
+	return []cmdCase{
 		{name: "filesystem_list", setup: filesystemCreated, args: []string{"filesystem", "list"},
 			reqs: []string{list}, out: new([]compute.Filesystem)},
 		{name: "filesystem_get", setup: filesystemCreated, args: []string{"filesystem", "get", "fs-000001"},
@@ -36,5 +40,5 @@ func TestFilesystemCommands(t *testing.T) {
 			reqs: []string{"DELETE /compute/v1/filesystems/fs-000001", get}},
 		{name: "filesystem_wait", setup: filesystemCreated, args: []string{"filesystem", "wait", "fs-000001"},
 			reqs: []string{get}, out: new(compute.Filesystem)},
-	})
+	}
 }

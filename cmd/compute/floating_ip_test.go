@@ -10,11 +10,15 @@ func floatingIPCreated(t *testing.T, c *compute.Client) { mkFloatingIP(t, c) }
 
 func TestFloatingIPCommands(t *testing.T) {
 	t.Parallel()
+	runCases(t, floatingIPCases(t))
+}
+
+func floatingIPCases(t *testing.T) []cmdCase {
 	const (
 		list = "GET /compute/v1/floating-ips?page=1&per_page=100"
 		get  = "GET /compute/v1/floating-ips/fip-000001"
 	)
-	runCases(t, []cmdCase{
+	return []cmdCase{
 		{name: "floating_ip_list", setup: floatingIPCreated, args: []string{"floating-ip", "list"},
 			reqs: []string{list}, out: new([]compute.FloatingIP)},
 		{name: "floating_ip_get", setup: floatingIPCreated, args: []string{"floating-ip", "get", "fip-000001"},
@@ -38,5 +42,5 @@ func TestFloatingIPCommands(t *testing.T) {
 			reqs: []string{"DELETE /compute/v1/floating-ips/fip-000001", get}},
 		{name: "floating_ip_wait", setup: floatingIPCreated, args: []string{"floating-ip", "wait", "fip-000001", "--status", "created"},
 			reqs: []string{get}, out: new(compute.FloatingIP)},
-	})
+	}
 }

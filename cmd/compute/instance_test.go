@@ -26,12 +26,16 @@ func instanceProtected(t *testing.T, c *compute.Client) {
 
 func TestInstanceCommands(t *testing.T) {
 	t.Parallel()
+	runCases(t, instanceCases(t))
+}
+
+func instanceCases(t *testing.T) []cmdCase {
 	script := writeFile(t, "init.sh", "#!/bin/sh\necho up\n")
 	const (
 		list = "GET /compute/v1/instances?page=1&per_page=100"
 		get  = "GET /compute/v1/instances/ins-000001"
 	)
-	runCases(t, []cmdCase{
+	return []cmdCase{
 		{name: "instance_list", setup: instanceActive, args: []string{"instance", "list"},
 			reqs: []string{list}, out: new([]compute.Instance)},
 		{name: "instance_list_empty", args: []string{"instance", "list"},
@@ -119,5 +123,5 @@ func TestInstanceCommands(t *testing.T) {
 			inst := mkInstance(t, c)
 			require.NoError(t, c.Instances.Delete(context.Background(), inst.ID))
 		}, args: []string{"instance", "wait", "ins-000001", "--deleted"}, reqs: []string{get}},
-	})
+	}
 }

@@ -12,11 +12,15 @@ func groupCreated(t *testing.T, c *compute.Client) { mkGroup(t, c) }
 
 func TestSecurityGroupCommands(t *testing.T) {
 	t.Parallel()
+	runCases(t, securityGroupCases(t))
+}
+
+func securityGroupCases(t *testing.T) []cmdCase {
 	const (
 		list = "GET /compute/v1/security-groups?page=1&per_page=100"
 		get  = "GET /compute/v1/security-groups/sg-000001"
 	)
-	runCases(t, []cmdCase{
+	return []cmdCase{
 		{name: "security_group_list", setup: groupCreated, args: []string{"security-group", "list"},
 			reqs: []string{list}, out: new([]compute.SecurityGroup)},
 		{name: "security_group_get", setup: groupCreated, args: []string{"security-group", "get", "sg-000001"},
@@ -54,7 +58,7 @@ func TestSecurityGroupCommands(t *testing.T) {
 			reqs: []string{"DELETE /compute/v1/security-groups/sg-000001", get}},
 		{name: "security_group_wait", setup: groupCreated, args: []string{"security-group", "wait", "sg-000001"},
 			reqs: []string{get}, out: new(compute.SecurityGroup)},
-	})
+	}
 }
 
 // A --rule that does not parse, or that the SDK refuses, is a usage error naming the flag, and

@@ -10,11 +10,15 @@ func snapshotCreated(t *testing.T, c *compute.Client) { mkSnapshot(t, c) }
 
 func TestSnapshotCommands(t *testing.T) {
 	t.Parallel()
+	runCases(t, snapshotCases(t))
+}
+
+func snapshotCases(t *testing.T) []cmdCase {
 	const (
 		list = "GET /compute/v1/snapshots?page=1&per_page=100"
 		get  = "GET /compute/v1/snapshots/snap-000001"
 	)
-	runCases(t, []cmdCase{
+	return []cmdCase{
 		{name: "snapshot_list", setup: snapshotCreated, args: []string{"snapshot", "list"},
 			reqs: []string{list}, out: new([]compute.Snapshot)},
 		{name: "snapshot_list_instance", setup: snapshotCreated, args: []string{"snapshot", "list", "--instance", "ins-000001"},
@@ -47,5 +51,5 @@ func TestSnapshotCommands(t *testing.T) {
 			out:  new(compute.Snapshot)},
 		{name: "snapshot_wait", setup: snapshotCreated, args: []string{"snapshot", "wait", "snap-000001"},
 			reqs: []string{get}, out: new(compute.Snapshot)},
-	})
+	}
 }

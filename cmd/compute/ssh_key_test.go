@@ -11,12 +11,16 @@ func sshKeyCreated(t *testing.T, c *compute.Client) { mkSSHKey(t, c) }
 
 func TestSSHKeyCommands(t *testing.T) {
 	t.Parallel()
+	runCases(t, sshKeyCases(t))
+}
+
+func sshKeyCases(t *testing.T) []cmdCase {
 	keyFile := writeFile(t, "id_ed25519.pub", publicKey(9)+"\n")
 	const (
 		list = "GET /compute/v1/ssh-keys?page=1&per_page=100"
 		get  = "GET /compute/v1/ssh-keys/key-000001"
 	)
-	runCases(t, []cmdCase{
+	return []cmdCase{
 		{name: "ssh_key_list", setup: sshKeyCreated, args: []string{"ssh-key", "list"},
 			reqs: []string{list}, out: new([]compute.SSHKey)},
 		{name: "ssh_key_get", setup: sshKeyCreated, args: []string{"ssh-key", "get", "key-000001"},
@@ -30,7 +34,7 @@ func TestSSHKeyCommands(t *testing.T) {
 			reqs: []string{"DELETE /compute/v1/ssh-keys/key-000001"}},
 		{name: "ssh_key_delete_wait", setup: sshKeyCreated, args: []string{"ssh-key", "delete", "key-000001", "--wait"},
 			reqs: []string{"DELETE /compute/v1/ssh-keys/key-000001", get}},
-	})
+	}
 }
 
 // A private key given as the public key file is refused before it leaves the machine.

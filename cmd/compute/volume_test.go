@@ -10,11 +10,15 @@ func volumeCreated(t *testing.T, c *compute.Client) { mkVolume(t, c) }
 
 func TestVolumeCommands(t *testing.T) {
 	t.Parallel()
+	runCases(t, volumeCases(t))
+}
+
+func volumeCases(t *testing.T) []cmdCase {
 	const (
 		list = "GET /compute/v1/volumes?page=1&per_page=100"
 		get  = "GET /compute/v1/volumes/vol-000001"
 	)
-	runCases(t, []cmdCase{
+	return []cmdCase{
 		{name: "volume_list", setup: volumeCreated, args: []string{"volume", "list"},
 			reqs: []string{list}, out: new([]compute.Volume)},
 		{name: "volume_get", setup: volumeCreated, args: []string{"volume", "get", "vol-000001"},
@@ -36,5 +40,5 @@ func TestVolumeCommands(t *testing.T) {
 			reqs: []string{"DELETE /compute/v1/volumes/vol-000001", get}},
 		{name: "volume_wait", setup: volumeCreated, args: []string{"volume", "wait", "vol-000001"},
 			reqs: []string{get}, out: new(compute.Volume)},
-	})
+	}
 }
