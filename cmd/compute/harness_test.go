@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -36,6 +37,8 @@ type cli struct {
 	tty bool
 	// pace keeps the client-side limiter (--rate); off by default so that tests do not wait for it.
 	pace bool
+	// transport, when set, wraps the transport that reaches the fake.
+	transport func(http.RoundTripper) http.RoundTripper
 	// redis replaces the limiter factory of COMPUTE_REDIS_URL.
 	redis func(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error)
 }
@@ -74,7 +77,13 @@ func (c *cli) runContext(ctx context.Context, args ...string) result {
 		getenv:    func(k string) string { return c.env[k] },
 		stderrTTY: c.tty,
 		newClient: func(token string, opts ...compute.Option) (*compute.Client, error) {
-			opts = append(opts, compute.WithHTTPClient(c.srv.HTTPClient()))
+			hc := c.srv.HTTPClient()
+			if c.transport != nil {
+				wrapped := *hc // the server's own client is shared: change a copy
+				wrapped.Transport = c.transport(hc.Transport)
+				hc = &wrapped
+			}
+			opts = append(opts, compute.WithHTTPClient(hc))
 			if !c.pace {
 				opts = append(opts, compute.WithoutRateLimit())
 			}

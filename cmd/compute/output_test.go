@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -86,3 +90,49 @@ func normalize(t *testing.T, v any) any {
 	require.NoError(t, json.Unmarshal(b, &out))
 	return out
 }
+
+// list reads every page: 106 volumes take two pages of 100.
+func TestListReadsEveryPage(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	for i := range 101 {
+		_, err := h.sdk().Volumes.Create(t.Context(), &compute.VolumeCreateRequest{Name: fmt.Sprintf("v%03d", i), Region: region, Size: 1})
+		require.NoError(t, err)
+	}
+	h.srv.ResetRequests()
+	r := h.run("volume", "list", "-o", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var vols []compute.Volume
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &vols))
+	assert.Len(t, vols, 106)
+	assert.Equal(t, "v100", vols[105].Name)
+	assert.Equal(t, []string{"GET /compute/v1/volumes?page=1&per_page=100", "GET /compute/v1/volumes?page=2&per_page=100"}, h.requests())
+}
+
+// A list that fails halfway prints nothing: no half JSON array on stdout.
+func TestListFailingHalfwayPrintsNothing(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	for i := range 101 {
+		_, err := h.sdk().Volumes.Create(t.Context(), &compute.VolumeCreateRequest{Name: fmt.Sprintf("v%03d", i), Region: region, Size: 1})
+		require.NoError(t, err)
+	}
+	h.transport = func(next http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Query().Get("page") != "2" {
+				return next.RoundTrip(r)
+			}
+			return &http.Response{StatusCode: http.StatusForbidden, Request: r,
+				Header: http.Header{"Content-Type": {"application/json"}},
+				Body:   io.NopCloser(strings.NewReader(`{"code":"02043","message":"permission denied"}`))}, nil
+		})
+	}
+	r := h.run("volume", "list", "-o", "json")
+	assert.Equal(t, exitOther, r.code)
+	assert.Contains(t, r.stderr, "02043")
+	assert.Empty(t, r.stdout)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -36,12 +36,8 @@ func (p *progress) done(state string) {
 
 func (p *progress) elapsed() time.Duration { return time.Since(p.start).Round(time.Second) }
 
-// watch returns the wait option that feeds p from every poll of a T, or nil off a terminal (the
-// SDK skips a nil option).
+// watch returns the wait option that feeds p from every poll of a T.
 func watch[T any](p *progress, status func(*T) string) compute.WaitOption {
-	if !p.a.stderrTTY {
-		return nil
-	}
 	return compute.OnUpdate(func(v *T) { p.seen(status(v)) })
 }
 
