@@ -16,7 +16,8 @@ var allPages = &compute.ListOptions{PerPage: compute.MaxPerPage}
 
 // kind names a resource kind in the commands that every kind shares.
 type kind struct {
-	name string // "instance", in messages and in the command path
+	name string // "instance", in messages
+	one  string // "an instance", the name with its article
 	arg  string // "INSTANCE_ID", the ID argument in usage lines
 }
 
@@ -37,11 +38,27 @@ func listCmd[T any](a *app, k kind, v view[T], example string, all func(context.
 	}
 }
 
+// listed is a list that comes whole (not in pages), or its error, as the sequence listCmd reads.
+func listed[T any](items []T, err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		if err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		for _, v := range items {
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
+
 // getCmd returns "<kind> get ID".
 func getCmd[T any](a *app, k kind, v view[T], example string, get func(context.Context, *compute.Client, string) (*T, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:     "get " + k.arg,
-		Short:   fmt.Sprintf("Show one %s", k.name),
+		Short:   "Show " + k.one,
 		Example: example,
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
@@ -71,10 +88,10 @@ func deleteCmd(a *app, k kind, d deleter, example string) *cobra.Command {
 	var wait, force bool
 	cmd := &cobra.Command{
 		Use:   "delete " + k.arg,
-		Short: fmt.Sprintf("Delete a %s", k.name),
-		Long: fmt.Sprintf(`Delete a %s. With --wait, the delete is tried again while the service refuses it for the
-%s's state (in use, still starting), and the command returns once the %s is gone; a %s that is
-already gone is then success. Without --wait, a %s that does not exist exits with 3.`, k.name, k.name, k.name, k.name, k.name),
+		Short: "Delete " + k.one,
+		Long: fmt.Sprintf(`Delete %s. With --wait, the delete is tried again while the service refuses it for the
+%s's state (in use, still starting), and the command returns once the %s is gone; %s that is
+already gone is then success. Without --wait, %s that does not exist exits with 3.`, k.one, k.name, k.name, k.one, k.one),
 		Example: example,
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
@@ -124,11 +141,11 @@ func waitCmd[T any, S ~string](a *app, k kind, v view[T], w waiter[T, S], exampl
 	}
 	cmd := &cobra.Command{
 		Use:   "wait " + k.arg,
-		Short: fmt.Sprintf("Wait until a %s has a status, or is gone", k.name),
-		Long: fmt.Sprintf(`Wait until a %s has the status --status (%s by default), then print it; or, with
+		Short: fmt.Sprintf("Wait until %s has a status, or is gone", k.one),
+		Long: fmt.Sprintf(`Wait until %s has the status --status (%s by default), then print it; or, with
 --deleted, until it is gone. A status from which the awaited one cannot follow (error, deleting)
 ends the wait with exit code 1; so does --timeout. On a terminal, stderr shows each status as it
-changes and the time waited.`, k.name, w.target),
+changes and the time waited.`, k.one, w.target),
 		Example: example,
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {

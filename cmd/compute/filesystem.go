@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var filesystemKind = kind{name: "filesystem", arg: "FILESYSTEM_ID"}
+var filesystemKind = kind{name: "filesystem", one: "a filesystem", arg: "FILESYSTEM_ID"}
 
 var filesystemView = view[compute.Filesystem]{
 	headers: []string{"ID", "NAME", "STATUS", "SIZE GIB", "TYPE", "REGION", "MOUNT PATH"},

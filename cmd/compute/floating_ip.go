@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var floatingIPKind = kind{name: "floating IP", arg: "FLOATING_IP_ID"}
+var floatingIPKind = kind{name: "floating IP", one: "a floating IP", arg: "FLOATING_IP_ID"}
 
 var floatingIPView = view[compute.FloatingIP]{
 	headers: []string{"ID", "NAME", "STATUS", "ADDRESS", "VERSION", "REGION", "INSTANCE"},

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var instanceKind = kind{name: "instance", arg: "INSTANCE_ID"}
+var instanceKind = kind{name: "instance", one: "an instance", arg: "INSTANCE_ID"}
 
 var instanceView = view[compute.Instance]{
 	headers: []string{"ID", "NAME", "STATUS", "TYPE", "REGION", "IMAGE", "PUBLIC IP", "PROTECTED"},

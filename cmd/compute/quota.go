@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"iter"
 	"strconv"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -18,18 +19,11 @@ var quotaView = view[compute.Quota]{
 
 func (a *app) quotaCmd() *cobra.Command {
 	cmd := group("quota", "Show the account's quotas", "  compute quota list", "quotas")
-	cmd.AddCommand(&cobra.Command{
-		Use:     "list",
-		Short:   "List every quota of the account with how much of it is used",
-		Example: "  compute quota list -o json",
-		Args:    cobra.NoArgs,
-		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
-			quotas, err := c.Quotas.List(ctx)
-			if err != nil {
-				return err
-			}
-			return printItems(a, quotaView, quotas)
-		}),
-	})
+	list := listCmd(a, kind{name: "quota"}, quotaView, "  compute quota list -o json",
+		func(ctx context.Context, c *compute.Client) iter.Seq2[compute.Quota, error] {
+			return listed(c.Quotas.List(ctx))
+		})
+	list.Short = "List every quota of the account with how much of it is used"
+	cmd.AddCommand(list)
 	return cmd
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"iter"
 	"strconv"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -18,18 +19,11 @@ var reservationView = view[compute.Reservation]{
 
 func (a *app) reservationCmd() *cobra.Command {
 	cmd := group("reservation", "Show the account's reservations", "  compute reservation list", "reservations")
-	cmd.AddCommand(&cobra.Command{
-		Use:     "list",
-		Short:   "List the account's reservations (pass an ID to instance create --reservation)",
-		Example: "  compute reservation list -o id",
-		Args:    cobra.NoArgs,
-		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
-			reservations, err := c.Reservations.List(ctx)
-			if err != nil {
-				return err
-			}
-			return printItems(a, reservationView, reservations)
-		}),
-	})
+	list := listCmd(a, kind{name: "reservation"}, reservationView, "  compute reservation list -o id",
+		func(ctx context.Context, c *compute.Client) iter.Seq2[compute.Reservation, error] {
+			return listed(c.Reservations.List(ctx))
+		})
+	list.Short = "List the account's reservations (pass an ID to instance create --reservation)"
+	cmd.AddCommand(list)
 	return cmd
 }

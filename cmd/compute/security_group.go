@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var securityGroupKind = kind{name: "security group", arg: "SECURITY_GROUP_ID"}
+var securityGroupKind = kind{name: "security group", one: "a security group", arg: "SECURITY_GROUP_ID"}
 
 var securityGroupView = view[compute.SecurityGroup]{
 	headers: []string{"ID", "NAME", "STATUS", "REGION", "RULES"},

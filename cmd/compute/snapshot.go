@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var snapshotKind = kind{name: "snapshot", arg: "SNAPSHOT_ID"}
+var snapshotKind = kind{name: "snapshot", one: "a snapshot", arg: "SNAPSHOT_ID"}
 
 var snapshotView = view[compute.Snapshot]{
 	headers: []string{"ID", "NAME", "STATUS", "SIZE GIB", "REGION", "SOURCE"},

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var sshKeyKind = kind{name: "SSH key", arg: "SSH_KEY_ID"}
+var sshKeyKind = kind{name: "SSH key", one: "an SSH key", arg: "SSH_KEY_ID"}
 
 var sshKeyView = view[compute.SSHKey]{
 	headers: []string{"ID", "NAME", "TYPE", "FINGERPRINT"},

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var volumeKind = kind{name: "volume", arg: "VOLUME_ID"}
+var volumeKind = kind{name: "volume", one: "a volume", arg: "VOLUME_ID"}
 
 var volumeView = view[compute.Volume]{
 	headers: []string{"ID", "NAME", "STATUS", "SIZE GIB", "TYPE", "REGION", "INSTANCES"},
