@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/spf13/cobra"
+)
+
+// app is one run of the command line: where it writes, what environment it reads and how it
+// reaches the service. main builds one from the process; tests build one with their own writers,
+// environment and client factory.
+type app struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// stderrTTY turns the progress of waits, and the notes of commands that print no result, on.
+	stderrTTY bool
+	// newClient builds the SDK client (compute.NewClient, or a test's wrapper of it).
+	newClient func(token string, opts ...compute.Option) (*compute.Client, error)
+	// newRedisLimiter builds the limiter shared through Redis when COMPUTE_REDIS_URL is set.
+	newRedisLimiter func(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error)
+
+	// The global flags.
+	output    string
+	tokenFile string
+	apiURL    string
+	timeout   time.Duration
+	rate      float64
+
+	// running is set once a command's own code runs: an error before that (a flag, an argument, a
+	// missing required flag) is a usage error.
+	running bool
+	closers []func()
+}
+
+// run executes the command line args and returns the exit code.
+func (a *app) run(ctx context.Context, args []string) int {
+	defer func() {
+		for _, c := range a.closers {
+			c()
+		}
+	}()
+	root := a.rootCmd()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	if !a.running {
+		code = exitUsage
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "compute: ") {
+		msg = "compute: " + msg
+	}
+	fmt.Fprintln(a.stderr, msg)
+	if code == exitUsage {
+		if cmd, _, ferr := root.Find(args); ferr == nil {
+			fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		}
+	}
+	return code
+}
+
+// rootCmd builds the whole command tree.
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "compute",
+		Short: "Manage Compute API resources from a shell or a script",
+		Long: `compute manages instances, security groups, floating IPs, volumes, filesystems, SSH keys,
+snapshots and images of the Compute Resource Management API.
+
+It reads the API's base URL from COMPUTE_API_URL and the token from COMPUTE_API_TOKEN (or
+--token-file). A create never runs twice: run it again after a failure and it adopts what the
+first run made. Results go to stdout (-o table, json, yaml, name or id); progress, notes and
+errors go to stderr. The exit code tells failures apart: see "compute help exit-codes".`,
+		Example: `  export COMPUTE_API_URL=https://api.example.com COMPUTE_API_TOKEN=...
+  compute instance list
+  compute instance create --name web-1 --type vcpu-2_memory-4g --region NORD-NO-KRS-1 \
+      --image ubuntu-24.04 --ssh-key key-ci --wait -o id`,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		Args:              cobra.NoArgs,
+		PersistentPreRunE: a.checkGlobalFlags,
+		RunE:              func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	// Set before the completion command is made: it keeps the writer it sees then.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
+	f := root.PersistentFlags()
+	f.StringVarP(&a.output, "output", "o", "table", "output format: table, json, yaml, name or id")
+	f.StringVar(&a.tokenFile, "token-file", "", "read the API token from this file instead of COMPUTE_API_TOKEN")
+	f.StringVar(&a.apiURL, "api-url", "", "the API's base URL, instead of COMPUTE_API_URL")
+	f.DurationVar(&a.timeout, "timeout", 0, "bound the whole command, waits included (0: no bound but the SDK's, 30s an attempt and 1h a wait)")
+	f.Float64Var(&a.rate, "rate", compute.DefaultRateLimit, "requests per second, shared through Redis when COMPUTE_REDIS_URL is set; 0 turns the client-side pacing off")
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormats, cobra.ShellCompDirectiveNoFileComp))
+
+	root.AddCommand(
+		a.instanceCmd(),
+		a.securityGroupCmd(),
+		a.floatingIPCmd(),
+		a.volumeCmd(),
+		a.filesystemCmd(),
+		a.sshKeyCmd(),
+		a.snapshotCmd(),
+		a.imageCmd(),
+		a.quotaCmd(),
+		a.reservationCmd(),
+		a.availabilityCmd(),
+		a.versionCmd(),
+	)
+	root.AddCommand(exitCodesTopic())
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  compute help instance create"
+		case "completion":
+			c.Example = "  source <(compute completion bash)"
+			for _, sub := range c.Commands() {
+				sub.Example = fmt.Sprintf("  compute completion %s > compute.%s", sub.Name(), sub.Name())
+			}
+		}
+	}
+	return root
+}
+
+// checkGlobalFlags refuses global flags that cannot work, before anything is sent.
+func (a *app) checkGlobalFlags(*cobra.Command, []string) error {
+	if !validFormat(a.output) {
+		return usagef("invalid --output %q: want one of %s", a.output, strings.Join(outputFormats, ", "))
+	}
+	if a.timeout < 0 {
+		return usagef("invalid --timeout %s: must not be negative", a.timeout)
+	}
+	if a.rate < 0 {
+		return usagef("invalid --rate %g: must not be negative", a.rate)
+	}
+	return nil
+}
+
+// group returns a command that only holds verbs: alone it prints its help, with an unknown verb it
+// is a usage error.
+func group(use, short, example string, aliases ...string) *cobra.Command {
+	return &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Example: example,
+		Aliases: aliases,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+}
+
+// runner wraps a command's own code: it marks the run as past the usage checks, bounds it by
+// --timeout, and gives it the client.
+func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.running = true
+		c, err := a.connect()
+		if err != nil {
+			return err
+		}
+		ctx := cmd.Context()
+		if a.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, a.timeout)
+			defer cancel()
+		}
+		return flagError(cmd, fn(ctx, c, cmd, args))
+	}
+}
+
+// note tells a person at a terminal what a command did when it prints no result; scripts see
+// nothing.
+func (a *app) note(format string, args ...any) {
+	if a.stderrTTY {
+		fmt.Fprintf(a.stderr, format+"\n", args...)
+	}
+}
+
+// warn writes a warning to stderr, terminal or not.
+func (a *app) warn(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "compute: warning: "+format+"\n", args...)
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/spf13/cobra"
+)
+
+// allPages is the page size of every list walk: the largest, for the fewest requests.
+var allPages = &compute.ListOptions{PerPage: compute.MaxPerPage}
+
+// kind names a resource kind in the commands that every kind shares.
+type kind struct {
+	name string // "instance", in messages
+	one  string // "an instance", the name with its article
+	arg  string // "INSTANCE_ID", the ID argument in usage lines
+}
+
+// listCmd returns "<kind> list": every item, every page.
+func listCmd[T any](a *app, k kind, v view[T], example string, all func(context.Context, *compute.Client) iter.Seq2[T, error]) *cobra.Command {
+	return &cobra.Command{
+		Use:     "list",
+		Short:   fmt.Sprintf("List every %s (all pages)", k.name),
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
+			items, err := collect(all(ctx, c))
+			if err != nil {
+				return err
+			}
+			return printItems(a, v, items)
+		}),
+	}
+}
+
+// listed is a list that comes whole (not in pages), or its error, as the sequence listCmd reads.
+func listed[T any](items []T, err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		if err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		for _, v := range items {
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
+
+// getCmd returns "<kind> get ID".
+func getCmd[T any](a *app, k kind, v view[T], example string, get func(context.Context, *compute.Client, string) (*T, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:     "get " + k.arg,
+		Short:   "Show " + k.one,
+		Example: example,
+		Args:    exactArgs(k.arg),
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
+			item, err := get(ctx, c, args[0])
+			if err != nil {
+				return err
+			}
+			return printItem(a, v, item)
+		}),
+	}
+}
+
+// deleter is what deleteCmd needs of a kind.
+type deleter struct {
+	del     func(context.Context, *compute.Client, string) error
+	delWait func(context.Context, *compute.Client, string, ...compute.DeleteOption) error
+	// watch returns the progress option of the wait for deletion, given a progress.
+	watch func(*progress) compute.WaitOption
+	// force, when set, adds --force, which lets the delete remove termination protection.
+	force bool
+}
+
+// deleteCmd returns "<kind> delete ID [--wait]". It prints nothing on stdout: a delete has no
+// result. With --wait it deletes as soon as the service lets it and waits until the resource is
+// gone; a resource already gone is then success.
+func deleteCmd(a *app, k kind, d deleter, example string) *cobra.Command {
+	var wait, force bool
+	cmd := &cobra.Command{
+		Use:   "delete " + k.arg,
+		Short: "Delete " + k.one,
+		Long: fmt.Sprintf(`Delete %s. With --wait, the delete is tried again while the service refuses it for the
+%s's state (in use, still starting), and the command returns once the %s is gone; %s that is
+already gone is then success. Without --wait, %s that does not exist exits with 3.`, k.one, k.name, k.name, k.one, k.one),
+		Example: example,
+		Args:    exactArgs(k.arg),
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
+			id := args[0]
+			if !wait && !force {
+				if err := d.del(ctx, c, id); err != nil {
+					return err
+				}
+				a.note("%s %s: delete requested", k.name, id)
+				return nil
+			}
+			p := a.progress(k.name, id)
+			opts := []compute.DeleteOption{asDeleteOption(d.watch(p))}
+			if force {
+				opts = append(opts, compute.RemoveProtection())
+			}
+			if err := d.delWait(ctx, c, id, opts...); err != nil {
+				return err
+			}
+			p.done("deleted")
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, fmt.Sprintf("wait until the %s is gone", k.name))
+	if d.force {
+		cmd.Flags().BoolVar(&force, "force", false, "turn termination protection off if the service refuses the delete for it (implies --wait)")
+	}
+	return cmd
+}
+
+// waiter is what waitCmd needs of a kind whose resources have a status S.
+type waiter[T any, S ~string] struct {
+	statuses []S // the statuses --status accepts
+	target   S   // the default --status
+	status   func(*T) S
+	wait     func(context.Context, *compute.Client, string, S, ...compute.WaitOption) (*T, error)
+	gone     func(context.Context, *compute.Client, string, ...compute.WaitOption) error
+}
+
+// waitCmd returns "<kind> wait ID [--status S | --deleted]".
+func waitCmd[T any, S ~string](a *app, k kind, v view[T], w waiter[T, S], example string) *cobra.Command {
+	var status string
+	var deleted bool
+	var names []string
+	for _, s := range w.statuses {
+		names = append(names, string(s))
+	}
+	cmd := &cobra.Command{
+		Use:   "wait " + k.arg,
+		Short: fmt.Sprintf("Wait until %s has a status, or is gone", k.one),
+		Long: fmt.Sprintf(`Wait until %s has the status --status (%s by default), then print it; or, with
+--deleted, until it is gone. A status from which the awaited one cannot follow (error, deleting)
+ends the wait with exit code 1; so does --timeout. On a terminal, stderr shows each status as it
+changes and the time waited.`, k.one, w.target),
+		Example: example,
+		Args:    exactArgs(k.arg),
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
+			id := args[0]
+			p := a.progress(k.name, id)
+			opt := watch(p, func(t *T) string { return string(w.status(t)) })
+			if deleted {
+				if cmd.Flags().Changed("status") {
+					return usagef("--deleted and --status cannot be used together")
+				}
+				if err := w.gone(ctx, c, id, opt); err != nil {
+					return err
+				}
+				p.done("deleted")
+				return nil
+			}
+			if !slices.Contains(names, status) {
+				return usagef("invalid --status %q: want one of %s", status, strings.Join(names, ", "))
+			}
+			item, err := w.wait(ctx, c, id, S(status), opt)
+			if err != nil {
+				return err
+			}
+			p.done(status)
+			return printItem(a, v, item)
+		}),
+	}
+	cmd.Flags().StringVar(&status, "status", string(w.target), "the status to wait for: "+strings.Join(names, ", "))
+	cmd.Flags().BoolVar(&deleted, "deleted", false, fmt.Sprintf("wait until the %s is gone (the service answers 404)", k.name))
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// waitFor waits after a create or an action when --wait is given, with progress on a terminal, and
+// returns the resource as it is then; without --wait it returns item as it is.
+func waitFor[T any, S ~string](a *app, k kind, on bool, item *T, id string, target S, status func(*T) S,
+	wait func(string, S, ...compute.WaitOption) (*T, error)) (*T, error) {
+	if !on {
+		return item, nil
+	}
+	p := a.progress(k.name, id)
+	got, err := wait(id, target, watch(p, func(t *T) string { return string(status(t)) }))
+	if err != nil {
+		return nil, err
+	}
+	p.done(string(target))
+	return got, nil
+}
+
+// exactArgs accepts exactly the named arguments and names the missing or extra ones.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) < len(names):
+			return usagef("missing %s", strings.Join(names[len(args):], " and "))
+		case len(args) > len(names):
+			return usagef("unexpected argument %q: want only %s", args[len(names)], strings.Join(names, " "))
+		}
+		for i, a := range args {
+			if a == "" {
+				return usagef("%s is empty", names[i])
+			}
+		}
+		return nil
+	}
+}

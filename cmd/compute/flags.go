@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/spf13/cobra"
+)
+
+// fieldFlags names the flag of each request field whose flag is not the field with dashes for
+// underscores (disk_size is --disk-size; ssh_keys is --ssh-key).
+var fieldFlags = map[string]string{
+	"ssh_keys":                     "ssh-key",
+	"security_groups":              "security-group",
+	"volumes":                      "volume",
+	"password":                     "password-file",
+	"metadata.startup_script":      "startup-script-file",
+	"metadata.user_data":           "user-data",
+	"placement_option":             "placement",
+	"reservation_id":               "reservation",
+	"reuse_long_term_subscription": "reuse-subscription",
+	"is_protected":                 "protected",
+	"rules":                        "rule",
+	"value":                        "public-key-file",
+}
+
+// flagError turns the SDK's *ValidationError, which names request fields in their JSON spelling,
+// into a usage error that names the command's flags: "invalid --disk-size: must be at least 80".
+// Nothing was sent. Any other error is returned as it is.
+func flagError(cmd *cobra.Command, err error) error {
+	var ve *compute.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	problems := ve.Problems
+	if len(problems) == 0 {
+		problems = []compute.FieldError{{Field: ve.Field, Reason: ve.Reason}}
+	}
+	var lines []string
+	for _, p := range problems {
+		lines = append(lines, fmt.Sprintf("invalid %s: %s", flagFor(cmd, p.Field), p.Reason))
+	}
+	return &usageError{msg: strings.Join(lines, "\n")}
+}
+
+// flagFor names what a request field comes from in cmd: a flag (--disk-size, or "--rule
+// (rules[1].port_range_min)" for a part of one), an ID argument (INSTANCE_ID), or the field itself.
+func flagFor(cmd *cobra.Command, field string) string {
+	head := field
+	if i := strings.IndexByte(head, '['); i >= 0 {
+		head = head[:i]
+	}
+	name, ok := fieldFlags[head]
+	if !ok {
+		top, _, _ := strings.Cut(head, ".")
+		if name, ok = fieldFlags[top]; !ok {
+			name = strings.ReplaceAll(top, "_", "-")
+		}
+	}
+	if cmd.Flags().Lookup(name) != nil {
+		if field == head {
+			return "--" + name
+		}
+		return fmt.Sprintf("--%s (%s)", name, field)
+	}
+	if strings.HasSuffix(field, "_id") {
+		return strings.ToUpper(field)
+	}
+	return field
+}
+
+// readFlagFile reads the file a flag names; a failure is a usage error naming the flag.
+func readFlagFile(flag, path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", usagef("cannot read --%s: %v", flag, err)
+	}
+	return string(b), nil
+}
+
+// changed returns a pointer to v when the flag was given, nil otherwise: the "keep" of an update.
+func changed[T any](cmd *cobra.Command, flag string, v T) *T {
+	if !cmd.Flags().Changed(flag) {
+		return nil
+	}
+	return &v
+}
+
+// needOneOf refuses an update that changes nothing, before any request.
+func needOneOf(cmd *cobra.Command, flags ...string) error {
+	for _, f := range flags {
+		if cmd.Flags().Changed(f) {
+			return nil
+		}
+	}
+	return usagef("nothing to change: give at least one of --%s", strings.Join(flags, ", --"))
+}
