@@ -76,7 +76,7 @@
 //
 // Package computetest (github.com/compute-sdk/compute-go/computetest) is a stateful in-memory fake
 // of the whole API: every operation with the contract's status codes and error bodies,
-// authentication, lifecycles, the stated conditions, a seeded catalogue, the rate limit, fault
+// authentication, lifecycles, the stated conditions, a built-in catalogue, the rate limit, fault
 // injection (an error status, latency, a dropped connection, a request processed whose response is
 // lost) and a request log. Server.Client returns a Client wired to it:
 //

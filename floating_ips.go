@@ -20,8 +20,7 @@ const (
 	// FloatingIPStatusDeleting is the status of an IP on its way out; it never becomes created
 	// again, so a wait for created ends when it is seen.
 	FloatingIPStatusDeleting FloatingIPStatus = "deleting"
-	// FloatingIPStatusError is a failed IP (the extended contract adds it, D5); it does not recover
-	// on its own, so a wait for another status ends when it is seen.
+	// FloatingIPStatusError is a failed IP; it does not recover on its own.
 	FloatingIPStatusError FloatingIPStatus = "error"
 )
 

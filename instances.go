@@ -146,8 +146,7 @@ type InstanceCreateRequest struct {
 	// Password is the login password, at least 16 characters; keys are more secure. It must not be
 	// given together with SSHKeys.
 	Password string `json:"password,omitzero"`
-	// Volumes are the IDs of volumes to attach; each must be attachable: the seed contract's status
-	// "available", shown by the service as created with no instances ([Volume.Available], D11).
+	// Volumes are the IDs of volumes to attach; each must be free ([Volume.Available]).
 	Volumes []string `json:"volumes,omitzero"`
 	// SecurityGroups are the IDs of security groups to attach. Nil leaves the choice to the service;
 	// an empty non-nil slice is sent as [] and yields an instance without security groups.

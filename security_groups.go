@@ -22,8 +22,7 @@ const (
 	// SecurityGroupStatusDeleting is the status of a group on its way out; it never becomes
 	// created again, so a wait for created ends when it is seen.
 	SecurityGroupStatusDeleting SecurityGroupStatus = "deleting"
-	// SecurityGroupStatusError is a failed group (the extended contract adds it, D6); it does not
-	// recover on its own, so a wait for another status ends when it is seen.
+	// SecurityGroupStatusError is a failed group; it does not recover on its own.
 	SecurityGroupStatusError SecurityGroupStatus = "error"
 )
 

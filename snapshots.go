@@ -13,8 +13,7 @@ import (
 // ("available"), so a value without a constant here still decodes and re-encodes unchanged.
 type SnapshotStatus string
 
-// Snapshot statuses. The seed contract shows only created; the extended contract lists the others
-// (difference D4) and states no transitions between them.
+// Snapshot statuses. The contract states no transitions between them.
 const (
 	// SnapshotStatusCreating is a snapshot being taken, imported or cloned.
 	SnapshotStatusCreating SnapshotStatus = "creating"
@@ -48,8 +47,8 @@ type Snapshot struct {
 	SourceInstanceID string `json:"source_instance_id"`
 	// SourceSnapshotID is the ID of the snapshot this one was cloned from; "" when it was not.
 	SourceSnapshotID string `json:"source_snapshot_id"`
-	// ResourceID is the ID of the snapshotted resource; the seed contract shows it in per-instance
-	// list items only, and the service's current description no longer has it (D3).
+	// ResourceID is the snapshotted resource's ID; only items of an instance's snapshot list may
+	// carry it, "" otherwise.
 	ResourceID string `json:"resource_id"`
 	// CreatedAt is when the snapshot was taken.
 	CreatedAt time.Time `json:"created_at"`

@@ -15,9 +15,7 @@ type VolumeStatus string
 const (
 	// VolumeStatusCreating is the status right after a create.
 	VolumeStatusCreating VolumeStatus = "creating"
-	// VolumeStatusCreated is a ready volume. The seed contract calls the attachable state
-	// "available", a value the service's enumeration does not have (difference D11): a created
-	// volume with no instances is the available one.
+	// VolumeStatusCreated is a ready volume; see [Volume.Available].
 	VolumeStatusCreated VolumeStatus = "created"
 	// VolumeStatusPendingDelete is a volume whose delete has been accepted.
 	VolumeStatusPendingDelete VolumeStatus = "pending_delete"
@@ -63,9 +61,8 @@ type Volume struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// Available reports whether the volume can be attached with PATCH /compute/v1/instances/{instance_id}
-// ([InstancesService.AttachVolume]): created and attached to no instance. The seed contract names
-// this state "available"; the service shows it as status created (D11).
+// Available reports whether the volume can be attached ([InstancesService.AttachVolume]): status
+// created and attached to no instance. The service has no status "available"; this is that state.
 func (v *Volume) Available() bool { return v.Status == VolumeStatusCreated && len(v.Instances) == 0 }
 
 // The response shapes that carry a volume: {"volume": {...}} and a page of {"volumes": [...]}.
