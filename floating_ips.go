@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// FloatingIPStatus is the lifecycle status of a floating IP. The service may add values; an unknown
-// one decodes and re-encodes unchanged.
+// FloatingIPStatus is the lifecycle status of a floating IP. An unknown value decodes and
+// re-encodes unchanged.
 type FloatingIPStatus string
 
 // Floating IP statuses of the contract.
@@ -17,20 +17,19 @@ const (
 	FloatingIPStatusCreating FloatingIPStatus = "creating"
 	// FloatingIPStatusCreated is the status of an IP that has its address and can be attached.
 	FloatingIPStatusCreated FloatingIPStatus = "created"
-	// FloatingIPStatusDeleting is the status of an IP on its way out; it never becomes created
-	// again, so a wait for created ends when it is seen.
+	// FloatingIPStatusDeleting is the status of an IP on its way out.
 	FloatingIPStatusDeleting FloatingIPStatus = "deleting"
 	// FloatingIPStatusError is a failed IP; it does not recover on its own.
 	FloatingIPStatusError FloatingIPStatus = "error"
 )
 
-// IPVersion is the IP protocol version of a floating IP. A value from the service that this SDK
-// does not know decodes and re-encodes unchanged.
+// IPVersion is the IP protocol version of a floating IP. An unknown value decodes and re-encodes
+// unchanged.
 type IPVersion string
 
 // IP versions of the contract.
 const (
-	// IPVersionIPv4 is the default of a creation, and the only version the service creates today.
+	// IPVersionIPv4 is the default, and the only version the service creates today.
 	IPVersionIPv4 IPVersion = "ipv4"
 	// IPVersionIPv6 is accepted by the SDK; the service currently refuses it with
 	// [CodeFloatingIPVersionUnavailable] (02075).
@@ -46,9 +45,7 @@ type FloatingIP struct {
 	Name string `json:"name"`
 	// Description is the human-readable description.
 	Description string `json:"description"`
-	// IPAddress is "" while the service has not assigned the address yet: the response carries null
-	// right after creation (status creating). [FloatingIPsService.WaitForStatus] with
-	// FloatingIPStatusCreated waits for it.
+	// IPAddress is "" until the service assigns it (status created).
 	IPAddress string `json:"ip_address"`
 	// IsPublic tells a public address from a private one; all floating IPs are currently public.
 	IsPublic bool `json:"is_public"`
@@ -58,8 +55,8 @@ type FloatingIP struct {
 	Region string `json:"region"`
 	// Status is the lifecycle status.
 	Status FloatingIPStatus `json:"status"`
-	// Instance is the attached instance, nil when the IP is unattached. The contract types it only as
-	// "object"; it is read as {id, name}, the shape of every other reference of the contract.
+	// Instance is the attached instance, nil when none. The contract types it only as an object;
+	// the SDK reads it as {id, name}, like every other reference.
 	Instance *Ref `json:"instance"`
 	// CreatedAt is when the IP was created.
 	CreatedAt time.Time `json:"created_at"`
@@ -67,7 +64,7 @@ type FloatingIP struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// The response shapes that carry a floating IP: {"floating_ip": {...}} and a page of {"floating_ips": [...]}.
+// The response shapes of a floating IP and of a page of floating IPs.
 type (
 	floatingIPBody struct {
 		FloatingIP *FloatingIP `json:"floating_ip"`
@@ -91,10 +88,8 @@ type FloatingIPCreateRequest struct {
 	Description string `json:"description,omitzero"`
 	// Region is required.
 	Region string `json:"region"`
-	// Version is optional. Empty means the contract's default, ipv4, which Create sends explicitly
-	// so that the request says what it means. Only ipv4 is currently supported by the service: it
-	// refuses ipv6 with [CodeFloatingIPVersionUnavailable] (02075); the SDK lets ipv6 through so
-	// that it works the day the service enables it.
+	// Version is optional; empty is sent as ipv4, the default. The SDK lets ipv6 through, which the
+	// service refuses today (02075).
 	Version IPVersion `json:"version,omitzero"`
 }
 
@@ -118,13 +113,12 @@ func (r *FloatingIPCreateRequest) Validate() error {
 	return p.err()
 }
 
-// FloatingIPUpdateRequest is the body of a floating IP update (PATCH): only the fields that are set
-// change, and at least one must be set. Build them with [Ptr]; Description: compute.Ptr("") clears
-// the description.
+// FloatingIPUpdateRequest is the body of a floating IP update: only the fields set change, and at
+// least one must be set.
 type FloatingIPUpdateRequest struct {
 	// Name, when set, is the new name; it must not be empty.
 	Name *string `json:"name,omitzero"`
-	// Description, when set, is the new description.
+	// Description, when set, is the new description; Ptr("") clears it.
 	Description *string `json:"description,omitzero"`
 }
 
@@ -142,10 +136,9 @@ func (r *FloatingIPUpdateRequest) Validate() error {
 	return nil
 }
 
-// Create creates a floating IP: POST /compute/v1/floating-ips. It responds at once with status
-// creating and no address; [FloatingIPsService.WaitForStatus] waits for the address. An empty
-// Version is sent as ipv4, from a copy: req is never changed. It is never re-sent once it may have
-// been processed: see [ErrOutcomeUnknown].
+// Create creates a floating IP: POST /compute/v1/floating-ips. It responds with status creating and
+// no address; [FloatingIPsService.WaitForStatus] waits for the address. It is never re-sent once it
+// may have been processed ([ErrOutcomeUnknown]).
 func (s *FloatingIPsService) Create(ctx context.Context, req *FloatingIPCreateRequest) (*FloatingIP, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -162,14 +155,13 @@ func (s *FloatingIPsService) Get(ctx context.Context, id string) (*FloatingIP, e
 	return fetch(ctx, s.c, request{op: opGetFloatingIP, ids: []string{id}}, &floatingIPBody{})
 }
 
-// List reads one page of floating IPs: GET /compute/v1/floating-ips. A nil opts asks for the
-// service's default page.
+// List reads one page of floating IPs: GET /compute/v1/floating-ips. A nil opts asks for the first.
 func (s *FloatingIPsService) List(ctx context.Context, opts *ListOptions) (*Page[FloatingIP], error) {
 	return list(ctx, s.c, opListFloatingIPs, nil, opts, &floatingIPsPage{})
 }
 
-// All walks every floating IP, one GET /compute/v1/floating-ips per page, fetching a page only when
-// the loop reaches it. opts sets the first page and the page size; it is copied.
+// All iterates over every floating IP, fetching GET /compute/v1/floating-ips pages as the loop
+// reaches them.
 func (s *FloatingIPsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[FloatingIP, error] {
 	return walk(ctx, s.c, opts, s.List, false)
 }
@@ -180,17 +172,14 @@ func (s *FloatingIPsService) Update(ctx context.Context, id string, req *Floatin
 	return fetch(ctx, s.c, request{op: opUpdateFloatingIP, ids: []string{id}, body: req}, &floatingIPBody{})
 }
 
-// Delete releases a floating IP: DELETE /compute/v1/floating-ips/{floating_ip_id}. The service
-// refuses to delete an IP in use ([CodeFloatingIPInUse]).
+// Delete releases a floating IP: DELETE /compute/v1/floating-ips/{floating_ip_id}. An IP in use is
+// refused ([CodeFloatingIPInUse]).
 func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteFloatingIP, ids: []string{id}})
 }
 
-// WaitForStatus polls GET /compute/v1/floating-ips/{floating_ip_id} until the IP reaches target,
-// and returns it; waiting for FloatingIPStatusCreated after Create yields the assigned address. On
-// a failure status ("error" or "deleting" while waiting for another) it returns the IP and a *WaitError
-// matching ErrFailureStatus; when ctx ends, a *WaitError that wraps ctx.Err() and names the last
-// status.
+// WaitForStatus polls GET /compute/v1/floating-ips/{floating_ip_id} until the IP reaches target, as
+// [InstancesService.WaitForStatus] does; error and deleting are failure statuses.
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
 	return waiter[FloatingIP, FloatingIPStatus]{
 		c:        s.c,
@@ -204,10 +193,9 @@ func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, targe
 	}.wait(ctx, target, opts)
 }
 
-// CreateOnce creates a floating IP unless one named req.Name exists, so that a create whose response was
-// lost never leads to a second one: it adopts a floating IP with the name in req's region and of its version that is not deleting or in error, creates one
-// otherwise (POST /compute/v1/floating-ips, never more than once), and after a lost response looks for it for the
-// settle time. It works as [InstancesService.CreateOnce] does, with the same errors.
+// CreateOnce creates a floating IP unless one named req.Name exists (POST /compute/v1/floating-ips,
+// sent at most once), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its
+// version, that is not deleting or in error.
 func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCreateRequest, opts ...OnceOption) (*FloatingIP, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -231,16 +219,14 @@ func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCrea
 	}, opts)
 }
 
-// FindByName returns every floating IP named exactly name (the service does not make names unique),
-// reading GET /compute/v1/floating-ips to its last page.
+// FindByName returns every floating IP named exactly name, reading GET /compute/v1/floating-ips to
+// its end.
 func (s *FloatingIPsService) FindByName(ctx context.Context, name string) ([]FloatingIP, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
 
-// WaitForDeletion polls GET /compute/v1/floating-ips/{floating_ip_id} after a Delete until the service responds 404 with the floating IP's
-// not-found code (or none), and returns nil then: the floating IP is gone. A floating IP missing from a list is
-// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
-// ends the same ways; no status ends it, so bound it with a deadline.
+// WaitForDeletion polls GET /compute/v1/floating-ips/{floating_ip_id} after a Delete until the IP is
+// gone, as [InstancesService.WaitForDeletion] does.
 func (s *FloatingIPsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[FloatingIP, FloatingIPStatus]{
 		c:        s.c,
@@ -256,10 +242,8 @@ func (s *FloatingIPsService) WaitForDeletion(ctx context.Context, id string, opt
 	return err
 }
 
-// DeleteAndWait deletes a floating IP as soon as the service lets it (DELETE /compute/v1/floating-ips/{floating_ip_id}) and waits until
-// it is gone. The service refuses to delete a floating IP
-// attached to an instance: delete the instance first. A refusal because of its state, such as being in use, is tried again with
-// the waits' backoff until the delete goes through or ctx ends; a floating IP already gone is success.
+// DeleteAndWait deletes a floating IP (DELETE /compute/v1/floating-ips/{floating_ip_id}) and waits
+// until it is gone, as [InstancesService.DeleteAndWait] does, retrying while the IP is attached.
 func (s *FloatingIPsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
 	return deleteAndWait(ctx, teardown{
 		kind: "floating IP", id: id, idField: "floating_ip_id", op: opDeleteFloatingIP,

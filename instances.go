@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// InstanceStatus is the lifecycle state of an instance. The service has changed its status set over
-// time, so a value without a constant here still decodes and re-encodes unchanged.
+// InstanceStatus is the lifecycle state of an instance. A value without a constant here decodes and
+// re-encodes unchanged.
 type InstanceStatus string
 
 // The instance statuses the contract lists. The contract does not show the transitions between them.
@@ -20,8 +20,7 @@ const (
 	InstanceStatusCreating InstanceStatus = "creating"
 	// InstanceStatusPendingPayment holds an instance until the account's payment goes through.
 	InstanceStatusPendingPayment InstanceStatus = "pending_payment"
-	// InstanceStatusActive is a running instance; only an active instance can be updated or
-	// snapshotted.
+	// InstanceStatusActive is a running instance; only an active one can be updated or snapshotted.
 	InstanceStatusActive InstanceStatus = "active"
 	// InstanceStatusStopping follows a stop action until the machine is down.
 	InstanceStatusStopping InstanceStatus = "stopping"
@@ -37,8 +36,7 @@ const (
 	InstanceStatusDeleting InstanceStatus = "deleting"
 )
 
-// InstanceAction is a power action on an instance. [InstancesService.Actions] may report values
-// without a constant here; they decode unchanged.
+// InstanceAction is a power action on an instance. Unknown values decode unchanged.
 type InstanceAction string
 
 // The actions the contract accepts in a perform-action request.
@@ -89,8 +87,7 @@ type Instance struct {
 	DiskSize int `json:"disk_size"`
 	// OSType is the operating system kind, [OSTypeLinux] or [OSTypeWindows].
 	OSType string `json:"os_type"`
-	// ReservationID is the reservation the instance is associated with; the service's null reads
-	// as "".
+	// ReservationID is the instance's reservation; the service's null reads as "".
 	ReservationID string `json:"reservation_id"`
 	// CreatedAt is when the instance was created.
 	CreatedAt time.Time `json:"created_at"`
@@ -98,7 +95,7 @@ type Instance struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// The response shapes that carry an instance: {"instance": {...}} and a page of {"instances": [...]}.
+// The response shapes of an instance and of a page of instances.
 type (
 	instanceBody struct {
 		Instance *Instance `json:"instance"`
@@ -133,23 +130,21 @@ type InstanceCreateRequest struct {
 	Type string `json:"type"`
 	// Region is the region identifier (required).
 	Region string `json:"region"`
-	// Image is an image ID, an image slug (optionally "<slug>:<version>") or a snapshot ID, which
-	// builds the instance from that snapshot (required).
+	// Image is an image ID, an image slug (optionally "<slug>:<version>") or a snapshot ID
+	// (required).
 	Image string `json:"image"`
-	// PlacementOption places the instance relative to others in its zone; the service defaults to
-	// "AUTO".
+	// PlacementOption places the instance relative to others in its zone ("AUTO" by default).
 	PlacementOption string `json:"placement_option,omitzero"`
 	// FloatingIP is the ID of a floating IP to attach.
 	FloatingIP string `json:"floating_ip,omitzero"`
 	// SSHKeys are the IDs of the SSH keys to install; required unless Password is set.
 	SSHKeys []string `json:"ssh_keys,omitzero"`
-	// Password is the login password, at least 16 characters; keys are more secure. It must not be
-	// given together with SSHKeys.
+	// Password is the login password, at least 16 characters; not together with SSHKeys.
 	Password string `json:"password,omitzero"`
 	// Volumes are the IDs of volumes to attach; each must be free ([Volume.Available]).
 	Volumes []string `json:"volumes,omitzero"`
 	// SecurityGroups are the IDs of security groups to attach. Nil leaves the choice to the service;
-	// an empty non-nil slice is sent as [] and yields an instance without security groups.
+	// an empty non-nil slice asks for none.
 	SecurityGroups []string `json:"security_groups,omitzero"`
 	// IsProtected turns termination protection on from the start.
 	IsProtected bool `json:"is_protected,omitzero"`
@@ -158,29 +153,24 @@ type InstanceCreateRequest struct {
 	// Metadata carries the startup script and user data.
 	Metadata *InstanceMetadata `json:"metadata,omitzero"`
 	// BillingType is how the instance is billed; empty leaves the choice to the service (on-demand
-	// unless ReuseLongTermSubscription says otherwise). A type the instance type does not allow is
-	// refused with [CodeOnDemandBillingNotAllowed] (02045) or [CodeBillingTypeNotAllowed] (02059).
+	// unless ReuseLongTermSubscription says otherwise).
 	BillingType BillingType `json:"billing_type,omitzero"`
 	// DestroyOnShutdown makes a shutdown issued inside the instance destroy it.
 	DestroyOnShutdown bool `json:"destroy_on_shutdown,omitzero"`
 	// PublicIPv6 gives the instance an IPv6 address as well.
 	PublicIPv6 bool `json:"public_ipv6,omitzero"`
-	// ReservationID is the ID of a reservation ([ReservationsService.List]) to create the instance
-	// under; an unknown one is refused with [CodeReservationNotFound] (02067).
+	// ReservationID is the ID of a reservation ([ReservationsService.List]) to create it under.
 	ReservationID string `json:"reservation_id,omitzero"`
-	// ReuseLongTermSubscription is the ID of an existing long-term subscription to bill the
-	// instance under; an invalid one is refused with [CodeInvalidSubscription] (02060).
+	// ReuseLongTermSubscription is the ID of a long-term subscription to bill the instance under.
 	ReuseLongTermSubscription string `json:"reuse_long_term_subscription,omitzero"`
 }
 
-// BillingType is how an instance is billed, the billing_type of POST /compute/v1/instances. An
-// unknown value decodes and re-encodes unchanged.
+// BillingType is how an instance is billed. An unknown value decodes and re-encodes unchanged.
 type BillingType string
 
 // Billing types of the contract.
 const (
-	// BillingTypeOnDemand bills by use; it is what the service applies when no long-term
-	// subscription is given.
+	// BillingTypeOnDemand bills by use, the service's default.
 	BillingTypeOnDemand BillingType = "on-demand"
 	// BillingTypePrepaidMonthly is paid one month ahead.
 	BillingTypePrepaidMonthly BillingType = "prepaid-monthly"
@@ -196,11 +186,10 @@ const (
 
 // InstanceMetadata is what runs or is handed to the instance at its first boot.
 type InstanceMetadata struct {
-	// StartupScript is a plain-text bash script or a cloud-config file run after the first boot, at
-	// most 64 KiB.
+	// StartupScript is a bash script or cloud-config file run after the first boot, at most 64 KiB.
 	StartupScript string `json:"startup_script,omitzero"`
-	// UserData are custom data files. The contract does not show where user data sits in the create
-	// request; the service accepts it as metadata.user_data.
+	// UserData are custom data files. The contract does not show where they go in the request; the
+	// SDK sends them as metadata.user_data, which the service accepts.
 	UserData []UserDataItem `json:"user_data,omitzero"`
 }
 
@@ -208,14 +197,14 @@ type InstanceMetadata struct {
 type UserDataItem struct {
 	// Type is the content's format (required).
 	Type string `json:"type"`
-	// Filename names the file inside the instance, which helps when debugging there.
+	// Filename names the file inside the instance.
 	Filename string `json:"filename,omitzero"`
 	// Content is the data itself (required).
 	Content string `json:"content"`
 }
 
-// Validate checks the request against the contract's rules, so that a mistake costs no request
-// (and no instance). Reasons never repeat the password or the script.
+// Validate checks the request against the contract's rules; reasons never quote the password or
+// the script.
 func (r *InstanceCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -273,8 +262,7 @@ func (m *InstanceMetadata) validate(p *problems) {
 	}
 }
 
-// checkIDList refuses an empty ID inside a list of IDs, which the service could only reject or,
-// worse, misread.
+// checkIDList refuses an empty ID inside a list of IDs.
 func (p *problems) checkIDList(name string, ids []string) {
 	for i, id := range ids {
 		if strings.TrimSpace(id) == "" {
@@ -283,24 +271,18 @@ func (p *problems) checkIDList(name string, ids []string) {
 	}
 }
 
-// InstanceUpdateRequest is the body of an instance update, PATCH /compute/v1/instances/{instance_id}.
-// The contract's three variants (security groups, volumes, details) may be combined in one request;
-// only the fields set are changed. Only an active instance can be updated (code 02023). To add or
-// remove one volume or security group without sending the whole list, use
-// [InstancesService.AttachVolume] and its siblings.
+// InstanceUpdateRequest is the body of an instance update: only the fields set change. To add or
+// remove one volume or security group, use [InstancesService.AttachVolume] and its siblings.
 type InstanceUpdateRequest struct {
-	// SecurityGroups is the full desired list of security group IDs, replacing the current one. Nil
-	// keeps the current list; an empty non-nil slice detaches all.
+	// SecurityGroups replaces the list of security group IDs; an empty non-nil slice detaches all.
 	SecurityGroups []string `json:"security_groups,omitzero"`
-	// Volumes is the full desired list of volume IDs, replacing the current one. Nil keeps the
-	// current list; an empty non-nil slice detaches all.
+	// Volumes replaces the list of volume IDs; an empty non-nil slice detaches all.
 	Volumes []string `json:"volumes,omitzero"`
 	// Name renames the instance; the hostname stays as it is.
 	Name *string `json:"name,omitzero"`
 	// IsProtected turns termination protection on or off.
 	IsProtected *bool `json:"is_protected,omitzero"`
-	// DiskSize grows the boot volume, in GiB. It can only be increased, which the service checks
-	// against the current size.
+	// DiskSize grows the boot volume, in GiB; it cannot shrink.
 	DiskSize *int `json:"disk_size,omitzero"`
 	// ReservationID, when set, associates the instance with that reservation.
 	ReservationID *string `json:"reservation_id,omitzero"`
@@ -330,8 +312,8 @@ func (r *InstanceUpdateRequest) Validate() error {
 }
 
 // Create creates an instance: POST /compute/v1/instances. The new instance is usually "creating";
-// use [InstancesService.WaitForStatus] to wait until it is active. It is never re-sent once it may
-// have been processed: see [ErrOutcomeUnknown], and [InstancesService.CreateOnce].
+// [InstancesService.WaitForStatus] waits until it is active. It is never re-sent once it may have
+// been processed ([ErrOutcomeUnknown]); [InstancesService.CreateOnce] is the safe way to retry.
 func (s *InstancesService) Create(ctx context.Context, req *InstanceCreateRequest) (*Instance, error) {
 	return fetch(ctx, s.c, request{op: opCreateInstance, body: req}, &instanceBody{})
 }
@@ -342,27 +324,26 @@ func (s *InstancesService) Get(ctx context.Context, id string) (*Instance, error
 	return fetch(ctx, s.c, request{op: opGetInstance, ids: []string{id}}, &instanceBody{})
 }
 
-// List returns one page of instances: GET /compute/v1/instances. A nil opts asks for the service's
-// first page with its default size.
+// List returns one page of instances: GET /compute/v1/instances. A nil opts asks for the first.
 func (s *InstancesService) List(ctx context.Context, opts *ListOptions) (*Page[Instance], error) {
 	return list(ctx, s.c, opListInstances, nil, opts, &instancesPage{})
 }
 
-// All walks every instance from the page opts selects on, fetching pages lazily with
-// GET /compute/v1/instances. It stops at the first error, which it yields once.
+// All iterates over every instance from the page opts selects, fetching GET /compute/v1/instances
+// pages as the loop reaches them.
 func (s *InstancesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Instance, error] {
 	return walk(ctx, s.c, opts, s.List, false)
 }
 
-// Update changes an instance: PATCH /compute/v1/instances/{instance_id}, and returns it as changed.
-// Every field sets an absolute value, so the SDK may safely retry it.
+// Update changes an instance: PATCH /compute/v1/instances/{instance_id}, and returns it. Only an
+// active instance can be updated (02023).
 func (s *InstancesService) Update(ctx context.Context, id string, req *InstanceUpdateRequest) (*Instance, error) {
 	return fetch(ctx, s.c, request{op: opUpdateInstance, ids: []string{id}, body: req}, &instanceBody{})
 }
 
-// Delete destroys an instance: DELETE /compute/v1/instances/{instance_id}. Billing stops as soon as
-// it is requested; the boot disk's data is lost and attached volumes are left untouched. A protected
-// instance is refused (code 02038), as is one in a status that cannot be deleted (02013, 02069).
+// Delete destroys an instance: DELETE /compute/v1/instances/{instance_id}. The boot disk is lost;
+// attached volumes are kept. A protected instance is refused (02038), as is one in a status that
+// cannot be deleted (02013, 02069); [InstancesService.DeleteAndWait] waits those out.
 func (s *InstancesService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteInstance, ids: []string{id}})
 }
@@ -378,21 +359,19 @@ func (s *InstancesService) Actions(ctx context.Context, id string) ([]InstanceAc
 }
 
 // PerformAction starts, stops or resets an instance: POST /compute/v1/instances/{instance_id}/actions.
-// It returns once the service accepted the action; wait for the resulting status with
-// [InstancesService.WaitForStatus]. It is never re-sent once it may have been processed: see
-// [ErrOutcomeUnknown].
+// It returns once the service accepted the action, and is never re-sent ([ErrOutcomeUnknown]).
 func (s *InstancesService) PerformAction(ctx context.Context, id string, action InstanceAction) error {
 	return send(ctx, s.c, request{op: opPerformInstanceAction, ids: []string{id}, body: &actionRequest{action}})
 }
 
-// actionsBody is the response of the actions list: {"actions": [...]}.
+// actionsBody is the response of the actions list.
 type actionsBody struct {
 	Actions *[]InstanceAction `json:"actions"`
 }
 
 func (b *actionsBody) resource() *[]InstanceAction { return b.Actions }
 
-// actionRequest is the body of an action: {"action": "start"}.
+// actionRequest is the body of an action.
 type actionRequest struct {
 	Action InstanceAction `json:"action"`
 }
@@ -406,8 +385,7 @@ func (r *actionRequest) Validate() error {
 	return invalid("action", "must be %q, %q or %q, got %q", ActionStart, ActionStop, ActionReset, r.Action)
 }
 
-// Start boots a stopped instance (PerformAction with [ActionStart]). An instance already started is
-// refused with code 02029.
+// Start boots a stopped instance (PerformAction with [ActionStart]); a started one is refused (02029).
 func (s *InstancesService) Start(ctx context.Context, id string) error {
 	return s.PerformAction(ctx, id, ActionStart)
 }
@@ -423,13 +401,10 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 }
 
 // WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
-// responds 404 with code 02008 (instance not found), or a 404 with no code, and returns nil then:
-// the instance is gone. Any other 404, such as 02001 (invalid route, a wrong base URL), ends the
-// wait with that error, and an instance missing from a list is not proof (a list can lag). It polls
-// like [InstancesService.WaitForStatus] and ends the same ways: a *WaitError that wraps ctx.Err()
-// and names the last status seen, or a non-temporary error at once. No status counts as a
-// failure, so an instance whose delete was refused or lost, which stays active, is polled until
-// ctx ends: bound the wait with a deadline.
+// responds 404 with the instance's not-found code (02008) or with no code, and returns nil then.
+// Another 404, such as an invalid route's (a wrong base URL), is an error; absence from a list proves
+// nothing, since a list can lag. It polls and ends like [InstancesService.WaitForStatus], but no
+// status ends it: an instance whose delete was lost stays active until ctx ends.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[Instance, InstanceStatus]{
 		c:        s.c,
@@ -445,15 +420,15 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 	return err
 }
 
-// DeleteAndWait destroys an instance as soon as the service lets it
-// (DELETE /compute/v1/instances/{instance_id}) and waits until it is gone. An instance that is
-// creating, starting or stopping is refused (02013, 02069): the delete is tried again, with the
-// waits' backoff, until it goes through or ctx ends. A protected instance (02038) is an error
-// unless [RemoveProtection] is given. An instance already gone is success.
+// DeleteAndWait deletes an instance (DELETE /compute/v1/instances/{instance_id}) as soon as the
+// service lets it and waits until it is gone. A refusal because of its state ([ErrConflict]: creating,
+// starting, stopping) or a delete whose outcome is unknown is tried again with the waits' backoff
+// until it goes through or ctx ends; an instance already gone is success. A protected instance
+// (02038) is an error unless [RemoveProtection] is given.
 //
-// The service's references set the order of a teardown: delete instances before the volumes,
-// security groups and floating IPs they use, and before the snapshots they were built from (each is
-// refused while in use); SSH keys and filesystems have no such tie.
+// Order a teardown by the service's references: delete instances before the volumes, security
+// groups and floating IPs they use and the snapshots they were built from (each is refused while in
+// use); SSH keys and filesystems have no such tie.
 func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
 	return deleteAndWait(ctx, teardown{
 		kind: "instance", id: id, idField: "instance_id", op: opDeleteInstance,
@@ -475,14 +450,11 @@ func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ..
 }
 
 // WaitForStatus polls GET /compute/v1/instances/{instance_id} until the instance has the target
-// status, and returns it. It polls at once, then with growing, jittered waits (see
-// [WithPollInterval]); bound the whole wait with ctx. Unknown statuses and temporary errors (429,
-// 502-504, network) keep it waiting; any other error ends it at once.
-//
-// When the instance reaches "error" or "deleting" (unless that is the target) it returns the
-// instance AND a [*WaitError] matching [ErrFailureStatus]: an errored instance does not recover on
-// its own, and an instance being deleted never becomes active again. When ctx ends it returns a
-// *WaitError that wraps ctx.Err() and names the last status seen.
+// status, and returns it. It polls at once, then with growing, jittered waits ([WithPollInterval]);
+// unknown statuses and temporary errors (429, 502-504, network) keep it polling, any other error
+// ends it. On "error" or "deleting" (unless that is the target) it returns the instance and a
+// [*WaitError] matching [ErrFailureStatus]. When ctx ends, or [WithMaxWait] passes, it returns a
+// *WaitError that wraps the cause and names the last status seen.
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {
 	return waiter[Instance, InstanceStatus]{
 		c:        s.c,
@@ -496,15 +468,13 @@ func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target 
 	}.wait(ctx, target, opts)
 }
 
-// CreateOnce creates an instance unless one named req.Name exists, so that a create whose
-// response was lost never leads to a second, billed instance: it adopts an instance with the name
-// that is in req's region and of req's type and is not deleting or in error, creates one
-// otherwise (POST /compute/v1/instances, never more than once), and after a lost response looks for
-// it for the settle time ([WithSettleTime]). Several instances with the name, or one that does not
-// match, are a [*NameError]; a lost create that created nothing is an error matching
-// [ErrNotCreated] ([RetryNotCreated] sends it again). Give each instance a name only its creator
-// uses: the service does not make names unique, and two CreateOnce calls racing with one name may
-// both create.
+// CreateOnce creates an instance unless one named req.Name exists, so that a lost response never
+// leads to a second, billed instance. It adopts the instance with the name if it is in req's region,
+// of req's type and not deleting or in error; otherwise it sends POST /compute/v1/instances once and,
+// if the outcome is unknown, looks for the name again for the settle time ([WithSettleTime]).
+// Several instances with the name, or one that does not match, are a [*NameError]; a lost create
+// that created nothing matches [ErrNotCreated]. Names are not unique on the service and two calls
+// racing with one name may both create: give each instance a name only its creator uses.
 func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRequest, opts ...OnceOption) (*Instance, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -524,8 +494,7 @@ func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRe
 	}, opts)
 }
 
-// FindByName returns every instance named exactly name (the service does not make names unique),
-// reading GET /compute/v1/instances to its last page.
+// FindByName returns every instance named exactly name, reading GET /compute/v1/instances to its end.
 func (s *InstancesService) FindByName(ctx context.Context, name string) ([]Instance, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }

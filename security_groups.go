@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// SecurityGroupStatus is the lifecycle status of a security group. The service may add values; an
-// unknown one decodes and re-encodes unchanged.
+// SecurityGroupStatus is the lifecycle status of a security group. An unknown value decodes and
+// re-encodes unchanged.
 type SecurityGroupStatus string
 
 // Security group statuses of the contract.
@@ -19,15 +19,14 @@ const (
 	SecurityGroupStatusCreating SecurityGroupStatus = "creating"
 	// SecurityGroupStatusCreated is the status of a group ready to be attached to instances.
 	SecurityGroupStatusCreated SecurityGroupStatus = "created"
-	// SecurityGroupStatusDeleting is the status of a group on its way out; it never becomes
-	// created again, so a wait for created ends when it is seen.
+	// SecurityGroupStatusDeleting is the status of a group on its way out.
 	SecurityGroupStatusDeleting SecurityGroupStatus = "deleting"
 	// SecurityGroupStatusError is a failed group; it does not recover on its own.
 	SecurityGroupStatusError SecurityGroupStatus = "error"
 )
 
-// Protocol is the traffic a firewall rule applies to. A value from the service that this SDK does
-// not know decodes and re-encodes unchanged; a request may only use the contract's four values.
+// Protocol is the traffic a firewall rule applies to. An unknown value from the service decodes
+// unchanged; a request may only use the four constants.
 type Protocol string
 
 // Protocols of the contract.
@@ -42,8 +41,7 @@ const (
 	ProtocolAll Protocol = "all"
 )
 
-// Direction is the way traffic flows through a firewall rule. A value from the service that this
-// SDK does not know decodes and re-encodes unchanged.
+// Direction is the way traffic flows through a firewall rule. An unknown value decodes unchanged.
 type Direction string
 
 // Directions of the contract.
@@ -71,8 +69,7 @@ type SecurityGroup struct {
 	Description string `json:"description"`
 	// Region is the region the group lives in.
 	Region string `json:"region"`
-	// Status is "" when the response omits it: the contract's list and get examples do, only create
-	// and update responses are shown with it.
+	// Status is "" when the response omits it, as the contract's get and list examples do.
 	Status SecurityGroupStatus `json:"status"`
 	// Rules are the group's firewall rules.
 	Rules []SecurityGroupRule `json:"rules"`
@@ -84,7 +81,7 @@ type SecurityGroup struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// The response shapes that carry a security group: {"security_group": {...}} and a page of {"security_groups": [...]}.
+// The response shapes of a security group and of a page of security groups.
 type (
 	securityGroupBody struct {
 		SecurityGroup *SecurityGroup `json:"security_group"`
@@ -100,18 +97,16 @@ func (p *securityGroupsPage) parts() (*[]SecurityGroup, *pageCounts) {
 	return &p.SecurityGroups, &p.pageCounts
 }
 
-// SecurityGroupRule is one firewall rule. The ports are pointers because the contract gives nil a
-// meaning: a nil bound is sent as JSON null, which means all ports (the usual choice for icmp and
-// all). The keys are required by the contract, so they are always sent, never omitted. Build a
-// bound with [Ptr]: PortRangeMin: compute.Ptr(22).
+// SecurityGroupRule is one firewall rule. A nil port bound is sent as null, which means all ports
+// (the usual choice for icmp and all); build one with [Ptr]: PortRangeMin: compute.Ptr(22).
 type SecurityGroupRule struct {
 	// Protocol is the traffic the rule matches.
 	Protocol Protocol `json:"protocol"`
 	// Direction is the way the matched traffic flows.
 	Direction Direction `json:"direction"`
-	// PortRangeMin is the lowest port of the range, 0 to 65535; nil (null) means all ports.
+	// PortRangeMin is the lowest port of the range, 0 to 65535; nil means all ports.
 	PortRangeMin *int `json:"port_range_min"`
-	// PortRangeMax is the highest port of the range, 0 to 65535; nil (null) means all ports.
+	// PortRangeMax is the highest port of the range, 0 to 65535; nil means all ports.
 	PortRangeMax *int `json:"port_range_max"`
 }
 
@@ -123,8 +118,7 @@ type SecurityGroupCreateRequest struct {
 	Description string `json:"description,omitzero"`
 	// Region is required.
 	Region string `json:"region"`
-	// Rules are the group's firewall rules. Nil means no rules: it is sent as [] because the
-	// contract requires the key.
+	// Rules are the group's firewall rules; nil means none.
 	Rules []SecurityGroupRule `json:"rules"`
 }
 
@@ -142,25 +136,22 @@ func (r *SecurityGroupCreateRequest) Validate() error {
 	return p.err()
 }
 
-// MarshalJSON sends nil Rules as [] because the contract requires the rules key; the receiver is
-// a copy, so the caller's request is never changed.
+// MarshalJSON sends nil Rules as [], since the contract requires the rules key.
 func (r SecurityGroupCreateRequest) MarshalJSON() ([]byte, error) {
 	type plain SecurityGroupCreateRequest
 	r.Rules = nonNilRules(r.Rules)
 	return json.Marshal(plain(r))
 }
 
-// SecurityGroupUpdateRequest is the body of a security group update (PUT). It replaces the whole
-// group: the rules given become the group's only rules. There is no region: the service refuses to
-// move a group.
+// SecurityGroupUpdateRequest is the body of a security group update, which replaces the whole
+// group; its region cannot change.
 type SecurityGroupUpdateRequest struct {
 	// Name is required, even when unchanged; "default" and "standard" are reserved.
 	Name string `json:"name"`
-	// Description replaces the group's description; it is always sent, so "" clears it, as a full
-	// replacement (PUT) means.
+	// Description replaces the group's description; "" clears it.
 	Description string `json:"description"`
-	// Rules is the full replacement list: nil or empty removes every rule of the group. Read the
-	// group and edit its Rules to keep the rules you do not mean to change.
+	// Rules replaces the group's rules: nil or empty removes them all. To change one rule, read the
+	// group and edit its Rules.
 	Rules []SecurityGroupRule `json:"rules"`
 }
 
@@ -175,15 +166,14 @@ func (r *SecurityGroupUpdateRequest) Validate() error {
 	return p.err()
 }
 
-// MarshalJSON sends nil Rules as [] because the contract requires the rules key (an update with no
-// rules removes them all); the receiver is a copy, so the caller's request is never changed.
+// MarshalJSON sends nil Rules as [], since the contract requires the rules key.
 func (r SecurityGroupUpdateRequest) MarshalJSON() ([]byte, error) {
 	type plain SecurityGroupUpdateRequest
 	r.Rules = nonNilRules(r.Rules)
 	return json.Marshal(plain(r))
 }
 
-// nonNilRules turns nil into an empty list, so that the required rules key is sent as [].
+// nonNilRules turns nil into an empty list.
 func nonNilRules(rules []SecurityGroupRule) []SecurityGroupRule {
 	if rules == nil {
 		return []SecurityGroupRule{}
@@ -234,7 +224,7 @@ func (p *problems) checkRules(rules []SecurityGroupRule) {
 }
 
 // Create creates a security group: POST /compute/v1/security-groups. It is never re-sent once it
-// may have been processed: see [ErrOutcomeUnknown].
+// may have been processed ([ErrOutcomeUnknown]).
 func (s *SecurityGroupsService) Create(ctx context.Context, req *SecurityGroupCreateRequest) (*SecurityGroup, error) {
 	return fetch(ctx, s.c, request{op: opCreateSecurityGroup, body: req}, &securityGroupBody{})
 }
@@ -245,13 +235,13 @@ func (s *SecurityGroupsService) Get(ctx context.Context, id string) (*SecurityGr
 }
 
 // List reads one page of security groups: GET /compute/v1/security-groups. A nil opts asks for the
-// service's default page.
+// first.
 func (s *SecurityGroupsService) List(ctx context.Context, opts *ListOptions) (*Page[SecurityGroup], error) {
 	return list(ctx, s.c, opListSecurityGroups, nil, opts, &securityGroupsPage{})
 }
 
-// All walks every security group, one GET /compute/v1/security-groups per page, fetching a page
-// only when the loop reaches it. opts sets the first page and the page size; it is copied.
+// All iterates over every security group, fetching GET /compute/v1/security-groups pages as the
+// loop reaches them.
 func (s *SecurityGroupsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[SecurityGroup, error] {
 	return walk(ctx, s.c, opts, s.List, false)
 }
@@ -262,22 +252,17 @@ func (s *SecurityGroupsService) Update(ctx context.Context, id string, req *Secu
 	return fetch(ctx, s.c, request{op: opUpdateSecurityGroup, ids: []string{id}, body: req}, &securityGroupBody{})
 }
 
-// Delete deletes a security group: DELETE /compute/v1/security-groups/{security_group_id}. The
-// service refuses to delete a group used by instances ([CodeSecurityGroupUsedByInstances]) or a default
-// group ([CodeDefaultSecurityGroupImmutable]).
+// Delete deletes a security group: DELETE /compute/v1/security-groups/{security_group_id}. A group
+// in use or a default group is refused ([CodeSecurityGroupUsedByInstances],
+// [CodeDefaultSecurityGroupImmutable]).
 func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteSecurityGroup, ids: []string{id}})
 }
 
 // WaitForStatus polls GET /compute/v1/security-groups/{security_group_id} until the group reaches
-// target, and returns it. On a failure status ("error" or "deleting" while waiting for another) it
-// returns the group and a *WaitError matching ErrFailureStatus; when ctx ends, a *WaitError that wraps
-// ctx.Err() and names the last status.
-//
-// The contract's get response omits the status, while create and update responses carry it; the wait
-// reads a response without a status as "created", the settled state such a response shows, so that it
-// ends against a service that behaves as the contract's examples do. The returned group keeps its
-// Status as received ("").
+// target, as [InstancesService.WaitForStatus] does; error and deleting are failure statuses. The
+// contract's get response shows no status: the SDK reads a missing one as created, and returns the
+// group with Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
 	return waiter[SecurityGroup, SecurityGroupStatus]{
 		c:        s.c,
@@ -296,10 +281,9 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 	}.wait(ctx, target, opts)
 }
 
-// CreateOnce creates a security group unless one named req.Name exists, so that a create whose response was
-// lost never leads to a second one: it adopts a security group with the name in req's region that is not deleting or in error, creates one
-// otherwise (POST /compute/v1/security-groups, never more than once), and after a lost response looks for it for the
-// settle time. It works as [InstancesService.CreateOnce] does, with the same errors.
+// CreateOnce creates a security group unless one named req.Name exists
+// (POST /compute/v1/security-groups, sent at most once), as [InstancesService.CreateOnce] does. It
+// adopts one in req's region that is not deleting or in error.
 func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGroupCreateRequest, opts ...OnceOption) (*SecurityGroup, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -318,16 +302,14 @@ func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGro
 	}, opts)
 }
 
-// FindByName returns every security group named exactly name (the service does not make names unique),
-// reading GET /compute/v1/security-groups to its last page.
+// FindByName returns every security group named exactly name, reading
+// GET /compute/v1/security-groups to its end.
 func (s *SecurityGroupsService) FindByName(ctx context.Context, name string) ([]SecurityGroup, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
 
-// WaitForDeletion polls GET /compute/v1/security-groups/{security_group_id} after a Delete until the service responds 404 with the security group's
-// not-found code (or none), and returns nil then: the security group is gone. A security group missing from a list is
-// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
-// ends the same ways; no status ends it, so bound it with a deadline.
+// WaitForDeletion polls GET /compute/v1/security-groups/{security_group_id} after a Delete until the
+// group is gone, as [InstancesService.WaitForDeletion] does.
 func (s *SecurityGroupsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[SecurityGroup, SecurityGroupStatus]{
 		c:        s.c,
@@ -343,10 +325,9 @@ func (s *SecurityGroupsService) WaitForDeletion(ctx context.Context, id string, 
 	return err
 }
 
-// DeleteAndWait deletes a security group as soon as the service lets it (DELETE /compute/v1/security-groups/{security_group_id}) and waits until
-// it is gone. The service refuses to delete a security
-// group that instances use: delete them first. A refusal because of its state, such as being in use, is tried again with
-// the waits' backoff until the delete goes through or ctx ends; a security group already gone is success.
+// DeleteAndWait deletes a security group (DELETE /compute/v1/security-groups/{security_group_id})
+// and waits until it is gone, as [InstancesService.DeleteAndWait] does, retrying while instances
+// use it.
 func (s *SecurityGroupsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
 	return deleteAndWait(ctx, teardown{
 		kind: "security group", id: id, idField: "security_group_id", op: opDeleteSecurityGroup,

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// SnapshotStatus is the state of a snapshot. The service has used other values over time
-// ("available"), so a value without a constant here still decodes and re-encodes unchanged.
+// SnapshotStatus is the state of a snapshot. A value without a constant here decodes and re-encodes
+// unchanged.
 type SnapshotStatus string
 
 // Snapshot statuses. The contract states no transitions between them.
@@ -43,7 +43,7 @@ type Snapshot struct {
 	// OSType is the operating system kind, [OSTypeLinux] or [OSTypeWindows].
 	OSType string `json:"os_type"`
 	// SourceInstanceID is the ID of the instance snapshotted; "" for an imported snapshot or when
-	// the response omits it.
+	// omitted.
 	SourceInstanceID string `json:"source_instance_id"`
 	// SourceSnapshotID is the ID of the snapshot this one was cloned from; "" when it was not.
 	SourceSnapshotID string `json:"source_snapshot_id"`
@@ -52,11 +52,11 @@ type Snapshot struct {
 	ResourceID string `json:"resource_id"`
 	// CreatedAt is when the snapshot was taken.
 	CreatedAt time.Time `json:"created_at"`
-	// UpdatedAt is when the snapshot last changed; the contract shows it in the create response.
+	// UpdatedAt is when the snapshot last changed.
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// The response shapes that carry a snapshot: {"snapshot": {...}} and a page of {"snapshots": [...]}.
+// The response shapes of a snapshot and of a page of snapshots.
 type (
 	snapshotBody struct {
 		Snapshot *Snapshot `json:"snapshot"`
@@ -90,16 +90,15 @@ func (r *SnapshotCreateRequest) Validate() error {
 }
 
 // Create snapshots an instance: POST /compute/v1/instances/{instance_id}/snapshots. Only an active
-// instance can be snapshotted; another status is refused with code 02037
-// ([CodeSnapshotRequiresActive]); a snapshot already being created may be refused with 02011. It
-// is never re-sent once it may have been processed: see [ErrOutcomeUnknown].
+// instance can be snapshotted (02037), one at a time (02011). It is never re-sent once it may have
+// been processed ([ErrOutcomeUnknown]).
 func (s *SnapshotsService) Create(ctx context.Context, instanceID string, req *SnapshotCreateRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opCreateSnapshot, ids: []string{instanceID}, body: req}, &snapshotBody{})
 }
 
 // ListByInstance returns one page of an instance's snapshots:
-// GET /compute/v1/instances/{instance_id}/snapshots. The contract does not show query parameters for
-// this list; page and per_page are sent when set, as on every other list.
+// GET /compute/v1/instances/{instance_id}/snapshots. The contract shows no query parameters for
+// this list; the SDK sends page and per_page when set, as on every other list.
 func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string, opts *ListOptions) (*Page[Snapshot], error) {
 	p, err := list(ctx, s.c, opListSnapshots, []string{instanceID}, opts, &snapshotsPage{})
 	if err != nil {
@@ -116,17 +115,13 @@ func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string
 	return p, nil
 }
 
-// AllByInstance walks every snapshot of an instance from the page opts selects on, fetching pages
-// lazily with GET /compute/v1/instances/{instance_id}/snapshots. It stops at the first error, which
-// it yields once.
+// AllByInstance iterates over every snapshot of an instance, fetching
+// GET /compute/v1/instances/{instance_id}/snapshots pages as the loop reaches them.
 func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string, opts *ListOptions) iter.Seq2[Snapshot, error] {
 	return walk(ctx, s.c, opts, func(ctx context.Context, o *ListOptions) (*Page[Snapshot], error) {
 		return s.ListByInstance(ctx, instanceID, o)
 	}, false)
 }
-
-// The top-level snapshots collection, /compute/v1/snapshots: see [SnapshotsService] for how its
-// method names differ from the per-instance ones.
 
 // SnapshotImportRequest is the body of a snapshot import, POST /compute/v1/snapshots: a snapshot
 // made from a raw disk image (optionally zstd-compressed) at a URL.
@@ -189,10 +184,9 @@ func (r *SnapshotCloneRequest) Validate() error {
 	return p.err()
 }
 
-// SnapshotUpdateRequest is the body of a snapshot update, PATCH /compute/v1/snapshots/{snapshot_id}:
-// the name is the only thing that can change.
+// SnapshotUpdateRequest is the body of a snapshot update.
 type SnapshotUpdateRequest struct {
-	// Name is the new name (required: it is the only field of the update).
+	// Name is the new name (required).
 	Name string `json:"name"`
 }
 
@@ -213,8 +207,8 @@ func (s *SnapshotsService) List(ctx context.Context, opts *ListOptions) (*Page[S
 	return list(ctx, s.c, opListAllSnapshots, nil, opts, &snapshotsPage{})
 }
 
-// All walks all the account's snapshots, one GET /compute/v1/snapshots per page, fetching a page
-// only when the loop reaches it. It stops at the first error, which it yields once.
+// All iterates over all the account's snapshots, fetching GET /compute/v1/snapshots pages as the
+// loop reaches them.
 func (s *SnapshotsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Snapshot, error] {
 	return walk(ctx, s.c, opts, s.List, false)
 }
@@ -225,17 +219,15 @@ func (s *SnapshotsService) Get(ctx context.Context, id string) (*Snapshot, error
 	return fetch(ctx, s.c, request{op: opGetSnapshot, ids: []string{id}}, &snapshotBody{})
 }
 
-// Import makes a snapshot from a raw disk image at a URL: POST /compute/v1/snapshots. It is the
-// collection's create; it is named Import so that it is not mistaken for [SnapshotsService.Create],
-// which snapshots an instance. It is never re-sent once it may have been processed: see
-// [ErrOutcomeUnknown].
+// Import makes a snapshot from a raw disk image at a URL: POST /compute/v1/snapshots. It is never
+// re-sent once it may have been processed ([ErrOutcomeUnknown]).
 func (s *SnapshotsService) Import(ctx context.Context, req *SnapshotImportRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opImportSnapshot, body: req}, &snapshotBody{})
 }
 
 // Clone copies a snapshot, possibly into another region:
-// POST /compute/v1/snapshots/{snapshot_id}/clone. It returns the new snapshot, usually creating.
-// It is never re-sent once it may have been processed: see [ErrOutcomeUnknown].
+// POST /compute/v1/snapshots/{snapshot_id}/clone. It returns the new snapshot, usually creating,
+// and is never re-sent once it may have been processed ([ErrOutcomeUnknown]).
 func (s *SnapshotsService) Clone(ctx context.Context, id string, req *SnapshotCloneRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opCloneSnapshot, ids: []string{id}, body: req}, &snapshotBody{})
 }
@@ -251,10 +243,8 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteSnapshot, ids: []string{id}})
 }
 
-// WaitForStatus polls GET /compute/v1/snapshots/{snapshot_id} until the snapshot reaches target,
-// and returns it. On a failure status (error, pending_delete or deleting, unless that is the
-// target) it returns the snapshot and a *WaitError matching [ErrFailureStatus]; when ctx ends, a
-// *WaitError that wraps ctx.Err() and names the last status.
+// WaitForStatus polls GET /compute/v1/snapshots/{snapshot_id} until the snapshot reaches target, as
+// [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
 	return waiter[Snapshot, SnapshotStatus]{
 		c:        s.c,
@@ -268,12 +258,9 @@ func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target 
 	}.wait(ctx, target, opts)
 }
 
-// CreateOnce snapshots an instance unless a snapshot of it named req.Name exists, so that a snapshot
-// whose response was lost is not taken twice: it adopts a snapshot of the instance with the name
-// that is not being deleted or in error, creates one otherwise
-// (POST /compute/v1/instances/{instance_id}/snapshots, never more than once), and after a lost
-// response looks for it for the settle time, in the instance's snapshots. It works as
-// [InstancesService.CreateOnce] does, with the same errors.
+// CreateOnce snapshots an instance unless a snapshot of it named req.Name exists
+// (POST /compute/v1/instances/{instance_id}/snapshots, sent at most once), as
+// [InstancesService.CreateOnce] does. It adopts one that is not being deleted or in error.
 func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, req *SnapshotCreateRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -297,9 +284,8 @@ func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, re
 	}, opts)
 }
 
-// CloneOnce copies a snapshot unless a copy of it named req.Name exists in req's region, as
-// [SnapshotsService.CreateOnce] does for a snapshot of an instance
-// (POST /compute/v1/snapshots/{snapshot_id}/clone, looked up in GET /compute/v1/snapshots).
+// CloneOnce copies a snapshot unless a copy of it named req.Name exists in req's region
+// (POST /compute/v1/snapshots/{snapshot_id}/clone), as [InstancesService.CreateOnce] does.
 func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *SnapshotCloneRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -323,9 +309,8 @@ func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *Snapsh
 	}, opts)
 }
 
-// ImportOnce imports a disk image as a snapshot unless a snapshot named req.Name exists in req's
-// region, as [SnapshotsService.CreateOnce] does for a snapshot of an instance
-// (POST /compute/v1/snapshots, looked up in GET /compute/v1/snapshots).
+// ImportOnce imports a disk image unless an imported snapshot named req.Name exists in req's region
+// (POST /compute/v1/snapshots), as [InstancesService.CreateOnce] does.
 func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -345,8 +330,7 @@ func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRe
 	}, opts)
 }
 
-// FindByName returns every snapshot of the account named exactly name (the service does not make
-// names unique), reading GET /compute/v1/snapshots to its last page.
+// FindByName returns every snapshot named exactly name, reading GET /compute/v1/snapshots to its end.
 func (s *SnapshotsService) FindByName(ctx context.Context, name string) ([]Snapshot, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
@@ -356,10 +340,8 @@ func snapshotGoing(st SnapshotStatus) bool {
 	return st == SnapshotStatusDeleting || st == SnapshotStatusPendingDelete || st == SnapshotStatusError
 }
 
-// WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the service responds 404 with the snapshot's
-// not-found code (or none), and returns nil then: the snapshot is gone. A snapshot missing from a list is
-// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
-// ends the same ways; no status ends it, so bound it with a deadline.
+// WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the snapshot
+// is gone, as [InstancesService.WaitForDeletion] does.
 func (s *SnapshotsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[Snapshot, SnapshotStatus]{
 		c:        s.c,
@@ -375,10 +357,8 @@ func (s *SnapshotsService) WaitForDeletion(ctx context.Context, id string, opts 
 	return err
 }
 
-// DeleteAndWait deletes a snapshot as soon as the service lets it (DELETE /compute/v1/snapshots/{snapshot_id}) and waits until
-// it is gone. The service refuses to delete a snapshot
-// that an instance was built from: delete the instance first. A refusal because of its state, such as being in use, is tried again with
-// the waits' backoff until the delete goes through or ctx ends; a snapshot already gone is success.
+// DeleteAndWait deletes a snapshot (DELETE /compute/v1/snapshots/{snapshot_id}) and waits until it
+// is gone, as [InstancesService.DeleteAndWait] does, retrying while an instance is built from it.
 func (s *SnapshotsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
 	return deleteAndWait(ctx, teardown{
 		kind: "snapshot", id: id, idField: "snapshot_id", op: opDeleteSnapshot,
