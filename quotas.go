@@ -2,9 +2,8 @@ package compute
 
 import "context"
 
-// Quota is one of the account's limits and how much of it is used, an item of GET
-// /compute/v1/quotas. The contract describes none of its fields; the meanings below are read from
-// their names.
+// Quota is one of the account's limits and how much of it is used. The contract describes none of
+// its fields; the meanings below are read from their names.
 type Quota struct {
 	// Key says which quota this is, an open string.
 	Key string `json:"key"`
@@ -16,7 +15,7 @@ type Quota struct {
 	Flavors []QuotaFlavor `json:"flavors"`
 }
 
-// QuotaFlavor is the use of one product flavor within a [Quota] (GET /compute/v1/quotas).
+// QuotaFlavor is the use of one product flavor within a [Quota].
 type QuotaFlavor struct {
 	// FlavorName is the flavor's name.
 	FlavorName string `json:"flavor_name"`
@@ -28,16 +27,15 @@ type QuotaFlavor struct {
 	Used int `json:"used"`
 }
 
-// quotasBody is the quotas response, {"quotas": [...]}, not paginated.
+// quotasBody is the quotas response, not paginated.
 type quotasBody struct {
 	Quotas *[]Quota `json:"quotas"`
 }
 
 func (b *quotasBody) resource() *[]Quota { return b.Quotas }
 
-// List returns every quota of the account: GET /compute/v1/quotas. The list is not paginated. A
-// create past a quota is refused with a quota code such as [CodeMaxQuotaReached] (02010); reading
-// the quotas first tells how much room is left.
+// List returns every quota of the account: GET /compute/v1/quotas. A create past a quota is refused
+// with an error matching [ErrQuotaExceeded].
 func (s *QuotasService) List(ctx context.Context) ([]Quota, error) {
 	q, err := fetch(ctx, s.c, request{op: opListQuotas}, &quotasBody{})
 	if err != nil {
