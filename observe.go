@@ -6,18 +6,16 @@ import (
 	"time"
 )
 
-// Response is what a call's caller can know of it once it ended, success or failure: which
-// operation it was, what the service said, and where the time went. Get it for one call with
-// [CaptureResponse], or for every call with an [Observer].
+// Response describes a call once it ended: which operation it was, what the service said, and where
+// the time went. Get it for one call with [CaptureResponse], or for every call with an [Observer].
 type Response struct {
 	// Operation names the SDK method that sent the call ("Instances.Get").
 	Operation string
-	// Method and Path are the operation's HTTP method and path template
-	// ("/compute/v1/instances/{instance_id}"), which hold no ID.
+	// Method and Path are the operation's HTTP method and path template, which hold no ID.
 	Method, Path string
 	// StatusCode is the last response's status, 0 when no response arrived.
 	StatusCode int
-	// RequestID is the last response's X-Request-Id, scrubbed and cut like any text from the server.
+	// RequestID is the last response's X-Request-Id.
 	RequestID string
 	// Attempts is how many times the request was sent, retries included.
 	Attempts int
@@ -29,11 +27,9 @@ type Response struct {
 
 type responseKey struct{}
 
-// CaptureResponse returns a context whose calls record what they ended with in r: after a call
-// made with the context returns, r describes it (for a method that sends several requests, such as
-// All, a wait or CreateOnce, the last one). It is the per-call counterpart of an [Observer], which
-// sees every call; a context is the Go way to pass such a thing without changing a method's
-// signature. r must not be read while a call made with the context runs.
+// CaptureResponse returns a context whose calls record in r how they ended: after a call returns, r
+// describes it (for a method that sends several requests, the last one). Do not read r while a
+// call made with the context runs.
 func CaptureResponse(ctx context.Context, r *Response) context.Context {
 	return context.WithValue(ctx, responseKey{}, r)
 }
@@ -56,8 +52,7 @@ type Attempt struct {
 	Number int
 	// StatusCode is the response's status, 0 when none arrived.
 	StatusCode int
-	// Err is the attempt's failure when no response arrived (a network error), scrubbed of the
-	// token; nil otherwise.
+	// Err is the attempt's failure when no response arrived, nil otherwise.
 	Err error
 	// Backoff is the time between the previous attempt's end and this one's start, 0 for the first.
 	Backoff time.Duration
@@ -98,11 +93,10 @@ type PageRead struct {
 	TotalCount int
 }
 
-// Observer is told about a client's calls, each attempt of a call, each poll of a wait and each
-// page of a walk: the hooks that metrics, traces and logs are built on (the module
-// github.com/compute-sdk/compute-go/otel builds OpenTelemetry's). Every field is optional. The
-// functions run on the goroutine of the call, in order, and must be quick; a client without an
-// Observer pays nothing for them. Pass one with [WithObserver].
+// Observer is told about a client's calls, their attempts, the polls of waits and the pages of
+// walks, for metrics, traces and logs (module github.com/compute-sdk/compute-go/otel builds
+// OpenTelemetry's). Every field is optional; each runs on the call's goroutine and must be quick.
+// Pass one with [WithObserver].
 type Observer struct {
 	// CallStart is called as a call starts. The context it returns (nil keeps ctx) is the call's
 	// from then on, so that a span it starts is the parent of what the call does.
@@ -125,8 +119,7 @@ func WithObserver(o Observer) Option {
 	}
 }
 
-// joinObservers returns one Observer that tells each of obs in turn; its fields are nil where no
-// observer has the hook, so that an unobserved client tests a nil function and does nothing else.
+// joinObservers returns one Observer that tells each of obs in turn; a hook none has stays nil.
 func joinObservers(obs []Observer) Observer {
 	if len(obs) == 1 {
 		return obs[0]
