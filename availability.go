@@ -5,24 +5,17 @@ import "context"
 // Availability reports which instance types a region can create now, the only place the contract
 // lists instance types.
 type Availability struct {
-	// Type is the kind of report, an open string ("instances").
-	Type string `json:"type"`
-	// Region is the region the report is for.
-	Region string `json:"region"`
-	// Placement is the placement the report is for, an open string ("NONE").
-	Placement string `json:"placement"`
-	// InstanceTypes has one entry per instance type.
-	InstanceTypes []InstanceTypeAvailability `json:"instance_types"`
+	Type          string                     `json:"type"`           // kind of report ("instances")
+	Region        string                     `json:"region"`         // the region reported on
+	Placement     string                     `json:"placement"`      // placement reported on ("NONE")
+	InstanceTypes []InstanceTypeAvailability `json:"instance_types"` // one entry per instance type
 }
 
 // InstanceTypeAvailability is one instance type in an [Availability] report.
 type InstanceTypeAvailability struct {
-	// Type is the instance type identifier, the value of [InstanceCreateRequest.Type].
-	Type string `json:"type"`
-	// Available reports whether the type can be created in the region.
-	Available bool `json:"available"`
-	// Count is a number the contract does not describe; nil when omitted.
-	Count *float64 `json:"count"`
+	Type      string   `json:"type"`      // the instance type, as in InstanceCreateRequest.Type
+	Available bool     `json:"available"` // whether it can be created in the region
+	Count     *float64 `json:"count"`     // a number the contract does not describe; nil when omitted
 }
 
 // availabilityBody is the availability response.

@@ -1,6 +1,5 @@
-// The error-code catalogue: one constant per row of the contract's error table, plus 01204. Each
-// code's meaning is written once, in the first line of its constant's comment ("CodeX is NNNNN:
-// meaning."); error_descriptions.go, which [ErrorCode.Description] reads, is generated from it.
+// The error codes. The first line of each constant's comment, "CodeX is NNNNN: meaning.", is the
+// code's description: go generate writes error_descriptions.go from it.
 
 //go:generate go test -run ^TestCodeDescriptionsAreGeneratedFromTheComments$ . -args -update
 
@@ -8,7 +7,7 @@ package compute
 
 import "errors"
 
-// The error codes of the contract. Each is an [ErrorCode], usable directly with errors.Is:
+// The error codes of the contract, plus 01204. Each is an [ErrorCode], usable with errors.Is:
 //
 //	if errors.Is(err, compute.CodeTerminationProtected) { ... }
 const (
@@ -45,7 +44,6 @@ const (
 	// It is the not-found code of /compute/v1/snapshots/{snapshot_id}, its clone included.
 	CodeSnapshotNotFound ErrorCode = "02015"
 	// CodeSnapshotInUse is 02016: snapshot cannot be deleted while in use.
-	// SnapshotsService.Delete gets it for a snapshot an instance is built from.
 	CodeSnapshotInUse ErrorCode = "02016"
 	// CodeLegacyLargeDiskUnsupported is 02017: legacy large disk instance types not supported (earlier list only).
 	CodeLegacyLargeDiskUnsupported ErrorCode = "02017"
@@ -59,7 +57,6 @@ const (
 	// It is the not-found code of /compute/v1/volumes/{volume_id}.
 	CodeVolumeNotFound ErrorCode = "02021"
 	// CodeAttachedVolumeNotDeletable is 02022: volumes attached to instances cannot be deleted.
-	// VolumesService.Delete gets it for an attached volume: detach it first.
 	CodeAttachedVolumeNotDeletable ErrorCode = "02022"
 	// CodeUpdateRequiresActive is 02023: only active instances can be updated.
 	CodeUpdateRequiresActive ErrorCode = "02023"
@@ -157,13 +154,11 @@ const (
 	// CodeSecurityGroupInUse is 02065: security group is in use.
 	CodeSecurityGroupInUse ErrorCode = "02065"
 	// CodeVolumeInUse is 02066: volume is in use.
-	// VolumesService.Delete gets it for a volume in use.
 	CodeVolumeInUse ErrorCode = "02066"
 	// CodeReservationNotFound is 02067: reservation not found.
 	// An instance create or update gets it for a reservation_id that does not exist.
 	CodeReservationNotFound ErrorCode = "02067"
 	// CodeFilesystemResizeInvalid is 02068: filesystem resize invalid.
-	// FilesystemsService.Update gets it for a size the filesystem cannot take (below the current one).
 	CodeFilesystemResizeInvalid ErrorCode = "02068"
 	// CodeDeleteRequiresRunningOrStopped is 02069: only running or stopped instances can be deleted.
 	CodeDeleteRequiresRunningOrStopped ErrorCode = "02069"
@@ -184,8 +179,7 @@ const (
 	CodeAuthPermissionDenied ErrorCode = "01204"
 )
 
-// CodeOf returns the service's error code carried by err (an [*APIError] anywhere in its chain), or
-// "" when there is none, so that a caller can switch on codes:
+// CodeOf returns the error code of the [*APIError] in err's chain, or "" when there is none:
 //
 //	switch compute.CodeOf(err) {
 //	case compute.CodeTerminationProtected:

@@ -18,7 +18,7 @@ import (
 var (
 	// ErrBadRequest matches a 400 or 422 response: the service rejected the request as invalid.
 	ErrBadRequest = errors.New("compute: bad request")
-	// ErrUnauthorized matches a 401 response, or code 02014 (no token): the credential is missing or invalid.
+	// ErrUnauthorized matches a 401 response or code 02014: the credential is missing or invalid.
 	ErrUnauthorized = errors.New("compute: unauthorized")
 	// ErrForbidden matches a 403 response, or codes 02043 and 01204 (permission denied).
 	ErrForbidden = errors.New("compute: forbidden")
@@ -42,7 +42,7 @@ var (
 	// re-sent (an instance would be billed twice): look the resource up before trying again, as the
 	// CreateOnce methods do. The error wraps the cause, so errors.As with an [*APIError] works.
 	ErrOutcomeUnknown = errors.New("compute: outcome unknown, the request may have been processed")
-	// ErrInvalidRequest matches a [*ValidationError]: the SDK refused the input before sending anything.
+	// ErrInvalidRequest matches a [*ValidationError]: the SDK refused the input before sending it.
 	ErrInvalidRequest = errors.New("compute: invalid request")
 )
 

@@ -24,26 +24,17 @@ const (
 // Image is what an instance boots from. Not every image runs on every instance type: the service
 // refuses an incompatible pairing with [CodeImageIncompatible] (02035).
 type Image struct {
-	// ID identifies the image.
-	ID string `json:"id"`
-	// Name is the display name.
-	Name string `json:"name"`
-	// Type is the kind of image.
-	Type ImageType `json:"type"`
-	// Family is the operating system family.
-	Family string `json:"family"`
+	ID     string    `json:"id"`     // identifies the image
+	Name   string    `json:"name"`   // display name
+	Type   ImageType `json:"type"`   // kind of image
+	Family string    `json:"family"` // operating system family
 	// Slug is the image's stable short name, usable in place of the ID ("<slug>:<version>").
-	Slug string `json:"slug"`
-	// OSType is the operating system kind.
-	OSType string `json:"os_type"`
-	// Versions lists the versions of a cloud image; it is empty for other types.
-	Versions []string `json:"versions"`
-	// Regions lists the regions where the image can be used.
-	Regions []string `json:"regions"`
-	// CreatedAt is when the image was created.
-	CreatedAt time.Time `json:"created_at"`
-	// UpdatedAt is when the image last changed.
-	UpdatedAt time.Time `json:"updated_at"`
+	Slug      string    `json:"slug"`
+	OSType    string    `json:"os_type"`    // operating system kind
+	Versions  []string  `json:"versions"`   // versions of a cloud image; empty for other types
+	Regions   []string  `json:"regions"`    // regions where it can be used
+	CreatedAt time.Time `json:"created_at"` // when it was created
+	UpdatedAt time.Time `json:"updated_at"` // when it last changed
 }
 
 // ImageListOptions selects one page of images, optionally of one type.

@@ -62,10 +62,8 @@ type ImagesService struct{ c *Client }
 
 // Ref is a reference to another resource inside a resource.
 type Ref struct {
-	// ID is the referenced resource's ID.
-	ID string `json:"id"`
-	// Name is its human-readable name.
-	Name string `json:"name"`
+	ID   string `json:"id"`   // the referenced resource's ID
+	Name string `json:"name"` // its human-readable name
 }
 
 // Ptr returns a pointer to v, for the optional fields of update requests:

@@ -31,29 +31,21 @@ const (
 type Snapshot struct {
 	// ID is the snapshot's identifier; pass it as [InstanceCreateRequest.Image] to build an
 	// instance from the snapshot.
-	ID string `json:"id"`
-	// Name is the snapshot's name.
-	Name string `json:"name"`
-	// Size is the snapshot's size in GiB.
-	Size int64 `json:"size"`
-	// Region is the region identifier.
-	Region string `json:"region"`
-	// Status is the snapshot's state.
-	Status SnapshotStatus `json:"status"`
-	// OSType is the operating system kind, [OSTypeLinux] or [OSTypeWindows].
-	OSType string `json:"os_type"`
+	ID     string         `json:"id"`
+	Name   string         `json:"name"`    // the snapshot's name
+	Size   int64          `json:"size"`    // size in GiB
+	Region string         `json:"region"`  // region identifier
+	Status SnapshotStatus `json:"status"`  // the snapshot's state
+	OSType string         `json:"os_type"` // OSTypeLinux or OSTypeWindows
 	// SourceInstanceID is the ID of the instance snapshotted; "" for an imported snapshot or when
 	// omitted.
 	SourceInstanceID string `json:"source_instance_id"`
-	// SourceSnapshotID is the ID of the snapshot this one was cloned from; "" when it was not.
-	SourceSnapshotID string `json:"source_snapshot_id"`
+	SourceSnapshotID string `json:"source_snapshot_id"` // the snapshot it was cloned from, if any
 	// ResourceID is the snapshotted resource's ID; only items of an instance's snapshot list may
 	// carry it, "" otherwise.
-	ResourceID string `json:"resource_id"`
-	// CreatedAt is when the snapshot was taken.
-	CreatedAt time.Time `json:"created_at"`
-	// UpdatedAt is when the snapshot last changed.
-	UpdatedAt time.Time `json:"updated_at"`
+	ResourceID string    `json:"resource_id"`
+	CreatedAt  time.Time `json:"created_at"` // when it was taken
+	UpdatedAt  time.Time `json:"updated_at"` // when it last changed
 }
 
 // The response shapes of a snapshot and of a page of snapshots.
@@ -72,10 +64,8 @@ func (p *snapshotsPage) parts() (*[]Snapshot, *pageCounts) { return &p.Snapshots
 
 // SnapshotCreateRequest is the body of a snapshot create.
 type SnapshotCreateRequest struct {
-	// Name is the snapshot's name (required).
-	Name string `json:"name"`
-	// ReplicatedRegion is a region to copy the snapshot to as well.
-	ReplicatedRegion string `json:"replicated_region,omitzero"`
+	Name             string `json:"name"`                       // required
+	ReplicatedRegion string `json:"replicated_region,omitzero"` // a region to copy it to as well
 }
 
 // Validate checks the required name before any request is sent.
@@ -126,14 +116,10 @@ func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string,
 // SnapshotImportRequest is the body of a snapshot import, POST /compute/v1/snapshots: a snapshot
 // made from a raw disk image (optionally zstd-compressed) at a URL.
 type SnapshotImportRequest struct {
-	// Name is the snapshot's name (required).
-	Name string `json:"name"`
-	// Region is the region to create the snapshot in (required).
-	Region string `json:"region"`
-	// Size is the snapshot's size in GiB, at least 1 (required).
-	Size int `json:"size"`
-	// URL is where the service downloads the raw disk image from (required).
-	URL string `json:"url"`
+	Name   string `json:"name"`   // required
+	Region string `json:"region"` // required
+	Size   int    `json:"size"`   // in GiB, at least 1 (required)
+	URL    string `json:"url"`    // where the service downloads the raw disk image from (required)
 	// OSType is the image's operating system kind, [OSTypeLinux] or [OSTypeWindows]; empty leaves
 	// the service's default.
 	OSType string `json:"os_type,omitzero"`
@@ -163,10 +149,8 @@ func (r *SnapshotImportRequest) Validate() error {
 
 // SnapshotCloneRequest is the body of a snapshot clone, POST /compute/v1/snapshots/{snapshot_id}/clone.
 type SnapshotCloneRequest struct {
-	// Name is the copy's name (required).
-	Name string `json:"name"`
-	// Region is the copy's region (required); it may differ from the source's.
-	Region string `json:"region"`
+	Name   string `json:"name"`   // the copy's name (required)
+	Region string `json:"region"` // the copy's region, which may differ from the source's (required)
 }
 
 // Validate checks the required fields before any request is sent.
@@ -186,8 +170,7 @@ func (r *SnapshotCloneRequest) Validate() error {
 
 // SnapshotUpdateRequest is the body of a snapshot update.
 type SnapshotUpdateRequest struct {
-	// Name is the new name (required).
-	Name string `json:"name"`
+	Name string `json:"name"` // the new name (required)
 }
 
 // Validate checks the new name before any request is sent.
