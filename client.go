@@ -22,20 +22,15 @@ const Version = "0.1.0"
 
 // Environment variables read by [NewClientFromEnv].
 const (
-	// EnvToken names the variable holding the API token.
-	EnvToken = "COMPUTE_API_TOKEN"
-	// EnvBaseURL names the variable holding the base URL, such as https://api.example.com.
-	EnvBaseURL = "COMPUTE_API_URL"
+	EnvToken   = "COMPUTE_API_TOKEN" // the API token
+	EnvBaseURL = "COMPUTE_API_URL"   // the base URL, such as https://api.example.com
 )
 
 // Defaults applied by [NewClient].
 const (
-	// DefaultTimeout bounds each attempt of a request (see [WithTimeout]).
-	DefaultTimeout = 30 * time.Second
-	// DefaultRateLimit is the contract's rate, 10 requests per second.
-	DefaultRateLimit = 10
-	// DefaultRateBurst lets no burst above the steady rate.
-	DefaultRateBurst = 1
+	DefaultTimeout   = 30 * time.Second // bounds each attempt (see WithTimeout)
+	DefaultRateLimit = 10               // the contract's rate, in requests per second
+	DefaultRateBurst = 1                // no burst above the steady rate
 )
 
 // Client talks to the Compute API. It is immutable and safe for concurrent use; all its callers
@@ -50,28 +45,17 @@ type Client struct {
 	// maxWalkPages bounds a walk whose pages report no total_count.
 	maxWalkPages int
 
-	// Instances manages instances.
-	Instances *InstancesService
-	// Snapshots manages snapshots: an instance's, and the account's whole collection.
-	Snapshots *SnapshotsService
-	// SecurityGroups manages security groups.
-	SecurityGroups *SecurityGroupsService
-	// FloatingIPs manages floating IPs.
-	FloatingIPs *FloatingIPsService
-	// Images lists images.
-	Images *ImagesService
-	// SSHKeys manages SSH keys.
-	SSHKeys *SSHKeysService
-	// Volumes manages volumes.
-	Volumes *VolumesService
-	// Filesystems manages filesystems.
-	Filesystems *FilesystemsService
-	// Quotas reads quotas.
-	Quotas *QuotasService
-	// Reservations reads reservations.
-	Reservations *ReservationsService
-	// Availability reports instance availability per region.
-	Availability *AvailabilityService
+	Instances      *InstancesService      // instances, their actions and waits
+	Snapshots      *SnapshotsService      // an instance's snapshots and the account's collection
+	SecurityGroups *SecurityGroupsService // security groups
+	FloatingIPs    *FloatingIPsService    // floating IPs
+	Images         *ImagesService         // images
+	SSHKeys        *SSHKeysService        // SSH keys
+	Volumes        *VolumesService        // volumes
+	Filesystems    *FilesystemsService    // filesystems
+	Quotas         *QuotasService         // the account's quotas
+	Reservations   *ReservationsService   // the account's reservations
+	Availability   *AvailabilityService   // instance availability per region
 }
 
 // Option configures a [Client]. An Option that gets bad input makes NewClient return its error.

@@ -54,14 +54,10 @@ func RetryNotCreated(n int) OnceOption {
 // that has it is not what the request would make or is going away. It matches [ErrConflict].
 // Nothing was created.
 type NameError struct {
-	// Kind is the kind of resource ("instance", "volume", ...).
-	Kind string
-	// Name is the name looked up.
-	Name string
-	// IDs are the resources found with the name (the lookup stops at the second).
-	IDs []string
-	// Reason says why none of them can be adopted.
-	Reason string
+	Kind   string   // "instance", "volume", ...
+	Name   string   // the name looked up
+	IDs    []string // the resources found with it (the lookup stops at two)
+	Reason string   // why none can be adopted
 }
 
 // Error reads "compute: cannot adopt the instance named "web-1": " and the reason.

@@ -66,22 +66,15 @@ func (c ErrorCode) Error() string {
 
 // APIError is a non-2xx response of the service.
 type APIError struct {
-	// StatusCode is the HTTP status of the last attempt.
-	StatusCode int
-	// Code is the service's error code, empty when the body did not carry one.
-	Code ErrorCode
+	StatusCode int       // HTTP status of the last attempt
+	Code       ErrorCode // the service's error code; "" when the body had none
 	// Message is the service's message, or an excerpt of a body that was not the JSON error shape.
-	Message string
-	// Method is the HTTP method of the operation.
-	Method string
-	// Path is the request path, escaped, without host or query.
-	Path string
-	// RequestID is the X-Request-Id header of the response, when present.
-	RequestID string
-	// Attempts is how many times the request was sent, retries included.
-	Attempts int
-	// RetryAfter is the wait the service asked for (Retry-After), zero when it asked none.
-	RetryAfter time.Duration
+	Message    string
+	Method     string        // HTTP method of the operation
+	Path       string        // request path, escaped, without host or query
+	RequestID  string        // the response's X-Request-Id
+	Attempts   int           // requests sent, retries included
+	RetryAfter time.Duration // the wait the service asked for (Retry-After)
 }
 
 // Error reads like "compute: GET /compute/v1/instances/x: 404 Not Found: code 02008 (Instance not
@@ -253,19 +246,16 @@ func excerpt(body []byte) string {
 // problem at once; Field and Reason repeat the first.
 type ValidationError struct {
 	// Field is the first offending field in its JSON spelling ("rules[2].port_range_min").
-	Field string
-	// Reason says what is wrong with it.
-	Reason string
+	Field  string
+	Reason string // what is wrong with it
 	// Problems are all the problems found, in the order of the request's fields.
 	Problems []FieldError
 }
 
 // FieldError is one problem of a request: a field in its JSON spelling and what is wrong with it.
 type FieldError struct {
-	// Field is the field in its JSON spelling, with indexes ("rules[2].port_range_min").
-	Field string
-	// Reason says what is wrong with it.
-	Reason string
+	Field  string // JSON spelling, with indexes ("rules[2].port_range_min")
+	Reason string // what is wrong with it
 }
 
 // Error reads "compute: invalid request: disk_size: must be at least 80", or, with several problems,

@@ -13,14 +13,10 @@ type FilesystemStatus string
 
 // Filesystem statuses of the contract. The contract states no transitions between them.
 const (
-	// FilesystemStatusCreating is the status right after a create.
-	FilesystemStatusCreating FilesystemStatus = "creating"
-	// FilesystemStatusCreated is a ready filesystem; its mount fields are set.
-	FilesystemStatusCreated FilesystemStatus = "created"
-	// FilesystemStatusDeleting is a filesystem on its way out.
-	FilesystemStatusDeleting FilesystemStatus = "deleting"
-	// FilesystemStatusError is a failed filesystem; it does not recover on its own.
-	FilesystemStatusError FilesystemStatus = "error"
+	FilesystemStatusCreating FilesystemStatus = "creating" // right after a create
+	FilesystemStatusCreated  FilesystemStatus = "created"  // ready; its mount fields are set
+	FilesystemStatusDeleting FilesystemStatus = "deleting" // on its way out
+	FilesystemStatusError    FilesystemStatus = "error"    // failed; does not recover on its own
 )
 
 // FilesystemType is the kind of a filesystem. An unknown value decodes and re-encodes unchanged.

@@ -13,14 +13,10 @@ type FloatingIPStatus string
 
 // Floating IP statuses of the contract.
 const (
-	// FloatingIPStatusCreating is the status right after creation, while the IP has no address yet.
-	FloatingIPStatusCreating FloatingIPStatus = "creating"
-	// FloatingIPStatusCreated is the status of an IP that has its address and can be attached.
-	FloatingIPStatusCreated FloatingIPStatus = "created"
-	// FloatingIPStatusDeleting is the status of an IP on its way out.
-	FloatingIPStatusDeleting FloatingIPStatus = "deleting"
-	// FloatingIPStatusError is a failed IP; it does not recover on its own.
-	FloatingIPStatusError FloatingIPStatus = "error"
+	FloatingIPStatusCreating FloatingIPStatus = "creating" // right after a create, with no address yet
+	FloatingIPStatusCreated  FloatingIPStatus = "created"  // has its address and can be attached
+	FloatingIPStatusDeleting FloatingIPStatus = "deleting" // on its way out
+	FloatingIPStatusError    FloatingIPStatus = "error"    // failed; does not recover on its own
 )
 
 // IPVersion is the IP protocol version of a floating IP. An unknown value decodes and re-encodes
@@ -29,11 +25,8 @@ type IPVersion string
 
 // IP versions of the contract.
 const (
-	// IPVersionIPv4 is the default, and the only version the service creates today.
-	IPVersionIPv4 IPVersion = "ipv4"
-	// IPVersionIPv6 is accepted by the SDK; the service currently refuses it with
-	// [CodeFloatingIPVersionUnavailable] (02075).
-	IPVersionIPv6 IPVersion = "ipv6"
+	IPVersionIPv4 IPVersion = "ipv4" // the default, and the only version the service creates today
+	IPVersionIPv6 IPVersion = "ipv6" // refused by the service today (02075)
 )
 
 // FloatingIP is an IP address reserved in a region that can be attached to an instance there and

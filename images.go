@@ -11,14 +11,10 @@ type ImageType string
 
 // Image types of the contract.
 const (
-	// ImageTypeBaseOS is a public image of a basic operating system.
-	ImageTypeBaseOS ImageType = "base-os"
-	// ImageTypeCloudImage is a public cloud image; it may come in several versions.
-	ImageTypeCloudImage ImageType = "cloud-image"
-	// ImageTypePreconfigured is a public image with applications or frameworks installed.
-	ImageTypePreconfigured ImageType = "preconfigured"
-	// ImageTypeSnapshot is a backup of an instance, visible only to the account that owns it.
-	ImageTypeSnapshot ImageType = "snapshot"
+	ImageTypeBaseOS        ImageType = "base-os"       // a public image of a basic operating system
+	ImageTypeCloudImage    ImageType = "cloud-image"   // a public cloud image, maybe in several versions
+	ImageTypePreconfigured ImageType = "preconfigured" // a public image with applications installed
+	ImageTypeSnapshot      ImageType = "snapshot"      // an instance backup, visible only to its account
 )
 
 // Image is what an instance boots from. Not every image runs on every instance type: the service

@@ -16,24 +16,15 @@ type InstanceStatus string
 
 // The instance statuses the contract lists. The contract does not show the transitions between them.
 const (
-	// InstanceStatusCreating is the status right after a create, while the machine is provisioned.
-	InstanceStatusCreating InstanceStatus = "creating"
-	// InstanceStatusPendingPayment holds an instance until the account's payment goes through.
-	InstanceStatusPendingPayment InstanceStatus = "pending_payment"
-	// InstanceStatusActive is a running instance; only an active one can be updated or snapshotted.
-	InstanceStatusActive InstanceStatus = "active"
-	// InstanceStatusStopping follows a stop action until the machine is down.
-	InstanceStatusStopping InstanceStatus = "stopping"
-	// InstanceStatusStopped is a machine that is down but still exists.
-	InstanceStatusStopped InstanceStatus = "stopped"
-	// InstanceStatusStarting follows a start action until the machine runs.
-	InstanceStatusStarting InstanceStatus = "starting"
-	// InstanceStatusResetting follows a reset action until the machine runs again.
-	InstanceStatusResetting InstanceStatus = "resetting"
-	// InstanceStatusError is a failed instance; waiting for another status from it is pointless.
-	InstanceStatusError InstanceStatus = "error"
-	// InstanceStatusDeleting follows a delete; the instance only goes away from there.
-	InstanceStatusDeleting InstanceStatus = "deleting"
+	InstanceStatusCreating       InstanceStatus = "creating"        // while the machine is provisioned
+	InstanceStatusPendingPayment InstanceStatus = "pending_payment" // until the payment goes through
+	InstanceStatusActive         InstanceStatus = "active"          // running
+	InstanceStatusStopping       InstanceStatus = "stopping"        // after a stop, until it is down
+	InstanceStatusStopped        InstanceStatus = "stopped"         // down, but still existing
+	InstanceStatusStarting       InstanceStatus = "starting"        // after a start, until it runs
+	InstanceStatusResetting      InstanceStatus = "resetting"       // after a reset, until it runs again
+	InstanceStatusError          InstanceStatus = "error"           // failed; does not recover on its own
+	InstanceStatusDeleting       InstanceStatus = "deleting"        // after a delete, until it is gone
 )
 
 // InstanceAction is a power action on an instance. Unknown values decode unchanged.
@@ -41,12 +32,9 @@ type InstanceAction string
 
 // The actions the contract accepts in a perform-action request.
 const (
-	// ActionStart boots a stopped instance.
-	ActionStart InstanceAction = "start"
-	// ActionStop shuts an instance down; it keeps existing (only Delete ends it).
-	ActionStop InstanceAction = "stop"
-	// ActionReset restarts an instance hard, like a power cycle.
-	ActionReset InstanceAction = "reset"
+	ActionStart InstanceAction = "start" // boots a stopped instance
+	ActionStop  InstanceAction = "stop"  // shuts an instance down; it keeps existing
+	ActionReset InstanceAction = "reset" // restarts an instance hard, like a power cycle
 )
 
 // Instance is a virtual machine as the service shows it.
@@ -91,12 +79,9 @@ func (p *instancesPage) parts() (*[]Instance, *pageCounts) { return &p.Instances
 
 // Limits of an instance create or update, from the contract.
 const (
-	// MinDiskSize is the smallest boot volume, in GiB, and the service's default.
-	MinDiskSize = 80
-	// MinPasswordLength is the shortest password accepted, in characters.
-	MinPasswordLength = 16
-	// MaxStartupScriptSize is the largest startup script, in bytes (64 KiB).
-	MaxStartupScriptSize = 64 << 10
+	MinDiskSize          = 80       // GiB; also the service's default
+	MinPasswordLength    = 16       // characters
+	MaxStartupScriptSize = 64 << 10 // bytes (64 KiB)
 )
 
 // InstanceCreateRequest is the body of an instance create. Give SSHKeys or Password, not both.
@@ -150,18 +135,12 @@ type BillingType string
 
 // Billing types of the contract.
 const (
-	// BillingTypeOnDemand bills by use, the service's default.
-	BillingTypeOnDemand BillingType = "on-demand"
-	// BillingTypePrepaidMonthly is paid one month ahead.
-	BillingTypePrepaidMonthly BillingType = "prepaid-monthly"
-	// BillingTypePrepaid3Month is paid three months ahead.
-	BillingTypePrepaid3Month BillingType = "prepaid-3-month"
-	// BillingTypePrepaid6Month is paid six months ahead.
-	BillingTypePrepaid6Month BillingType = "prepaid-6-month"
-	// BillingTypePrepaid12Month is paid twelve months ahead.
-	BillingTypePrepaid12Month BillingType = "prepaid-12-month"
-	// BillingTypeReserved bills the instance under a reservation (see ReservationID).
-	BillingTypeReserved BillingType = "reserved"
+	BillingTypeOnDemand       BillingType = "on-demand"        // billed by use, the service's default
+	BillingTypePrepaidMonthly BillingType = "prepaid-monthly"  // paid one month ahead
+	BillingTypePrepaid3Month  BillingType = "prepaid-3-month"  // paid three months ahead
+	BillingTypePrepaid6Month  BillingType = "prepaid-6-month"  // paid six months ahead
+	BillingTypePrepaid12Month BillingType = "prepaid-12-month" // paid twelve months ahead
+	BillingTypeReserved       BillingType = "reserved"         // billed under a reservation
 )
 
 // InstanceMetadata is what runs or is handed to the instance at its first boot.

@@ -16,10 +16,8 @@ const MaxPerPage = 100
 // ListOptions selects one page of a list. Zero fields are not sent: the service's defaults are page
 // 1 and 50 items.
 type ListOptions struct {
-	// Page is the 1-based page number.
-	Page int `url:"page,omitempty"`
-	// PerPage is the page size, 1 to 100.
-	PerPage int `url:"per_page,omitempty"`
+	Page    int `url:"page,omitempty"`     // 1-based page number
+	PerPage int `url:"per_page,omitempty"` // page size, 1 to 100
 }
 
 // Validate checks the options against the contract's limits; a nil *ListOptions is valid.
@@ -47,14 +45,10 @@ func (o *ListOptions) pageSize() int {
 
 // Page is one page of a list, with the counts the service reported.
 type Page[T any] struct {
-	// Items are the page's resources.
-	Items []T
-	// TotalCount is the number of resources in the whole list.
-	TotalCount int
-	// Page is the 1-based number of this page.
-	Page int
-	// PerPage is the page size the service applied.
-	PerPage int
+	Items      []T // the page's resources
+	TotalCount int // resources in the whole list
+	Page       int // 1-based number of this page
+	PerPage    int // page size the service applied
 }
 
 // HasNext reports whether pages follow this one, from the counts the service reported.

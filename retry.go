@@ -17,12 +17,9 @@ import (
 // MaxWait; a Retry-After replaces the computed wait, capped at MaxWait. A wait that would outlast
 // the context's deadline is not taken: the call fails at once with the last response.
 type RetryPolicy struct {
-	// MaxRetries is how many times a request may be re-sent after the first attempt (default 4).
-	MaxRetries int
-	// MinWait is the shortest wait before a retry (default 250 ms).
-	MinWait time.Duration
-	// MaxWait caps every wait, Retry-After included (default 30 s).
-	MaxWait time.Duration
+	MaxRetries int           // re-sends after the first attempt (default 4)
+	MinWait    time.Duration // shortest wait before a retry (default 250 ms)
+	MaxWait    time.Duration // caps every wait, Retry-After included (default 30 s)
 }
 
 // DefaultRetryPolicy returns the policy a client has unless [WithRetry] or [WithoutRetries] is given:

@@ -15,14 +15,10 @@ type SecurityGroupStatus string
 
 // Security group statuses of the contract.
 const (
-	// SecurityGroupStatusCreating is the status while the service sets the group up.
-	SecurityGroupStatusCreating SecurityGroupStatus = "creating"
-	// SecurityGroupStatusCreated is the status of a group ready to be attached to instances.
-	SecurityGroupStatusCreated SecurityGroupStatus = "created"
-	// SecurityGroupStatusDeleting is the status of a group on its way out.
-	SecurityGroupStatusDeleting SecurityGroupStatus = "deleting"
-	// SecurityGroupStatusError is a failed group; it does not recover on its own.
-	SecurityGroupStatusError SecurityGroupStatus = "error"
+	SecurityGroupStatusCreating SecurityGroupStatus = "creating" // while the service sets the group up
+	SecurityGroupStatusCreated  SecurityGroupStatus = "created"  // ready to be attached to instances
+	SecurityGroupStatusDeleting SecurityGroupStatus = "deleting" // on its way out
+	SecurityGroupStatusError    SecurityGroupStatus = "error"    // failed; does not recover on its own
 )
 
 // Protocol is the traffic a firewall rule applies to. An unknown value from the service decodes
@@ -31,14 +27,10 @@ type Protocol string
 
 // Protocols of the contract.
 const (
-	// ProtocolICMP matches ICMP traffic, which has no ports: leave the port range nil.
-	ProtocolICMP Protocol = "icmp"
-	// ProtocolTCP matches TCP traffic.
-	ProtocolTCP Protocol = "tcp"
-	// ProtocolUDP matches UDP traffic.
-	ProtocolUDP Protocol = "udp"
-	// ProtocolAll matches traffic of every protocol.
-	ProtocolAll Protocol = "all"
+	ProtocolICMP Protocol = "icmp" // has no ports: leave the port range nil
+	ProtocolTCP  Protocol = "tcp"  // TCP traffic
+	ProtocolUDP  Protocol = "udp"  // UDP traffic
+	ProtocolAll  Protocol = "all"  // traffic of every protocol
 )
 
 // Direction is the way traffic flows through a firewall rule. An unknown value decodes unchanged.
@@ -46,10 +38,8 @@ type Direction string
 
 // Directions of the contract.
 const (
-	// DirectionIngress matches traffic reaching the instance.
-	DirectionIngress Direction = "ingress"
-	// DirectionEgress matches traffic leaving the instance.
-	DirectionEgress Direction = "egress"
+	DirectionIngress Direction = "ingress" // traffic reaching the instance
+	DirectionEgress  Direction = "egress"  // traffic leaving the instance
 )
 
 // reservedSecurityGroupNames are the names the contract keeps for the service's own groups.

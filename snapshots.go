@@ -15,16 +15,11 @@ type SnapshotStatus string
 
 // Snapshot statuses. The contract states no transitions between them.
 const (
-	// SnapshotStatusCreating is a snapshot being taken, imported or cloned.
-	SnapshotStatusCreating SnapshotStatus = "creating"
-	// SnapshotStatusCreated is a finished snapshot, usable as an instance's image.
-	SnapshotStatusCreated SnapshotStatus = "created"
-	// SnapshotStatusPendingDelete is a snapshot whose delete has been accepted.
-	SnapshotStatusPendingDelete SnapshotStatus = "pending_delete"
-	// SnapshotStatusDeleting is a snapshot on its way out.
-	SnapshotStatusDeleting SnapshotStatus = "deleting"
-	// SnapshotStatusError is a failed snapshot; it does not recover on its own.
-	SnapshotStatusError SnapshotStatus = "error"
+	SnapshotStatusCreating      SnapshotStatus = "creating"       // being taken, imported or cloned
+	SnapshotStatusCreated       SnapshotStatus = "created"        // finished; usable as an image
+	SnapshotStatusPendingDelete SnapshotStatus = "pending_delete" // its delete has been accepted
+	SnapshotStatusDeleting      SnapshotStatus = "deleting"       // on its way out
+	SnapshotStatusError         SnapshotStatus = "error"          // failed; does not recover on its own
 )
 
 // Snapshot is a backup of an instance, usable as the image of a new instance.

@@ -21,8 +21,6 @@ const (
 
 // The operating system kinds of the os_type fields, which are plain strings.
 const (
-	// OSTypeLinux is a Linux system.
-	OSTypeLinux = "linux"
-	// OSTypeWindows is a Windows system.
-	OSTypeWindows = "windows"
+	OSTypeLinux   = "linux"   // a Linux system
+	OSTypeWindows = "windows" // a Windows system
 )

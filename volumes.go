@@ -13,16 +13,11 @@ type VolumeStatus string
 
 // Volume statuses of the contract. The contract states no transitions between them.
 const (
-	// VolumeStatusCreating is the status right after a create.
-	VolumeStatusCreating VolumeStatus = "creating"
-	// VolumeStatusCreated is a ready volume; see [Volume.Available].
-	VolumeStatusCreated VolumeStatus = "created"
-	// VolumeStatusPendingDelete is a volume whose delete has been accepted.
-	VolumeStatusPendingDelete VolumeStatus = "pending_delete"
-	// VolumeStatusDeleting is a volume on its way out.
-	VolumeStatusDeleting VolumeStatus = "deleting"
-	// VolumeStatusError is a failed volume; it does not recover on its own.
-	VolumeStatusError VolumeStatus = "error"
+	VolumeStatusCreating      VolumeStatus = "creating"       // right after a create
+	VolumeStatusCreated       VolumeStatus = "created"        // ready; see Volume.Available
+	VolumeStatusPendingDelete VolumeStatus = "pending_delete" // its delete has been accepted
+	VolumeStatusDeleting      VolumeStatus = "deleting"       // on its way out
+	VolumeStatusError         VolumeStatus = "error"          // failed; does not recover on its own
 )
 
 // VolumeType is the storage kind of a volume. An unknown value decodes and re-encodes unchanged.
@@ -30,10 +25,8 @@ type VolumeType string
 
 // Volume types of the contract.
 const (
-	// VolumeTypeHDD is a volume on hard disks.
-	VolumeTypeHDD VolumeType = "hdd"
-	// VolumeTypeSSD is a volume on solid-state disks.
-	VolumeTypeSSD VolumeType = "ssd"
+	VolumeTypeHDD VolumeType = "hdd" // hard disks
+	VolumeTypeSSD VolumeType = "ssd" // solid-state disks
 )
 
 // Volume is a block storage volume; attach it with [InstancesService.AttachVolume].

@@ -12,10 +12,8 @@ import (
 
 // Default poll intervals of the waits.
 const (
-	// DefaultPollMin is the first wait between polls.
-	DefaultPollMin = 1 * time.Second
-	// DefaultPollMax caps the wait between polls.
-	DefaultPollMax = 15 * time.Second
+	DefaultPollMin = 1 * time.Second  // the first wait between polls
+	DefaultPollMax = 15 * time.Second // caps the wait between polls
 )
 
 // ErrFailureStatus is matched by a [*WaitError] whose resource reached a status from which the
@@ -26,19 +24,14 @@ var ErrFailureStatus = errors.New("compute: the resource reached a failure statu
 // [ErrFailureStatus].
 type WaitError struct {
 	// Resource is the kind of resource awaited ("instance", "floating IP", ...).
-	Resource string
-	// ID is the awaited resource's ID.
-	ID string
-	// Target is the awaited status.
-	Target string
-	// LastStatus is the last status seen, "" when no poll succeeded.
-	LastStatus string
-	// Polls is how many times the resource was read.
-	Polls int
+	Resource   string
+	ID         string // the awaited resource's ID
+	Target     string // the awaited status
+	LastStatus string // the last status seen; "" when no poll succeeded
+	Polls      int    // how many times the resource was read
 	// LastErr is the last poll's error when it was temporary (a 503, a reset), nil otherwise.
 	LastErr error
-	// Err is the cause.
-	Err error
+	Err     error // the cause
 }
 
 // Error reads "compute: waiting for instance i-1 to be active: last status "starting" after 7
