@@ -232,8 +232,8 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithTimeout bounds each attempt, the response's body included (default 30 s); each retry gets a
-// fresh timeout. Bound the whole call with the context.
+// WithTimeout bounds each attempt, the response's body included (30 seconds by default); each
+// retry gets a fresh timeout. Bound the whole call with the context.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {

@@ -73,16 +73,12 @@ const (
 	// CodeInstanceAlreadyStarted is 02029: instance is already started.
 	CodeInstanceAlreadyStarted ErrorCode = "02029"
 	// CodeSecurityGroupAttachFailed is 02030: at least one provided security group cannot be attached.
-	// InstancesService.AttachSecurityGroup and an instance update with a security_groups list get it.
 	CodeSecurityGroupAttachFailed ErrorCode = "02030"
 	// CodeSecurityGroupDetachFailed is 02031: at least one provided security group cannot be detached.
-	// InstancesService.DetachSecurityGroup and an instance update with a security_groups list get it.
 	CodeSecurityGroupDetachFailed ErrorCode = "02031"
 	// CodeVolumeAttachFailed is 02032: at least one provided volume cannot be attached.
-	// InstancesService.AttachVolume and an instance update with a volumes list get it.
 	CodeVolumeAttachFailed ErrorCode = "02032"
 	// CodeVolumeDetachFailed is 02033: at least one provided volume cannot be detached.
-	// InstancesService.DetachVolume and an instance update with a volumes list get it.
 	CodeVolumeDetachFailed ErrorCode = "02033"
 	// CodeInstanceNotUpdatable is 02034: instance cannot be updated.
 	CodeInstanceNotUpdatable ErrorCode = "02034"
@@ -133,7 +129,6 @@ const (
 	// CodeFloatingIPNotFound is 02055: floating IP not found.
 	CodeFloatingIPNotFound ErrorCode = "02055"
 	// CodeVolumeAlreadyAttached is 02056: volume is already attached to the instance.
-	// InstancesService.AttachVolume gets it for a volume attached already.
 	CodeVolumeAlreadyAttached ErrorCode = "02056"
 	// CodeDriverIncompatibleWithImage is 02057: selected driver incompatible with the selected image.
 	CodeDriverIncompatibleWithImage ErrorCode = "02057"

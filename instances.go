@@ -87,21 +87,16 @@ const (
 // InstanceCreateRequest is the body of an instance create. Give SSHKeys or Password, not both.
 // Optional fields left at their zero value are not sent, so the service's defaults apply.
 type InstanceCreateRequest struct {
-	// Name is the human-readable name (required).
-	Name string `json:"name"`
-	// Hostname is the machine's host name (required).
-	Hostname string `json:"hostname"`
-	// Type is the instance type identifier (required).
-	Type string `json:"type"`
-	// Region is the region identifier (required).
-	Region string `json:"region"`
+	Name     string `json:"name"`     // required
+	Hostname string `json:"hostname"` // required
+	Type     string `json:"type"`     // instance type identifier (required)
+	Region   string `json:"region"`   // required
 	// Image is an image ID, an image slug (optionally "<slug>:<version>") or a snapshot ID
 	// (required).
 	Image string `json:"image"`
 	// PlacementOption places the instance relative to others in its zone ("AUTO" by default).
 	PlacementOption string `json:"placement_option,omitzero"`
-	// FloatingIP is the ID of a floating IP to attach.
-	FloatingIP string `json:"floating_ip,omitzero"`
+	FloatingIP      string `json:"floating_ip,omitzero"` // ID of a floating IP to attach
 	// SSHKeys are the IDs of the SSH keys to install; required unless Password is set.
 	SSHKeys []string `json:"ssh_keys,omitzero"`
 	// Password is the login password, at least 16 characters; not together with SSHKeys.
@@ -111,19 +106,15 @@ type InstanceCreateRequest struct {
 	// SecurityGroups are the IDs of security groups to attach. Nil leaves the choice to the service;
 	// an empty non-nil slice asks for none.
 	SecurityGroups []string `json:"security_groups,omitzero"`
-	// IsProtected turns termination protection on from the start.
-	IsProtected bool `json:"is_protected,omitzero"`
+	IsProtected    bool     `json:"is_protected,omitzero"` // termination protection from the start
 	// DiskSize is the boot volume in GiB, at least 80; zero takes the service's default of 80.
-	DiskSize int `json:"disk_size,omitzero"`
-	// Metadata carries the startup script and user data.
-	Metadata *InstanceMetadata `json:"metadata,omitzero"`
+	DiskSize int               `json:"disk_size,omitzero"`
+	Metadata *InstanceMetadata `json:"metadata,omitzero"` // startup script and user data
 	// BillingType is how the instance is billed; empty leaves the choice to the service (on-demand
 	// unless ReuseLongTermSubscription says otherwise).
-	BillingType BillingType `json:"billing_type,omitzero"`
-	// DestroyOnShutdown makes a shutdown issued inside the instance destroy it.
-	DestroyOnShutdown bool `json:"destroy_on_shutdown,omitzero"`
-	// PublicIPv6 gives the instance an IPv6 address as well.
-	PublicIPv6 bool `json:"public_ipv6,omitzero"`
+	BillingType       BillingType `json:"billing_type,omitzero"`
+	DestroyOnShutdown bool        `json:"destroy_on_shutdown,omitzero"` // a shutdown from inside destroys it
+	PublicIPv6        bool        `json:"public_ipv6,omitzero"`         // an IPv6 address as well
 	// ReservationID is the ID of a reservation ([ReservationsService.List]) to create it under.
 	ReservationID string `json:"reservation_id,omitzero"`
 	// ReuseLongTermSubscription is the ID of a long-term subscription to bill the instance under.
@@ -233,15 +224,11 @@ type InstanceUpdateRequest struct {
 	// SecurityGroups replaces the list of security group IDs; an empty non-nil slice detaches all.
 	SecurityGroups []string `json:"security_groups,omitzero"`
 	// Volumes replaces the list of volume IDs; an empty non-nil slice detaches all.
-	Volumes []string `json:"volumes,omitzero"`
-	// Name renames the instance; the hostname stays as it is.
-	Name *string `json:"name,omitzero"`
-	// IsProtected turns termination protection on or off.
-	IsProtected *bool `json:"is_protected,omitzero"`
-	// DiskSize grows the boot volume, in GiB; it cannot shrink.
-	DiskSize *int `json:"disk_size,omitzero"`
-	// ReservationID, when set, associates the instance with that reservation.
-	ReservationID *string `json:"reservation_id,omitzero"`
+	Volumes       []string `json:"volumes,omitzero"`
+	Name          *string  `json:"name,omitzero"`           // renames it; the hostname stays
+	IsProtected   *bool    `json:"is_protected,omitzero"`   // turns termination protection on or off
+	DiskSize      *int     `json:"disk_size,omitzero"`      // grows the boot volume, in GiB; it cannot shrink
+	ReservationID *string  `json:"reservation_id,omitzero"` // associates it with that reservation
 }
 
 // Validate checks that the request changes something and that what it sets is allowed.
@@ -299,7 +286,7 @@ func (s *InstancesService) Update(ctx context.Context, id string, req *InstanceU
 
 // Delete destroys an instance: DELETE /compute/v1/instances/{instance_id}. The boot disk is lost;
 // attached volumes are kept. A protected instance is refused (02038), as is one in a status that
-// cannot be deleted (02013, 02069); [InstancesService.DeleteAndWait] waits those out.
+// cannot be deleted (02013, 02069), which [InstancesService.DeleteAndWait] waits out.
 func (s *InstancesService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteInstance, ids: []string{id}})
 }

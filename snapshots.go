@@ -24,18 +24,14 @@ const (
 
 // Snapshot is a backup of an instance, usable as the image of a new instance.
 type Snapshot struct {
-	// ID is the snapshot's identifier; pass it as [InstanceCreateRequest.Image] to build an
-	// instance from the snapshot.
-	ID     string         `json:"id"`
-	Name   string         `json:"name"`    // the snapshot's name
-	Size   int64          `json:"size"`    // size in GiB
-	Region string         `json:"region"`  // region identifier
-	Status SnapshotStatus `json:"status"`  // the snapshot's state
-	OSType string         `json:"os_type"` // OSTypeLinux or OSTypeWindows
-	// SourceInstanceID is the ID of the instance snapshotted; "" for an imported snapshot or when
-	// omitted.
-	SourceInstanceID string `json:"source_instance_id"`
-	SourceSnapshotID string `json:"source_snapshot_id"` // the snapshot it was cloned from, if any
+	ID               string         `json:"id"`                 // pass as InstanceCreateRequest.Image to build an instance from it
+	Name             string         `json:"name"`               // the snapshot's name
+	Size             int64          `json:"size"`               // size in GiB
+	Region           string         `json:"region"`             // region identifier
+	Status           SnapshotStatus `json:"status"`             // the snapshot's state
+	OSType           string         `json:"os_type"`            // OSTypeLinux or OSTypeWindows
+	SourceInstanceID string         `json:"source_instance_id"` // the instance snapshotted; "" for an import or when omitted
+	SourceSnapshotID string         `json:"source_snapshot_id"` // the snapshot it was cloned from, if any
 	// ResourceID is the snapshotted resource's ID; only items of an instance's snapshot list may
 	// carry it, "" otherwise.
 	ResourceID string    `json:"resource_id"`

@@ -23,8 +23,7 @@ var ErrFailureStatus = errors.New("compute: the resource reached a failure statu
 // WaitError ends a wait that did not reach its target. It wraps the cause: the context's error or
 // [ErrFailureStatus].
 type WaitError struct {
-	// Resource is the kind of resource awaited ("instance", "floating IP", ...).
-	Resource   string
+	Resource   string // the kind awaited ("instance", "floating IP", ...)
 	ID         string // the awaited resource's ID
 	Target     string // the awaited status
 	LastStatus string // the last status seen; "" when no poll succeeded
