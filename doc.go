@@ -75,20 +75,17 @@
 //
 // An [Observer] ([WithObserver]) is told about every call, attempt, poll and page; the module
 // github.com/compute-sdk/compute-go/otel builds OpenTelemetry instrumentation on it.
-// [CaptureResponse] records one call's status, request ID, attempts and timing. [WithLogger] logs
-// each attempt at debug level; [WithDebugDump] writes whole exchanges, without the token.
+// [CaptureResponse] records how one call went. [WithLogger] logs each attempt at debug level;
+// [WithDebugDump] writes whole exchanges, without the token.
 //
 // # Testing with computetest
 //
 // Package computetest (github.com/compute-sdk/compute-go/computetest) is a stateful in-memory fake
-// of the whole API: the contract's status codes and error bodies, authentication, lifecycles, a
-// built-in catalogue, the rate limit, fault injection (an error status, latency, a dropped
-// connection, a request processed whose response is lost) and a request log. Server.Client returns
-// a Client wired to it:
+// of the whole API, with its status codes and error bodies, lifecycles, the rate limit, fault
+// injection (such as a request processed whose response is lost) and a request log. Server.Client
+// returns a Client wired to it; command compute-fake serves the same fake on a port.
 //
 //	srv := computetest.NewServer()
 //	defer srv.Close()
 //	c := srv.Client()
-//
-// Command compute-fake serves the same fake on a port, for curl and clients in other languages.
 package compute

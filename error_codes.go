@@ -20,7 +20,6 @@ const (
 	// CodeBadRequest is 02004: bad request.
 	CodeBadRequest ErrorCode = "02004"
 	// CodeInvalidSSHKey is 02005: invalid ssh key.
-	// SSHKeys.Create gets it for a value that is not an acceptable public key.
 	CodeInvalidSSHKey ErrorCode = "02005"
 	// CodeInvalidImage is 02006: invalid image.
 	CodeInvalidImage ErrorCode = "02006"
@@ -41,7 +40,6 @@ const (
 	// CodeAuthTokenNotProvided is 02014: auth token not provided.
 	CodeAuthTokenNotProvided ErrorCode = "02014"
 	// CodeSnapshotNotFound is 02015: snapshot not found.
-	// It is the not-found code of /compute/v1/snapshots/{snapshot_id}, its clone included.
 	CodeSnapshotNotFound ErrorCode = "02015"
 	// CodeSnapshotInUse is 02016: snapshot cannot be deleted while in use.
 	CodeSnapshotInUse ErrorCode = "02016"
@@ -54,7 +52,6 @@ const (
 	// CodeInstanceConfigNotAllowed is 02020: instance config (type and/or region) not allowed.
 	CodeInstanceConfigNotAllowed ErrorCode = "02020"
 	// CodeVolumeNotFound is 02021: volume not found.
-	// It is the not-found code of /compute/v1/volumes/{volume_id}.
 	CodeVolumeNotFound ErrorCode = "02021"
 	// CodeAttachedVolumeNotDeletable is 02022: volumes attached to instances cannot be deleted.
 	CodeAttachedVolumeNotDeletable ErrorCode = "02022"
@@ -107,10 +104,8 @@ const (
 	// CodeVolumeLocked is 02046: volume is locked, cannot be attached or detached.
 	CodeVolumeLocked ErrorCode = "02046"
 	// CodeSSHKeyNotFound is 02047: SSH key not found.
-	// It is the not-found code of /compute/v1/ssh-keys/{ssh_key_id}.
 	CodeSSHKeyNotFound ErrorCode = "02047"
 	// CodeSSHKeyMalformed is 02048: SSH key is improperly formatted (earlier wording: not valid).
-	// SSHKeys.Create gets it for a value that does not parse as a key.
 	CodeSSHKeyMalformed ErrorCode = "02048"
 	// CodeStaticPublicIPQuotaReached is 02049: max static public ip quota reached.
 	CodeStaticPublicIPQuotaReached ErrorCode = "02049"

@@ -66,7 +66,7 @@ type FilesystemCreateRequest struct {
 	Type        FilesystemType `json:"type,omitzero"`        // empty leaves the service's default
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *FilesystemCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -97,7 +97,7 @@ type FilesystemUpdateRequest struct {
 	Size        *int    `json:"size,omitzero"`        // when set, the new size in GiB; not smaller (02068)
 }
 
-// Validate checks that the request changes something and that what it sets is allowed.
+// Validate checks that the request sets at least one field, each allowed.
 func (r *FilesystemUpdateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")

@@ -73,7 +73,7 @@ type FloatingIPCreateRequest struct {
 	Version IPVersion `json:"version,omitzero"`
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *FloatingIPCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -100,7 +100,7 @@ type FloatingIPUpdateRequest struct {
 	Description *string `json:"description,omitzero"` // when set, the new description; Ptr("") clears it
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *FloatingIPUpdateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")

@@ -41,7 +41,7 @@ type ImageListOptions struct {
 	ListOptions
 }
 
-// Validate checks the page options against the contract's limits; a nil *ImageListOptions is valid.
+// Validate checks the page options; a nil *ImageListOptions is valid.
 func (o *ImageListOptions) Validate() error {
 	if o == nil {
 		return nil

@@ -231,7 +231,7 @@ type InstanceUpdateRequest struct {
 	ReservationID *string  `json:"reservation_id,omitzero"` // associates it with that reservation
 }
 
-// Validate checks that the request changes something and that what it sets is allowed.
+// Validate checks that the request sets at least one field, each allowed.
 func (r *InstanceUpdateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -344,10 +344,9 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 }
 
 // WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
-// responds 404 with the instance's not-found code (02008) or with no code, and returns nil then.
-// Another 404, such as an invalid route's (a wrong base URL), is an error; absence from a list proves
-// nothing, since a list can lag. It polls and ends like [InstancesService.WaitForStatus], but no
-// status ends it: an instance whose delete was lost stays active until ctx ends.
+// responds 404 with the instance's not-found code or none; another 404 (an invalid route) is an
+// error, and absence from a list proves nothing. It polls like [InstancesService.WaitForStatus],
+// but no status ends it: an instance whose delete was lost stays active until ctx ends.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[Instance, InstanceStatus]{
 		c:        s.c,
@@ -416,8 +415,8 @@ func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target 
 // of req's type and not deleting or in error; otherwise it sends POST /compute/v1/instances once and,
 // if the outcome is unknown, looks for the name again for the settle time ([WithSettleTime]).
 // Several instances with the name, or one that does not match, are a [*NameError]; a lost create
-// that created nothing matches [ErrNotCreated]. Names are not unique on the service and two calls
-// racing with one name may both create: give each instance a name only its creator uses.
+// that created nothing matches [ErrNotCreated]. Two calls racing with one name may both create:
+// give each instance a name only its creator uses.
 func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRequest, opts ...OnceOption) (*Instance, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err

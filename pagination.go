@@ -20,7 +20,7 @@ type ListOptions struct {
 	PerPage int `url:"per_page,omitempty"` // page size, 1 to 100
 }
 
-// Validate checks the options against the contract's limits; a nil *ListOptions is valid.
+// Validate checks the options; a nil *ListOptions is valid.
 func (o *ListOptions) Validate() error {
 	if o == nil {
 		return nil

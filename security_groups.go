@@ -97,7 +97,7 @@ type SecurityGroupCreateRequest struct {
 	Rules       []SecurityGroupRule `json:"rules"`                // firewall rules; nil means none
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *SecurityGroupCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -130,7 +130,7 @@ type SecurityGroupUpdateRequest struct {
 	Rules []SecurityGroupRule `json:"rules"`
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *SecurityGroupUpdateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")

@@ -116,7 +116,7 @@ type SnapshotImportRequest struct {
 	OSType string `json:"os_type,omitzero"`
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *SnapshotImportRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")

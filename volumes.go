@@ -70,7 +70,7 @@ type VolumeCreateRequest struct {
 	Type        VolumeType `json:"type,omitzero"`        // empty leaves the service's default
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *VolumeCreateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -101,7 +101,7 @@ type VolumeUpdateRequest struct {
 	Size        *int    `json:"size,omitzero"`        // when set, the new size in GiB, not smaller
 }
 
-// Validate checks that the request changes something and that what it sets is allowed.
+// Validate checks that the request sets at least one field, each allowed.
 func (r *VolumeUpdateRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
