@@ -114,7 +114,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	out := req.Clone(ctx)
 	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
 		// The credential goes on this attempt's copy only, so http.Client never copies it onto a
-		// redirect. The origin is compared as spelled: "HOST" or ":443" goes without it (a 401).
+		// redirect. The origin is compared as spelled: "HOST" or ":443" goes without it, and fails.
 		name, value := t.cred.header()
 		out.Header.Set(name, value)
 	}
@@ -127,7 +127,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	var body []byte
 	if err == nil {
-		// Read inside the attempt: the timeout covers it, and a cut-off body is a retryable failure.
+		// Read inside the attempt: the timeout covers it, and a cut-off body is this attempt's failure.
 		body, err = readBody(resp, st.op)
 	}
 	if err != nil {

@@ -352,8 +352,8 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 const apiPrefix = "/compute/v1"
 
 // sharedTransport is the connection pool of every client without its own transport, so that a
-// client per tenant or request does not keep a pool each. It clones net/http's default, which
-// others in the program may change.
+// client per tenant or request does not keep a pool each. It is a clone of net/http's default, so
+// that changes to that one elsewhere in the program do not reach it.
 var sharedTransport = sync.OnceValue(func() http.RoundTripper {
 	return http.DefaultTransport.(*http.Transport).Clone()
 })
