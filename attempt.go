@@ -1,10 +1,7 @@
 package compute
 
-// This file is the whole attempt path, in the order a request meets it:
-//
-//	do (call.go) -> go-retryablehttp's loop -> http.Client (redirects) -> attemptTransport.RoundTrip:
-//	    limiter -> credential -> per-attempt timeout -> the network -> read the body
-//	-> retrier.checkRetry: classify (the retry policy, a pure function) -> retrier.backoff -> again.
+// The attempt path: do (call.go) -> go-retryablehttp's loop -> http.Client (redirects) ->
+// attemptTransport.RoundTrip (limiter, credential, timeout, network, body) -> retrier.checkRetry.
 
 import (
 	"bytes"
@@ -21,28 +18,24 @@ import (
 	"time"
 )
 
-// callState is what the attempts of one call share. do puts it in the request's context, the one
-// place go-retryablehttp hands to both the transport and the retry hooks. It needs no lock: the
-// transport and the hooks all run on the caller's goroutine, one after another, since
-// go-retryablehttp and http.Client call them synchronously. (The trace hooks, which net/http may
-// call from its own goroutines, write only to their attempt's local atomics.)
+// callState is what the attempts of one call share, passed in the request's context. It needs no
+// lock: the transport and the retry hooks run one after another on the caller's goroutine (the
+// trace hooks, which may not, write only to their attempt's atomics).
 type callState struct {
 	op  operation
 	ids []string // the IDs in op's path
 	n   int      // attempts so far
 	// written is whether the current attempt's request may have reached the service.
 	written bool
-	// processed is whether some attempt may have been processed by the service without the client
-	// seeing its result (a 5xx, a lost or unreadable response).
+	// processed is whether some attempt may have been processed without the client seeing its result.
 	processed bool
-	// checks counts checkRetry's calls, one per attempt of go-retryablehttp's loop.
+	// checks counts checkRetry's calls.
 	checks int
-	// wait is the wait checkRetry chose for the next retry; -1 when it chose none.
+	// wait is checkRetry's wait before the next retry; -1 for none.
 	wait time.Duration
 	// last is the last non-2xx response, kept so that an error after it still carries it.
 	last *lastResponse
-	// What observers and a captured Response are told: the last response's status and request ID,
-	// the limiter's waits, and the current attempt's timing.
+	// For observers and a captured Response:
 	status      int
 	requestID   string
 	limiterWait time.Duration
@@ -72,14 +65,12 @@ func stateOf(ctx context.Context) *callState {
 	return &callState{}
 }
 
-// attemptTransport runs once per attempt, under the retry loop and under http.Client, so once per
-// redirect too. It waits for the limiter, adds the credential when the request goes to the base
-// URL's origin (never to another host), bounds the attempt with the per-attempt timeout, notes
-// whether the request was written, reads the response's body, and logs the attempt.
+// attemptTransport runs once per attempt and per redirect: it waits for the limiter, adds the
+// credential for the base URL's origin only, applies the timeout, notes whether the request was
+// written, and reads the body.
 //
-// It must not implement CloseIdleConnections: go-retryablehttp calls
-// HTTPClient.CloseIdleConnections when it gives up, which would drop the whole keep-alive pool
-// after every failed call. http.Client forwards that call only to a transport that has the method.
+// It must not implement CloseIdleConnections: go-retryablehttp calls it when it gives up, which
+// would drop the whole keep-alive pool after every failed call.
 type attemptTransport struct {
 	next    http.RoundTripper
 	limiter Limiter
@@ -113,9 +104,8 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	n := st.n
 	st.written = true
 
-	// The trace tells a failure before the request's headers were complete on the connection (no
-	// connection, a failed TLS handshake, a timeout while connecting): then the service cannot have
-	// processed it. A transport that does not report GetConn leaves the attempt counted as written.
+	// The trace tells a failure before the headers were written (no connection, a failed TLS
+	// handshake): the service cannot have processed it. Without GetConn, it counts as written.
 	tr := &attemptTrace{}
 	tr.GetConn = func(string) { tr.gotConn.Store(true) }
 	tr.WroteHeaders = func() { tr.wroteHeaders.Store(true) }
@@ -123,11 +113,8 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	defer cancel()
 	out := req.Clone(ctx)
 	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
-		// The credential goes on this attempt's own copy of the request, never on the request the
-		// caller's http.Client sees: its CheckRedirect hook and the headers it copies onto a
-		// redirect never hold the token, and a request to any other origin leaves without it. The
-		// origin is compared as spelled: a redirect that spells the same origin otherwise ("HOST",
-		// ":443") goes without the token, which fails safe (the service responds 401).
+		// The credential goes on this attempt's copy only, so http.Client never copies it onto a
+		// redirect. The origin is compared as spelled: "HOST" or ":443" goes without it, and fails.
 		name, value := t.cred.header()
 		out.Header.Set(name, value)
 	}
@@ -140,8 +127,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	var body []byte
 	if err == nil {
-		// The body is read here, inside the attempt: the per-attempt timeout covers it, and a
-		// response cut off mid-body is this attempt's failure, which the retry policy sees.
+		// Read inside the attempt: the timeout covers it, and a cut-off body is this attempt's failure.
 		body, err = readBody(resp, st.op)
 	}
 	if err != nil {
@@ -156,8 +142,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	resp.Body = &attemptBody{Reader: bytes.NewReader(body), data: body}
-	// The response points at the request this transport was given, not at the attempt's copy, which
-	// carries the credential: the caller's http.Client hands resp.Request to its CheckRedirect hook.
+	// Not the attempt's copy, which carries the credential: CheckRedirect sees resp.Request.
 	resp.Request = req
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		st.last = &lastResponse{resp: resp, body: body}
@@ -180,8 +165,7 @@ func (t *attemptTransport) log(ctx context.Context, msg string, req *http.Reques
 	if !t.logger.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	// The path is the call's own, its IDs scrubbed, unless a redirect chose it: then it is the
-	// server's text.
+	// The call's own path, unless a redirect chose it: then it is the server's text.
 	path := t.cred.outside(req.URL.EscapedPath())
 	if st := stateOf(ctx); req.Response == nil {
 		path = t.cred.shownPath(st.op, st.ids)
@@ -197,8 +181,7 @@ const maxErrorBody = 64 << 10
 // errTooLarge ends a call whose success response is larger than the operation's bound.
 var errTooLarge = errors.New("the response body is larger than the client accepts")
 
-// attemptBody is a response body that the attempt read whole; the call takes its bytes (bodyBytes)
-// instead of copying them out.
+// attemptBody is a response body that the attempt read whole.
 type attemptBody struct {
 	*bytes.Reader
 	data []byte
@@ -207,8 +190,7 @@ type attemptBody struct {
 // Close implements io.Closer; the connection was released when the body was read.
 func (*attemptBody) Close() error { return nil }
 
-// bodyBytes returns the bytes of a response body: those the attempt read, or, for a body that did
-// not come through attemptTransport, what is left to read.
+// bodyBytes returns the bytes the attempt read, or reads a body that did not come through it.
 func bodyBytes(body io.Reader) ([]byte, error) {
 	if b, ok := body.(*attemptBody); ok {
 		return b.data, nil
@@ -216,15 +198,14 @@ func bodyBytes(body io.Reader) ([]byte, error) {
 	return io.ReadAll(body)
 }
 
-// readBody reads resp's body and closes it: a success response up to op's bound (larger is
-// errTooLarge, never retried), any other response up to maxErrorBody (the rest is dropped).
+// readBody reads and closes resp's body: a success up to op's bound (larger is errTooLarge), any
+// other response up to maxErrorBody.
 func readBody(resp *http.Response, op operation) ([]byte, error) {
 	defer resp.Body.Close()
 	limit := int64(maxErrorBody)
 	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	if success && op.discard {
-		// A little is read, so that a short body leaves the connection reusable; a longer one goes
-		// with the connection.
+		// A short body is drained so that the connection can be reused.
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 		return nil, nil
 	}
@@ -239,16 +220,14 @@ func readBody(resp *http.Response, op operation) ([]byte, error) {
 		return nil, fmt.Errorf("%w (%d bytes)", errTooLarge, limit)
 	case int64(len(body)) > limit:
 		body = body[:limit]
-		// A little more is read and dropped, so that a body just past the bound leaves the
-		// connection reusable.
+		// Drain a little, so that a body just past the bound leaves the connection reusable.
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 	}
 	return body, nil // a broken error body keeps what arrived
 }
 
-// readAtMost reads r to its end or to n bytes, into a buffer sized for a body of size bytes (-1 when
-// unknown) when that is less than n, so that a body of the announced size is read without growing
-// the buffer; a wrong size costs a grow, never more than n bytes.
+// readAtMost reads r to its end or to n bytes, into a buffer sized for the announced size (-1 when
+// unknown).
 func readAtMost(r io.Reader, n, size int64) ([]byte, error) {
 	b := make([]byte, 0, min(n, max(size+1, 512)))
 	for int64(len(b)) < n {
@@ -267,8 +246,7 @@ func readAtMost(r io.Reader, n, size int64) ([]byte, error) {
 	return b, nil
 }
 
-// notSentError marks a failure before anything was written (the limiter's wait ended): never
-// retried, never an unknown outcome.
+// notSentError marks a failure before anything was sent (the limiter's wait ended).
 type notSentError struct{ err error }
 
 func (e *notSentError) Error() string { return e.err.Error() }
@@ -289,11 +267,9 @@ func isDialError(err error) bool {
 // errCrossOriginWrite ends a write that the service redirected to another origin.
 var errCrossOriginWrite = errors.New("compute: the service redirected a write to another origin; not followed")
 
-// sameOriginWrites wraps an http.Client's redirect policy (next, nil for net/http's default of ten
-// redirects): a write (any method but GET and HEAD) is never followed to another origin than the
-// base URL's. net/http would re-send a 307 or 308's body there, or turn a 301, 302 or 303 into a GET
-// whose response (a 201 with some body) would read as the write's success. A redirect within the
-// origin is followed as before; a read may go anywhere, without the token (see attemptTransport).
+// sameOriginWrites wraps a redirect policy (nil for net/http's default) so that a write is never
+// followed to another origin: net/http would re-send its body there, or turn it into a GET whose
+// response would read as the write's success. A read may go anywhere, without the token.
 func sameOriginWrites(base *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if first := via[0]; first.Method != http.MethodGet && first.Method != http.MethodHead &&

@@ -2,42 +2,30 @@ package compute
 
 import "context"
 
-// Availability reports which instance types a region can create now, the response of
-// GET /compute/v1/availability/{region}/instances. It is the read-side
-// counterpart of the create refusals [CodeOutOfStock] (02036) and [CodeInstanceConfigNotAllowed]
-// (02020), and the only place the contract lists instance types.
+// Availability reports which instance types a region can create now, the only place the contract
+// lists instance types.
 type Availability struct {
-	// Type is the kind of report, an open string ("instances").
-	Type string `json:"type"`
-	// Region is the region the report is for.
-	Region string `json:"region"`
-	// Placement is the placement the report is for, an open string ("NONE"); "" when the response
-	// omits it.
-	Placement string `json:"placement"`
-	// InstanceTypes has one entry per instance type.
-	InstanceTypes []InstanceTypeAvailability `json:"instance_types"`
+	Type          string                     `json:"type"`           // kind of report ("instances")
+	Region        string                     `json:"region"`         // the region reported on
+	Placement     string                     `json:"placement"`      // placement reported on ("NONE")
+	InstanceTypes []InstanceTypeAvailability `json:"instance_types"` // one entry per instance type
 }
 
-// InstanceTypeAvailability is one instance type in an [Availability] report
-// (GET /compute/v1/availability/{region}/instances).
+// InstanceTypeAvailability is one instance type in an [Availability] report.
 type InstanceTypeAvailability struct {
-	// Type is the instance type identifier, the value of [InstanceCreateRequest.Type].
-	Type string `json:"type"`
-	// Available reports whether the type can be created in the region.
-	Available bool `json:"available"`
-	// Count is a JSON number the contract does not describe (not declared an integer); nil when
-	// the response omits it.
-	Count *float64 `json:"count"`
+	Type      string   `json:"type"`      // the instance type, as in InstanceCreateRequest.Type
+	Available bool     `json:"available"` // whether it can be created in the region
+	Count     *float64 `json:"count"`     // a number the contract does not describe; nil when omitted
 }
 
-// availabilityBody is the availability response, {"availability": {...}}.
+// availabilityBody is the availability response.
 type availabilityBody struct {
 	Availability *Availability `json:"availability"`
 }
 
 func (b *availabilityBody) resource() *Availability { return b.Availability }
 
-// AvailabilityOptions are the optional query of GET /compute/v1/availability/{region}/instances.
+// AvailabilityOptions are the optional query of an availability report.
 type AvailabilityOptions struct {
 	// Placement selects the placement to report on, an open string; empty is not sent.
 	Placement string `url:"placement,omitempty"`

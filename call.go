@@ -20,9 +20,8 @@ import (
 // validator is a request body or a query that can check itself before it is sent.
 type validator interface{ Validate() error }
 
-// request is one call of an operation: the IDs that fill its path, the options encoded as its query
-// (by go-querystring, from their url tags) and its JSON body. The query and the body are validated
-// before anything is sent; nil means none.
+// request is one call of an operation: the IDs of its path, its query (from url tags) and its JSON
+// body, both validated before sending; nil means none.
 type request struct {
 	op    operation
 	ids   []string
@@ -30,11 +29,9 @@ type request struct {
 	body  validator
 }
 
-// do validates r, sends it through the retrying transport and hands the success response's body
-// to read (nil drops it), whose error is the call's. A non-2xx response is an *APIError; a failure
-// that leaves a POST's outcome unknown matches [ErrOutcomeUnknown]. Every endpoint goes through do,
-// which tells the client's observer and the context's captured Response (see [CaptureResponse]) how
-// the call went, reading included.
+// do sends r and hands the success response's body to read (nil drops it), whose error is the
+// call's. Every endpoint goes through it; it tells the observer and a captured Response
+// ([CaptureResponse]) how the call went, reading included.
 func (c *Client) do(ctx context.Context, r request, read func(data []byte) error) error {
 	if ctx == nil {
 		return errNilContext
@@ -74,8 +71,7 @@ func (c *Client) call(op operation) Call {
 	return Call{Operation: op.name, Method: op.method, Path: op.path, Host: c.transport.host}
 }
 
-// send is do's work: the request built, validated, sent and its response turned into bytes or an
-// error.
+// send builds, validates and sends r, and turns its response into bytes or an error.
 func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, error) {
 	path, err := expandPath(r.op.path, r.ids)
 	if err != nil {
@@ -94,8 +90,8 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 			u += "?" + q
 		}
 	}
-	// body stays a nil interface without a request body: a nil []byte would still give the request
-	// an empty Body, which net/http then probes, with a goroutine and a timer, on every send.
+	// A nil interface, not a nil []byte, which would give the request an empty Body that net/http
+	// probes with a goroutine and a timer.
 	var body any
 	if r.body != nil {
 		if err := r.body.Validate(); err != nil {
@@ -126,7 +122,7 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 		return nil, c.failed(st, err)
 	}
 	defer resp.Body.Close()
-	// The transport has read the body already (see attemptTransport.RoundTrip).
+	// The transport has read the body already.
 	data, err := bodyBytes(resp.Body)
 	if err != nil {
 		return nil, c.failed(st, err)
@@ -134,11 +130,9 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		apiErr := newAPIError(resp, data, r.op.method, c.transport.cred.shownPath(r.op, r.ids), st.n, &c.transport.cred)
 		if r.op.method != http.MethodGet && resp.StatusCode < 500 && st.processed {
-			// An earlier attempt may have been processed before its response was lost (a 5xx or a
-			// broken connection), so this refusal may be about what that attempt did: a DELETE
-			// refused because the instance is now "deleting", an action refused because the
-			// instance is already stopping. Only the resource's not-found 404 says for sure that a
-			// DELETE's work is done; anything else is an unknown outcome, never a definite failure.
+			// An earlier attempt may have been processed, so this refusal may be about it (a DELETE
+			// refused as the instance is now "deleting"). Only the resource's not-found 404 says a
+			// DELETE's work is done; anything else is an unknown outcome.
 			if r.op.gone(apiErr) {
 				return nil, nil
 			}
@@ -152,9 +146,8 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 	return data, nil
 }
 
-// failed wraps a call that ended without a response: the transport's error, scrubbed of the token,
-// matches [ErrOutcomeUnknown] when the request was a POST that may have been processed, and still
-// carries the last *APIError when the context ended while the client waited to retry after it.
+// failed wraps the error of a call that ended without a response, scrubbed, with the last
+// *APIError if any, matching [ErrOutcomeUnknown] for a POST that may have been processed.
 func (c *Client) failed(st *callState, err error) error {
 	path := c.transport.cred.shownPath(st.op, st.ids)
 	err = fmt.Errorf("compute: %s %s: %w", st.op.method, path, c.transport.cred.outsideErr(err))
@@ -168,10 +161,8 @@ func (c *Client) failed(st *callState, err error) error {
 	return err
 }
 
-// decodeResponse decodes a success response's JSON object into out. A POST's response that cannot
-// be read matches [ErrOutcomeUnknown]: the request was processed (a create was billed), so look the
-// resource up rather than send it again. The decoder's error can quote the response (a value that
-// does not parse), so it is scrubbed and cut like any text from the server.
+// decodeResponse decodes a success response into out. A POST's unreadable response matches
+// [ErrOutcomeUnknown]. The decoder's error can quote the response, so it is scrubbed.
 func (c *Client) decodeResponse(op operation, data []byte, out any) error {
 	err := decodeObject(data, out)
 	if err != nil {
@@ -189,8 +180,7 @@ func unreadable(op operation, err error) error {
 	return err
 }
 
-// fetch sends r and returns the resource of its response, read through the resource's envelope
-// (a one-line wrapper struct, or the resource itself for an SSH key).
+// fetch sends r and returns the resource of its response, read through its envelope.
 func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*T, error) {
 	var v *T
 	err := c.do(ctx, r, func(data []byte) error {
@@ -207,8 +197,7 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 			// Without its id a resource cannot be read, changed or deleted: it is not the resource.
 			return unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has no id", r.op.method, r.op.path, missing(env)))
 		case r.op.names() && id != r.ids[len(r.ids)-1], r.op.copies && id == r.ids[len(r.ids)-1]:
-			// A response about another resource than the one asked for is a broken or hostile
-			// server's: acting on it could change or delete the wrong resource.
+			// Acting on a response about another resource could change or delete the wrong one.
 			return unreadable(r.op, fmt.Errorf("compute: %s %s: the response's %s has id %q, not the one asked for",
 				r.op.method, c.transport.cred.shownPath(r.op, r.ids), missing(env), c.transport.cred.outside(id)))
 		}
@@ -220,8 +209,7 @@ func fetch[T any](ctx context.Context, c *Client, r request, env envelope[T]) (*
 	return v, nil
 }
 
-// missing names what env did not find, for an error: its key, from the wrapper struct's tag, or
-// the type of a resource that is its own envelope (an SSH key without an ID).
+// missing names what env did not find, for an error: its JSON key, or its type.
 func missing(env any) string {
 	t := reflect.TypeOf(env).Elem()
 	if t.Kind() == reflect.Struct && t.NumField() == 1 {
@@ -237,9 +225,7 @@ func send(ctx context.Context, c *Client, r request) error {
 	return c.do(ctx, r, nil)
 }
 
-// expandPath fills tmpl's {name} segments with ids, path-escaped (a space, "?" or "#" cannot end
-// the path). An ID that could name another resource is refused with a ValidationError naming the
-// segment, before any request (see checkPathID).
+// expandPath fills tmpl's {name} segments with ids, path-escaped, after checkPathID.
 func expandPath(tmpl string, ids []string) (string, error) {
 	return fillPath(tmpl, ids, url.PathEscape)
 }
@@ -273,11 +259,9 @@ func fillPath(tmpl string, ids []string, fill func(string) string) (string, erro
 	return b.String(), nil
 }
 
-// checkPathID refuses an ID that could reach another resource than the one it names. Escaped, "/"
-// and "\\" are still read as separators by some proxies and servers, "%" is decoded a second time
-// by some, "." and ".." are dot segments that a proxy resolves, and control characters end a
-// request line for a careless one. The service's IDs are UUIDs, so refusing them costs nothing.
-// The reason never quotes the ID, which can hold anything (a secret pasted by mistake).
+// checkPathID refuses an ID that could reach another resource: some proxies read an escaped "/" or
+// "\\" as a separator, decode "%" twice or resolve "." and "..", and control characters end a
+// request line. The service's IDs are UUIDs. The reason never quotes the ID (it may be a secret).
 func checkPathID(name, id string) error {
 	switch {
 	case strings.TrimSpace(id) == "":
@@ -295,13 +279,11 @@ func checkPathID(name, id string) error {
 // errNilContext refuses a nil context before any request.
 var errNilContext = invalid("ctx", "must not be nil (use context.Background())")
 
-// envelope is the shape of a response that carries one resource: a one-line wrapper struct whose
-// tag names the key ({"instance": {...}}), declared beside its resource, or the resource itself
-// where the service does not wrap it (an SSH key). resource returns nil when the key was absent.
+// envelope is the shape of a response that carries one resource: a wrapper struct
+// ({"instance": {...}}) or the resource itself (an SSH key). resource is nil when it is absent.
 type envelope[T any] interface{ resource() *T }
 
-// pageBody is the shape of a list response: a struct with the items under the collection's key
-// (its tag) and the counts beside them, declared beside its resource.
+// pageBody is the shape of a list response: the items under the collection's key, and the counts.
 type pageBody[T any] interface {
 	parts() (*[]T, *pageCounts)
 }
@@ -313,15 +295,9 @@ type pageCounts struct {
 	PerPage    int `json:"per_page"`
 }
 
-// decodeObject decodes data, which must be one JSON object, into out, following encoding/json's
-// rules for a struct: a key matches case-insensitively, a repeated key is decoded again, a null
-// leaves a pointer nil, and anything but white space after the object is an error. Keys the SDK
-// does not know are skipped, so that a field the service adds later costs nothing.
-//
-// Before anything is built, a response whose arrays (or maps) hold so many items that decoding
-// them could cost more than maxDecodeCost times its size (plus decodeAllowance) is refused: a
-// thousand empty objects are a few kilobytes of JSON and could be a thousand instances in memory.
-// A real response spells its items out, so it stays far below that bound.
+// decodeObject decodes data, which must be one JSON object, into out. A response whose items would
+// cost more than maxDecodeCost times its size (plus decodeAllowance) to decode is refused first: a
+// few kilobytes of empty objects could be thousands of instances in memory.
 func decodeObject(data []byte, out any) error {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -329,8 +305,7 @@ func decodeObject(data []byte, out any) error {
 	}
 	elemCost, mapCost := costs(reflect.TypeOf(out))
 	bound := maxDecodeCost*len(data) + decodeAllowance
-	// An item takes two bytes of JSON at least ("0,"): a body too short to hold enough items to
-	// pass the bound is not scanned.
+	// An item takes two bytes at least ("0,"): a body too short to pass the bound is not scanned.
 	if len(data)/2*max(elemCost, mapCost) > bound {
 		elems, members := measure(data)
 		if elems*elemCost+members*mapCost > bound {
@@ -340,16 +315,15 @@ func decodeObject(data []byte, out any) error {
 	return json.Unmarshal(data, out)
 }
 
-// The bound of decodeObject: what decoding a response may cost, as a multiple of its size, plus an
-// allowance that a page of 100 items costs at most, however short their JSON.
+// The bound of decodeObject, as a multiple of the response's size, plus an allowance for a page of
+// 100 items, however short their JSON.
 const (
 	maxDecodeCost   = 8
 	decodeAllowance = 128 << 10
 )
 
-// measure counts, in one pass over the JSON text data, the elements of every array and the members
-// of every object, at any depth. It does not validate data (json.Unmarshal, which comes after it,
-// does); on valid JSON the counts are exact.
+// measure counts, in one pass, the elements of every array and the members of every object in
+// data, at any depth. It does not validate data; on valid JSON the counts are exact.
 func measure(data []byte) (elems, members int) {
 	var open []byte // the containers the scan is in, '[' or '{'
 	for i := 0; i < len(data); i++ {
@@ -399,9 +373,8 @@ func count(container byte, elems, members int) (int, int) {
 	return elems, members + 1
 }
 
-// costs is, for a response decoded into a value of type t, the most memory one array element can
-// cost (twice the largest slice element of t, since a slice grows by doubling) and one object
-// member (a map entry, when t has a map; else nothing: a struct's fields are already counted).
+// costs is the most memory one array element (twice the largest slice element, as slices double)
+// and one object member (a map entry, if t has a map) of a value of type t can cost.
 func costs(t reflect.Type) (elem, member int) {
 	if c, ok := costCache.Load(t); ok {
 		return c.([2]int)[0], c.([2]int)[1]
@@ -439,12 +412,10 @@ func addCosts(t reflect.Type, seen map[reflect.Type]bool, c *[2]int) {
 	}
 }
 
-// mapEntryCost is what one member of a JSON object decoded into a map costs at most, besides the
-// bytes of its key and value: the entry and the map's own growth.
+// mapEntryCost is what one map entry costs at most besides its key and value.
 const mapEntryCost = 96
 
-// OpenAPI returns the service's machine-readable description, the bytes of
-// GET /compute/v1/openapi.yaml. It is the one request that asks for YAML rather than JSON.
+// OpenAPI returns the service's machine-readable description: GET /compute/v1/openapi.yaml.
 func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
 	var doc []byte
 	err := c.do(ctx, request{op: opOpenAPI}, func(data []byte) error { doc = data; return nil })

@@ -22,57 +22,40 @@ const Version = "0.1.0"
 
 // Environment variables read by [NewClientFromEnv].
 const (
-	// EnvToken names the variable holding the API token.
-	EnvToken = "COMPUTE_API_TOKEN"
-	// EnvBaseURL names the variable holding the base URL, such as https://api.example.com.
-	EnvBaseURL = "COMPUTE_API_URL"
+	EnvToken   = "COMPUTE_API_TOKEN" // the API token
+	EnvBaseURL = "COMPUTE_API_URL"   // the base URL, such as https://api.example.com
 )
 
 // Defaults applied by [NewClient].
 const (
-	// DefaultTimeout bounds each attempt of a request (see [WithTimeout]).
-	DefaultTimeout = 30 * time.Second
-	// DefaultRateLimit is the contract's average of 10 requests per second.
-	DefaultRateLimit = 10
-	// DefaultRateBurst lets no burst above the steady rate.
-	DefaultRateBurst = 1
+	DefaultTimeout   = 30 * time.Second // bounds each attempt (see WithTimeout)
+	DefaultRateLimit = 10               // the contract's rate, in requests per second
+	DefaultRateBurst = 1                // no burst above the steady rate
 )
 
-// Client talks to the Compute API. It is immutable once built and safe for concurrent use by many
-// goroutines, which then share one rate limiter. Build it with [NewClient] or [NewClientFromEnv].
+// Client talks to the Compute API. It is immutable and safe for concurrent use; all its callers
+// share one rate limiter. Build it with [NewClient] or [NewClientFromEnv].
 type Client struct {
-	// baseURL is the parsed base URL as a string, the prefix of every request URL.
 	baseURL   string
 	userAgent string
 	retrying  *retryablehttp.Client
 	transport *attemptTransport
 	logger    *slog.Logger
 	observer  Observer // the options' observers joined; the zero Observer when none
-	// maxWalkPages bounds a walk whose pages report no total_count (defaultMaxWalkPages).
+	// maxWalkPages bounds a walk whose pages report no total_count.
 	maxWalkPages int
 
-	// Instances manages instances, their actions and waiting.
-	Instances *InstancesService
-	// Snapshots manages snapshots: an instance's, and the account's whole collection.
-	Snapshots *SnapshotsService
-	// SecurityGroups manages security groups.
-	SecurityGroups *SecurityGroupsService
-	// FloatingIPs manages floating IPs.
-	FloatingIPs *FloatingIPsService
-	// Images lists images.
-	Images *ImagesService
-	// SSHKeys manages SSH keys.
-	SSHKeys *SSHKeysService
-	// Volumes manages volumes.
-	Volumes *VolumesService
-	// Filesystems manages filesystems.
-	Filesystems *FilesystemsService
-	// Quotas reads quotas.
-	Quotas *QuotasService
-	// Reservations reads reservations.
-	Reservations *ReservationsService
-	// Availability reports instance availability per region.
-	Availability *AvailabilityService
+	Instances      *InstancesService      // instances, their actions and waits
+	Snapshots      *SnapshotsService      // an instance's snapshots and the account's collection
+	SecurityGroups *SecurityGroupsService // security groups
+	FloatingIPs    *FloatingIPsService    // floating IPs
+	Images         *ImagesService         // images
+	SSHKeys        *SSHKeysService        // SSH keys
+	Volumes        *VolumesService        // volumes
+	Filesystems    *FilesystemsService    // filesystems
+	Quotas         *QuotasService         // the account's quotas
+	Reservations   *ReservationsService   // the account's reservations
+	Availability   *AvailabilityService   // instance availability per region
 }
 
 // Option configures a [Client]. An Option that gets bad input makes NewClient return its error.
@@ -96,9 +79,8 @@ type config struct {
 	dump         io.Writer
 }
 
-// NewClient returns a client that authenticates with token. A base URL is required
-// ([WithBaseURL]); there is no built-in production host. The token must be non-empty and free of
-// control characters; it is sent only to the base URL's host and never appears in errors or logs.
+// NewClient returns a client that authenticates with token, a non-empty printable ASCII string. A
+// base URL is required ([WithBaseURL]); there is no built-in host.
 func NewClient(token string, opts ...Option) (*Client, error) {
 	if token == "" {
 		return nil, errors.New("compute: the API token is empty")
@@ -204,7 +186,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 }
 
 // NewClientFromEnv is [NewClient] with the token from COMPUTE_API_TOKEN and the base URL from
-// COMPUTE_API_URL. A [WithBaseURL] among opts wins over the variable.
+// COMPUTE_API_URL, which a [WithBaseURL] among opts overrides.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
 	token := os.Getenv(EnvToken)
 	if token == "" {
@@ -219,13 +201,10 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 // String describes the client without its credential.
 func (c *Client) String() string { return "compute.Client{" + c.baseURL + "}" }
 
-// WithBaseURL sets the service's base URL, such as "https://api.example.com"; request paths
-// (/compute/v1/...) are appended to it. A base URL that already ends in /compute/v1 (as other
-// clients of this service write it, "https://api.example.com/compute/v1") means the same as the
-// host alone: the suffix is dropped, so that it is not sent twice. Any other path is kept as a
-// prefix (a gateway's "/tenant-a", say), percent-encoding included. A plain-http URL is refused
-// unless its host is loopback or [WithInsecureHTTP] is given, because the token would travel in
-// clear.
+// WithBaseURL sets the service's base URL, such as "https://api.example.com", to which request
+// paths (/compute/v1/...) are appended; a trailing /compute/v1 is dropped, and any other path is
+// kept as a prefix. A plain-http URL is refused unless its host is loopback or [WithInsecureHTTP]
+// is given.
 func WithBaseURL(rawURL string) Option {
 	return func(c *config) error {
 		if rawURL == "" {
@@ -253,8 +232,8 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithTimeout bounds each attempt (connect, send, and read of the response); retries get a fresh
-// timeout. The default is 30 s. Bound the whole call, retries and waits included, with the context.
+// WithTimeout bounds each attempt, the response's body included (30 seconds by default); each
+// retry gets a fresh timeout. Bound the whole call with the context.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {
@@ -276,11 +255,9 @@ func WithUserAgent(product string) Option {
 	}
 }
 
-// WithRateLimit sets the client-side limit: rps attempts per second on average with bursts of
-// burst, paced as [NewLimiter] describes. Every attempt, retries included, waits for the limiter,
-// which all goroutines using the client share. The default is 10 per second with a burst of 1, the
-// contract's rate. Processes that share a token share its rate: give each a fraction of it, or
-// share one limiter between them ([WithLimiter]; the module
+// WithRateLimit sets the client-side limit, rps attempts per second with bursts of burst (default
+// 10 and 1), paced as [NewLimiter] describes. Processes that share a token share its rate: give
+// each a part of it, or share one limiter ([WithLimiter]; module
 // github.com/compute-sdk/compute-go/ratelimit/redis has one on Redis).
 func WithRateLimit(rps float64, burst int) Option {
 	return func(c *config) error {
@@ -292,8 +269,7 @@ func WithRateLimit(rps float64, burst int) Option {
 	}
 }
 
-// WithoutRateLimit turns the client-side limiter off. A 429 still pauses the client's requests for
-// the wait the service asks.
+// WithoutRateLimit turns the client-side limiter off; a 429 still pauses the client's requests.
 func WithoutRateLimit() Option {
 	return func(c *config) error { c.noRateLimit = true; return nil }
 }
@@ -322,7 +298,7 @@ func WithRetry(p RetryPolicy) Option {
 	}
 }
 
-// WithoutRetries sends every request once. A 429 then comes back at once as an error.
+// WithoutRetries sends every request once; a 429 comes back as an error.
 func WithoutRetries() Option {
 	return func(c *config) error {
 		c.retry.MaxRetries = 0
@@ -343,7 +319,7 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithLegacyAuthHeader sends the token in the deprecated X-Auth-Token header instead of
-// Authorization: Bearer, for deployments that still need it.
+// Authorization: Bearer.
 func WithLegacyAuthHeader() Option {
 	return func(c *config) error { c.legacyAuth = true; return nil }
 }
@@ -362,8 +338,7 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("compute: WithBaseURL: plain http to %s would send the token in clear; use https, or WithInsecureHTTP", u.Host)
 	}
-	// The API's own prefix is added to every request path, so a base URL that ends with it (as the
-	// service's other clients write it) is cut back to what comes before.
+	// Every request path has the API's prefix, so a base URL that ends with it is cut back.
 	prefix := strings.TrimRight(u.EscapedPath(), "/")
 	prefix = strings.TrimRight(strings.TrimSuffix(prefix, apiPrefix), "/")
 	if u.Path, err = url.PathUnescape(prefix); err != nil {
@@ -376,17 +351,15 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 // apiPrefix begins every path of the operation table.
 const apiPrefix = "/compute/v1"
 
-// sharedTransport is the connection pool of every client made without WithHTTPClient (or with an
-// http.Client whose Transport is nil): a program that makes a client per tenant or per request
-// reuses connections instead of keeping a pool, and its goroutines, per client. It is a clone of
-// net/http's default, so that nothing else in the program changes it.
+// sharedTransport is the connection pool of every client without its own transport, so that a
+// client per tenant or request does not keep a pool each. It is a clone of net/http's default, so
+// that changes to that one elsewhere in the program do not reach it.
 var sharedTransport = sync.OnceValue(func() http.RoundTripper {
 	return http.DefaultTransport.(*http.Transport).Clone()
 })
 
-// isLoopback accepts a loopback IP literal and the exact name localhost, which resolvers keep on
-// the machine; any other name ("api.localhost" included) may resolve anywhere, so a token sent to it
-// over plain http could travel in clear.
+// isLoopback accepts a loopback IP literal and the exact name localhost; any other name
+// ("api.localhost" included) may resolve anywhere.
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
@@ -395,8 +368,7 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validHeaderValue accepts printable ASCII only: no control character (tab included, which
-// servers may strip or split on) and no byte above 0x7e.
+// validHeaderValue accepts printable ASCII only (no tab, which servers may strip or split on).
 func validHeaderValue(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if b := s[i]; b < 0x20 || b >= 0x7f {
@@ -407,9 +379,8 @@ func validHeaderValue(s string) bool {
 }
 
 // Limiter paces a client's requests: every attempt, retries included, waits in Wait, and every 429
-// is reported to Throttled, so that one limiter holds every goroutine (or, shared, every process)
-// using one token to the account's rate. It must be safe for concurrent use. Pass one with
-// [WithLimiter]; [NewLimiter] returns the default one.
+// is reported to Throttled. It must be safe for concurrent use. Pass one with [WithLimiter];
+// [NewLimiter] returns the default one.
 type Limiter interface {
 	// Wait blocks until one attempt may be sent, or until ctx ends (it returns ctx's error); it may
 	// fail early when the wait would outlast ctx's deadline. The client calls the done it returns,
@@ -419,9 +390,8 @@ type Limiter interface {
 	Throttled(ctx context.Context, wait time.Duration)
 }
 
-// WithLimiter paces the client's requests with l instead of its own token bucket (see [Limiter]):
-// a limiter shared by several clients, or by several processes, holds them all to one rate.
-// [WithRateLimit] and [WithoutRateLimit] have no effect on a client built with WithLimiter.
+// WithLimiter paces the client's requests with l, which may be shared by several clients or
+// processes; [WithRateLimit] and [WithoutRateLimit] then have no effect.
 func WithLimiter(l Limiter) Option {
 	return func(c *config) error {
 		if l == nil {

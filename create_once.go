@@ -9,15 +9,13 @@ import (
 	"time"
 )
 
-// ErrNotCreated matches the error of a CreateOnce whose create may have been lost and that then
-// looked for the resource for the whole settle time and found none: nothing was created, so
-// calling CreateOnce again is safe ([RetryNotCreated] does it). It never matches
-// [ErrOutcomeUnknown]; errors.As still reaches the create's own failure (an [*APIError], say).
+// ErrNotCreated matches the error of a CreateOnce whose create had an unknown outcome and whose
+// resource did not show in the settle time: nothing was created, so calling again is safe
+// ([RetryNotCreated]). It does not match [ErrOutcomeUnknown]; errors.As reaches the create's error.
 var ErrNotCreated = errors.New("compute: not created")
 
-// DefaultSettleTime is how long CreateOnce keeps looking for the resource of a create whose response
-// was lost before it decides that nothing was created: a new resource may show in the service's
-// lists a few seconds after it was created.
+// DefaultSettleTime is how long CreateOnce looks for the resource of a create whose response was
+// lost, since a new resource may show in lists a few seconds late.
 const DefaultSettleTime = 30 * time.Second
 
 // OnceOption configures a CreateOnce call.
@@ -29,9 +27,9 @@ type onceConfig struct {
 	err     error
 }
 
-// WithSettleTime sets how long CreateOnce looks for the resource of a create whose response was lost
-// (default [DefaultSettleTime]). Set it to at least the time the service takes to list a new
-// resource: a shorter one could report [ErrNotCreated] for a resource that was created.
+// WithSettleTime sets how long CreateOnce looks for the resource of a create whose response was
+// lost (default [DefaultSettleTime]); shorter than the service's listing delay, it could report
+// [ErrNotCreated] for a resource that was created.
 func WithSettleTime(d time.Duration) OnceOption {
 	return func(c *onceConfig) {
 		if d <= 0 {
@@ -41,8 +39,8 @@ func WithSettleTime(d time.Duration) OnceOption {
 	}
 }
 
-// RetryNotCreated lets CreateOnce send the create again, up to n more times, when it found that a
-// create whose response was lost created nothing, instead of returning [ErrNotCreated].
+// RetryNotCreated lets CreateOnce send the create up to n more times instead of returning
+// [ErrNotCreated].
 func RetryNotCreated(n int) OnceOption {
 	return func(c *onceConfig) {
 		if n < 0 {
@@ -52,22 +50,17 @@ func RetryNotCreated(n int) OnceOption {
 	}
 }
 
-// NameError is the error of CreateOnce when the request's name does not lead to exactly one
-// resource it can adopt: several resources have the name (names are not unique on the service), or
-// the one that has it is not what the request would make (another region, size or source) or is
-// going away (deleting, in error). It matches [ErrConflict]. Nothing was created.
+// NameError is the error of CreateOnce when several resources have the request's name, or the one
+// that has it is not what the request would make or is going away. It matches [ErrConflict].
+// Nothing was created.
 type NameError struct {
-	// Kind is the kind of resource ("instance", "volume", ...).
-	Kind string
-	// Name is the name looked up.
-	Name string
-	// IDs are the resources found with the name (the lookup stops at the second).
-	IDs []string
-	// Reason says why none of them can be adopted.
-	Reason string
+	Kind   string   // "instance", "volume", ...
+	Name   string   // the name looked up
+	IDs    []string // the resources found with it (the lookup stops at two)
+	Reason string   // why none can be adopted
 }
 
-// Error reads "compute: 2 instances are named "web-1" ...".
+// Error reads "compute: cannot adopt the instance named "web-1": " and the reason.
 func (e *NameError) Error() string {
 	return fmt.Sprintf("compute: cannot adopt the %s named %q: %s", e.Kind, e.Name, e.Reason)
 }
@@ -75,8 +68,7 @@ func (e *NameError) Error() string {
 // Is makes errors.Is(err, ErrConflict) hold.
 func (e *NameError) Is(target error) bool { return target == ErrConflict }
 
-// once describes one kind of resource to createOnce: where to look for it by name, how to create it,
-// and whether a resource found with the name is what the create would have made.
+// once describes one kind of resource to createOnce.
 type once[T any] struct {
 	kind   string
 	name   string // the request's
@@ -86,20 +78,8 @@ type once[T any] struct {
 	mismatch func(found *T) string
 }
 
-// createOnce makes the request's name the create's idempotency key:
-//
-//   - It looks the name up first (the whole list, to its last page whatever its total_count says).
-//     One resource with the name that matches the request is returned without creating anything:
-//     a retried call, or a run after a crash, adopts what the earlier one made. Two with the name,
-//     or one that does not match the request, are a [*NameError].
-//   - Otherwise it sends the create, never more than once.
-//   - When the outcome is unknown, it looks the name up again, and again for the settle time
-//     (within the client's rate limit), since a new resource can show in the list late. It returns
-//     the resource as soon as it shows, a [*NameError] when what shows cannot be adopted, and an
-//     error matching [ErrNotCreated] when nothing showed in the settle time.
-//
-// Two CreateOnce calls racing with the same name may both create: give each resource a name that
-// only its creator uses.
+// createOnce makes the request's name the create's idempotency key, as
+// [InstancesService.CreateOnce] describes.
 func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOption) (*T, error) {
 	cfg := onceConfig{settle: DefaultSettleTime}
 	for _, opt := range opts {
@@ -167,8 +147,8 @@ func adopt[T any](ctx context.Context, c *Client, o once[T]) (*T, error) {
 	return &found[0], nil
 }
 
-// findByName walks list to its end (whatever total_count says, since a count can lag behind the
-// list) and returns the resources named exactly name, at most limit of them (0 for no limit).
+// findByName walks list to its end (a total_count can lag) and returns the resources named exactly
+// name, at most limit of them (0 for no limit).
 func findByName[T any](ctx context.Context, c *Client, list func(context.Context, *ListOptions) (*Page[T], error), name string, limit int) ([]T, error) {
 	var found []T
 	for v, err := range walk(ctx, c, &ListOptions{PerPage: MaxPerPage}, list, true) {
@@ -184,8 +164,8 @@ func findByName[T any](ctx context.Context, c *Client, list func(context.Context
 	return found, nil
 }
 
-// notCreatedError is ErrNotCreated's error: it unwraps to the create's failure without the
-// ErrOutcomeUnknown that marked it, since the outcome is now known.
+// notCreatedError is ErrNotCreated's error: it unwraps to the create's failure without
+// ErrOutcomeUnknown, since the outcome is now known.
 type notCreatedError struct {
 	kind, name string
 	settle     time.Duration
@@ -222,7 +202,7 @@ func stringField(v any, name string) (string, bool) {
 	return f.String(), true
 }
 
-// why collects the reasons why a resource found by name is not what a create would have made.
+// why collects the reasons a resource found by name cannot be adopted.
 type why []string
 
 // add records the reason the format says when cond holds.

@@ -1,8 +1,8 @@
-// Package compute is the Go SDK for the Compute Resource Management API, the whole compute family
-// of 45 operations: instances (virtual machines), their actions, user metadata and snapshots, the
-// account's snapshots collection, SSH keys, volumes, filesystems, security groups, floating IPs,
-// images, quotas, reservations and instance availability per region. The README lists every
-// operation with the method that sends it.
+// Package compute is the Go SDK for the Compute Resource Management API, its 45 operations:
+// instances (virtual machines), their actions, user metadata and snapshots, the account's
+// snapshots, SSH keys, volumes, filesystems, security groups, floating IPs, images, quotas,
+// reservations and instance availability per region. The README lists every operation with the
+// method that sends it.
 //
 // # Getting started
 //
@@ -22,68 +22,70 @@
 //
 // # Errors
 //
-// Every non-2xx response is an [*APIError] with the status, the service's five-digit [ErrorCode], the
-// message, the request ID and the number of attempts. Match it with errors.Is, against a sentinel
-// of its status ([ErrNotFound], [ErrForbidden], [ErrRateLimited], ...) or against a code
-// ([CodeTerminationProtected], ...), or take it with errors.As. Input the SDK can tell is wrong is
-// refused before any request with a [*ValidationError] naming the field in its JSON spelling; it
-// matches [ErrInvalidRequest].
+// Every non-2xx response is an [*APIError] with the status, the service's [ErrorCode], the message,
+// the request ID and the number of attempts. Match it with errors.Is against a sentinel
+// ([ErrNotFound], [ErrConflict], [ErrRateLimited], ...) or a code ([CodeTerminationProtected], ...).
+// Input the SDK can tell is wrong is refused before any request with a [*ValidationError] naming
+// the field in its JSON spelling.
 //
 // # Retries, and why a POST is not retried
 //
 // A 429 means the request was not processed, so it is retried for every method after the wait the
-// service asks (Retry-After, capped by [RetryPolicy].MaxWait). A 500, 502, 503, 504, a network
-// error or a success response cut off while its body is read is retried only for idempotent
-// operations: GET, PUT, DELETE and this API's PATCH (but for an attach or detach). A POST (create an
-// instance, which is billed; start, stop or reset; snapshot; create a security group or floating
-// IP) may have been processed when its response is lost, so it is never re-sent: the error matches
-// [ErrOutcomeUnknown], and the caller should look the resource up before trying again. Only a POST
-// that provably was not written (no connection, a failed TLS handshake, a timeout while connecting)
-// is retried. A DELETE retried after a 5xx or a lost response and then refused with the resource's
-// not-found 404 succeeds: the earlier attempt deleted the resource. Any other refusal after such an
-// attempt matches [ErrOutcomeUnknown] too, since it can be about what the earlier attempt did.
-// Waits use exponential backoff with full jitter and end when the context ends; see [RetryPolicy].
+// service asks (Retry-After). A 5xx, a network error or a response cut off mid-body is retried only
+// for idempotent operations: GET, PUT, DELETE and PATCH (but for an attach or detach). A POST (an
+// instance create, which is billed; an action; a snapshot) may have been processed when its
+// response is lost, so it is re-sent only when it provably was not written (no connection, a
+// failed TLS handshake); otherwise the error matches [ErrOutcomeUnknown], and the caller should look
+// the resource up before trying again. A DELETE retried and then answered with the resource's
+// not-found 404 succeeds. Waits use exponential backoff with full jitter ([RetryPolicy]).
 //
 // # Rate limiting
 //
-// A client-side limiter, 10 requests per second by default as the contract states, gates every
-// attempt, retries included, for all goroutines sharing the client ([WithRateLimit],
-// [WithoutRateLimit]). It paces a little under the rate and adapts to 429s (after one, it also
-// paces from the responses), so that it holds the rate against a service that allows no burst. A
-// 429 pauses the whole client, so concurrent callers back off together instead of feeding a storm:
-// for one interval after a lone 429 asking for at most a second (a pacing error), for the wait the
-// service asked otherwise. [WithLimiter] and [NewLimiter] share one limiter between clients, or
-// between processes with a shared implementation.
+// A client-side limiter gates every attempt, retries included, for all goroutines sharing the
+// client: 10 requests per second by default, the contract's rate ([WithRateLimit],
+// [WithoutRateLimit]). After a 429 it also paces from the responses, and further 429s pause the
+// whole client, so that concurrent callers back off together; [NewLimiter] describes the pacing.
+// [WithLimiter] shares one limiter between clients or processes.
 //
 // # Pagination
 //
 // List methods return one [Page] with the service's counts. All methods return an iter.Seq2 that
-// fetches pages lazily, stops when the loop breaks, and cannot loop forever: it stops on an empty or
-// short page, at total_count, and with an error when the service ignores the page parameter.
+// fetches pages as the loop reaches them and cannot loop forever: it stops on an empty or short
+// page, at total_count, and with an error when the service ignores the page parameter.
 //
 //	for inst, err := range c.Instances.All(ctx, nil) { ... }
 //
 // # Waiting
 //
 // The WaitForStatus methods poll at once, then with jittered exponential backoff
-// ([WithPollInterval]). They return on the target status, fail at once on a failure status (an
-// instance in "error") or on a non-temporary error (a 403, a 404), poll through unknown statuses and
-// temporary errors, and when the context ends return a [*WaitError] that wraps ctx.Err() and names
-// the last status seen. [OnUpdate] reports every poll. [InstancesService.WaitForDeletion] waits
-// until a deleted instance is gone (the service responds 404).
+// ([WithPollInterval]), until the target status, a failure status (an instance in "error"), a
+// non-temporary error or the end of the context, which return a [*WaitError]; [OnUpdate] reports
+// every poll. The WaitForDeletion methods wait until a deleted resource is gone. Waits on one kind
+// of resource that run at once share their polling: one walk of the list serves them all
+// ([WaitAll]).
+//
+// # Jobs: create once, delete and wait
+//
+// The CreateOnce methods make the resource's name the create's idempotency key: they adopt the
+// resource with that name or create it, never twice ([InstancesService.CreateOnce]). The
+// DeleteAndWait methods delete as soon as the service allows and wait until the resource is gone
+// ([InstancesService.DeleteAndWait], which also gives the order of a teardown).
+//
+// # Observability
+//
+// An [Observer] ([WithObserver]) is told about every call, attempt, poll and page; the module
+// github.com/compute-sdk/compute-go/otel builds OpenTelemetry instrumentation on it.
+// [CaptureResponse] records how one call went. [WithLogger] logs each attempt at debug level;
+// [WithDebugDump] writes whole exchanges, without the token.
 //
 // # Testing with computetest
 //
 // Package computetest (github.com/compute-sdk/compute-go/computetest) is a stateful in-memory fake
-// of the whole API: every operation with the contract's status codes and error bodies,
-// authentication, lifecycles, the stated conditions, a seeded catalogue, the rate limit, fault
-// injection (an error status, latency, a dropped connection, a request processed whose response is
-// lost) and a request log. Server.Client returns a Client wired to it:
+// of the whole API, with its status codes and error bodies, lifecycles, the rate limit, fault
+// injection (such as a request processed whose response is lost) and a request log. Server.Client
+// returns a Client wired to it; command compute-fake serves the same fake on a port.
 //
 //	srv := computetest.NewServer()
 //	defer srv.Close()
 //	c := srv.Client()
-//
-// Command compute-fake serves the same fake on a port, for curl, Terraform providers and clients in
-// other languages.
 package compute

@@ -11,10 +11,9 @@ import (
 	"sync"
 )
 
-// WithDebugDump writes each attempt's request and response to w, headers and body, for the day a
-// 400 makes no sense: the Authorization and X-Auth-Token headers are left out, the token is
-// scrubbed from everything else, and each body and header value is cut at 4 KiB. It is for
-// debugging only: bodies can hold what a log should not (names, scripts, addresses).
+// WithDebugDump writes each attempt's request and response, headers and body, to w. The credential
+// headers are left out, the token is scrubbed, and each body and header value is cut at 4 KiB. For
+// debugging only: bodies can hold what a log should not.
 func WithDebugDump(w io.Writer) Option {
 	return func(c *config) error {
 		if w == nil {

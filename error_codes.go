@@ -1,6 +1,5 @@
-// The error-code catalogue: one constant per row of the contract's error table, plus 01204. Each
-// code's meaning is written once, in the first line of its constant's comment ("CodeX is NNNNN:
-// meaning."); error_descriptions.go, which [ErrorCode.Description] reads, is generated from it.
+// The error codes. The first line of each constant's comment, "CodeX is NNNNN: meaning.", is the
+// code's description: go generate writes error_descriptions.go from it.
 
 //go:generate go test -run ^TestCodeDescriptionsAreGeneratedFromTheComments$ . -args -update
 
@@ -8,7 +7,7 @@ package compute
 
 import "errors"
 
-// The error codes of the contract. Each is an [ErrorCode], usable directly with errors.Is:
+// The error codes of the contract, plus 01204. Each is an [ErrorCode], usable with errors.Is:
 //
 //	if errors.Is(err, compute.CodeTerminationProtected) { ... }
 const (
@@ -21,7 +20,6 @@ const (
 	// CodeBadRequest is 02004: bad request.
 	CodeBadRequest ErrorCode = "02004"
 	// CodeInvalidSSHKey is 02005: invalid ssh key.
-	// SSHKeys.Create gets it for a value that is not an acceptable public key.
 	CodeInvalidSSHKey ErrorCode = "02005"
 	// CodeInvalidImage is 02006: invalid image.
 	CodeInvalidImage ErrorCode = "02006"
@@ -42,10 +40,8 @@ const (
 	// CodeAuthTokenNotProvided is 02014: auth token not provided.
 	CodeAuthTokenNotProvided ErrorCode = "02014"
 	// CodeSnapshotNotFound is 02015: snapshot not found.
-	// It is the not-found code of /compute/v1/snapshots/{snapshot_id}, its clone included.
 	CodeSnapshotNotFound ErrorCode = "02015"
 	// CodeSnapshotInUse is 02016: snapshot cannot be deleted while in use.
-	// SnapshotsService.Delete gets it for a snapshot an instance is built from.
 	CodeSnapshotInUse ErrorCode = "02016"
 	// CodeLegacyLargeDiskUnsupported is 02017: legacy large disk instance types not supported (earlier list only).
 	CodeLegacyLargeDiskUnsupported ErrorCode = "02017"
@@ -56,10 +52,8 @@ const (
 	// CodeInstanceConfigNotAllowed is 02020: instance config (type and/or region) not allowed.
 	CodeInstanceConfigNotAllowed ErrorCode = "02020"
 	// CodeVolumeNotFound is 02021: volume not found.
-	// It is the not-found code of /compute/v1/volumes/{volume_id}.
 	CodeVolumeNotFound ErrorCode = "02021"
 	// CodeAttachedVolumeNotDeletable is 02022: volumes attached to instances cannot be deleted.
-	// VolumesService.Delete gets it for an attached volume: detach it first.
 	CodeAttachedVolumeNotDeletable ErrorCode = "02022"
 	// CodeUpdateRequiresActive is 02023: only active instances can be updated.
 	CodeUpdateRequiresActive ErrorCode = "02023"
@@ -76,16 +70,12 @@ const (
 	// CodeInstanceAlreadyStarted is 02029: instance is already started.
 	CodeInstanceAlreadyStarted ErrorCode = "02029"
 	// CodeSecurityGroupAttachFailed is 02030: at least one provided security group cannot be attached.
-	// InstancesService.AttachSecurityGroup and an instance update with a security_groups list get it.
 	CodeSecurityGroupAttachFailed ErrorCode = "02030"
 	// CodeSecurityGroupDetachFailed is 02031: at least one provided security group cannot be detached.
-	// InstancesService.DetachSecurityGroup and an instance update with a security_groups list get it.
 	CodeSecurityGroupDetachFailed ErrorCode = "02031"
 	// CodeVolumeAttachFailed is 02032: at least one provided volume cannot be attached.
-	// InstancesService.AttachVolume and an instance update with a volumes list get it.
 	CodeVolumeAttachFailed ErrorCode = "02032"
 	// CodeVolumeDetachFailed is 02033: at least one provided volume cannot be detached.
-	// InstancesService.DetachVolume and an instance update with a volumes list get it.
 	CodeVolumeDetachFailed ErrorCode = "02033"
 	// CodeInstanceNotUpdatable is 02034: instance cannot be updated.
 	CodeInstanceNotUpdatable ErrorCode = "02034"
@@ -114,10 +104,8 @@ const (
 	// CodeVolumeLocked is 02046: volume is locked, cannot be attached or detached.
 	CodeVolumeLocked ErrorCode = "02046"
 	// CodeSSHKeyNotFound is 02047: SSH key not found.
-	// It is the not-found code of /compute/v1/ssh-keys/{ssh_key_id}.
 	CodeSSHKeyNotFound ErrorCode = "02047"
 	// CodeSSHKeyMalformed is 02048: SSH key is improperly formatted (earlier wording: not valid).
-	// SSHKeys.Create gets it for a value that does not parse as a key.
 	CodeSSHKeyMalformed ErrorCode = "02048"
 	// CodeStaticPublicIPQuotaReached is 02049: max static public ip quota reached.
 	CodeStaticPublicIPQuotaReached ErrorCode = "02049"
@@ -136,7 +124,6 @@ const (
 	// CodeFloatingIPNotFound is 02055: floating IP not found.
 	CodeFloatingIPNotFound ErrorCode = "02055"
 	// CodeVolumeAlreadyAttached is 02056: volume is already attached to the instance.
-	// InstancesService.AttachVolume gets it for a volume attached already.
 	CodeVolumeAlreadyAttached ErrorCode = "02056"
 	// CodeDriverIncompatibleWithImage is 02057: selected driver incompatible with the selected image.
 	CodeDriverIncompatibleWithImage ErrorCode = "02057"
@@ -157,13 +144,11 @@ const (
 	// CodeSecurityGroupInUse is 02065: security group is in use.
 	CodeSecurityGroupInUse ErrorCode = "02065"
 	// CodeVolumeInUse is 02066: volume is in use.
-	// VolumesService.Delete gets it for a volume in use.
 	CodeVolumeInUse ErrorCode = "02066"
 	// CodeReservationNotFound is 02067: reservation not found.
 	// An instance create or update gets it for a reservation_id that does not exist.
 	CodeReservationNotFound ErrorCode = "02067"
 	// CodeFilesystemResizeInvalid is 02068: filesystem resize invalid.
-	// FilesystemsService.Update gets it for a size the filesystem cannot take (below the current one).
 	CodeFilesystemResizeInvalid ErrorCode = "02068"
 	// CodeDeleteRequiresRunningOrStopped is 02069: only running or stopped instances can be deleted.
 	CodeDeleteRequiresRunningOrStopped ErrorCode = "02069"
@@ -184,8 +169,7 @@ const (
 	CodeAuthPermissionDenied ErrorCode = "01204"
 )
 
-// CodeOf returns the service's error code carried by err (an [*APIError] anywhere in its chain), or
-// "" when there is none, so that a caller can switch on codes:
+// CodeOf returns the error code of the [*APIError] in err's chain, or "" when there is none:
 //
 //	switch compute.CodeOf(err) {
 //	case compute.CodeTerminationProtected:

@@ -12,23 +12,21 @@ import (
 	"unicode/utf8"
 )
 
-// Sentinel errors. Every error returned by the SDK that stems from an HTTP response is an [*APIError],
-// which matches the sentinel of its status class through errors.Is:
+// Sentinel errors. An [*APIError] matches the sentinel of its status class through errors.Is:
 //
 //	if errors.Is(err, compute.ErrNotFound) { ... }
 var (
-	// ErrBadRequest matches a 400 or 422 response: the service rejected the request as malformed or invalid.
+	// ErrBadRequest matches a 400 or 422 response: the service rejected the request as invalid.
 	ErrBadRequest = errors.New("compute: bad request")
-	// ErrUnauthorized matches a 401 response, or code 02014 (no token): the credential is missing or invalid.
+	// ErrUnauthorized matches a 401 response or code 02014: the credential is missing or invalid.
 	ErrUnauthorized = errors.New("compute: unauthorized")
 	// ErrForbidden matches a 403 response, or codes 02043 and 01204 (permission denied).
 	ErrForbidden = errors.New("compute: forbidden")
 	// ErrNotFound matches a 404 response: the resource does not exist.
 	ErrNotFound = errors.New("compute: not found")
 	// ErrConflict matches a refusal because of a resource's state, whatever its HTTP status: a 409,
-	// and every code of the service that says so (the service sends most as 400), such as 02013 and
-	// 02069 (the instance's status does not allow a delete), 02038 (termination protected), 02022,
-	// 02027 and 02064 to 02066 (in use). Such a refusal can go away: wait for the state to change.
+	// or a code that says so (most come as 400), such as 02013 (the status does not allow a delete),
+	// 02038 (protected) or 02066 (in use). Such a refusal can go away when the state changes.
 	ErrConflict = errors.New("compute: conflict")
 	// ErrQuotaExceeded matches a refusal because an account quota is full, whatever its HTTP
 	// status: codes 02010, 02012, 02049 and 02073.
@@ -38,25 +36,21 @@ var (
 	// ErrServer matches any 5xx response.
 	ErrServer = errors.New("compute: server error")
 	// ErrOutcomeUnknown matches the failure of a call that may have changed something without the
-	// client learning what: a POST (create, action, snapshot) or an attach or detach (a relative
-	// PATCH) whose response was a 5xx, was lost (a timeout or a broken connection after the request
-	// was written) or could not be read; or any write refused (4xx) after an earlier attempt of it
-	// may have been processed, since the refusal can be about what that attempt did. The SDK never
-	// re-sends such a write once it may have been processed (an instance would be billed twice).
-	// Look the resource up (List or All, by name) before trying again; for an instance,
-	// [InstancesService.CreateOnce] does that. The error wraps the cause, so errors.As with an
-	// [*APIError] still works.
+	// client learning what: a POST or an attach or detach whose response was a 5xx, was lost after
+	// the request was written, or could not be read; or a write refused after an earlier attempt of
+	// it may have been processed, since the refusal can be about that attempt. Such a write is never
+	// re-sent (an instance would be billed twice): look the resource up before trying again, as the
+	// CreateOnce methods do. The error wraps the cause, so errors.As with an [*APIError] works.
 	ErrOutcomeUnknown = errors.New("compute: outcome unknown, the request may have been processed")
-	// ErrInvalidRequest matches a [*ValidationError]: the SDK refused the input before sending anything.
+	// ErrInvalidRequest matches a [*ValidationError]: the SDK refused the input before sending it.
 	ErrInvalidRequest = errors.New("compute: invalid request")
 )
 
 // maxExcerpt bounds what of a body that is not the JSON error shape is kept in [APIError.Message].
 const maxExcerpt = 512
 
-// ErrorCode is the service's five-digit error code, a string that keeps its leading zero ("02008").
-// Codes are stable while messages change, so switch on codes, not messages. An ErrorCode is itself an
-// error so that errors.Is(err, compute.CodeInstanceNotFound) reports whether err carries that code.
+// ErrorCode is the service's five-digit error code ("02008"). Codes are stable while messages
+// change. An ErrorCode is an error, so errors.Is(err, compute.CodeInstanceNotFound) works.
 type ErrorCode string
 
 // Description returns the contract's meaning of the code, or "" for a code the contract does not list.
@@ -72,23 +66,15 @@ func (c ErrorCode) Error() string {
 
 // APIError is a non-2xx response of the service.
 type APIError struct {
-	// StatusCode is the HTTP status of the last attempt.
-	StatusCode int
-	// Code is the service's error code, empty when the body did not carry one.
-	Code ErrorCode
-	// Message is the service's message, or a bounded excerpt of the body when the body was not the
-	// JSON error shape (an HTML page from a proxy, a truncated body).
-	Message string
-	// Method is the HTTP method of the operation.
-	Method string
-	// Path is the request path, escaped, without host or query.
-	Path string
-	// RequestID is the X-Request-Id header of the response, when present.
-	RequestID string
-	// Attempts is how many times the request was sent, retries included.
-	Attempts int
-	// RetryAfter is the wait the service asked for (Retry-After), zero when it asked none.
-	RetryAfter time.Duration
+	StatusCode int       // HTTP status of the last attempt
+	Code       ErrorCode // the service's error code; "" when the body had none
+	// Message is the service's message, or an excerpt of a body that was not the JSON error shape.
+	Message    string
+	Method     string        // HTTP method of the operation
+	Path       string        // request path, escaped, without host or query
+	RequestID  string        // the response's X-Request-Id
+	Attempts   int           // requests sent, retries included
+	RetryAfter time.Duration // the wait the service asked for (Retry-After)
 }
 
 // Error reads like "compute: GET /compute/v1/instances/x: 404 Not Found: code 02008 (Instance not
@@ -139,8 +125,6 @@ func (e *APIError) Is(target error) bool {
 
 // The service's codes that [ErrConflict] and [ErrQuotaExceeded] match.
 var (
-	// stateCodes refuse a request because of the current state of a resource: its status, its use by
-	// another, a lock or its protection.
 	stateCodes = []ErrorCode{
 		CodeSnapshotAlreadyInProgress, CodeDeleteRequiresActive, CodeSnapshotInUse, CodeAttachedVolumeNotDeletable,
 		CodeUpdateRequiresActive, CodeSecurityGroupLocked, CodeSecurityGroupUsedByInstances, CodeInstanceAlreadyStarted,
@@ -149,13 +133,11 @@ var (
 		CodeVolumeLocked, CodeVolumeAlreadyAttached, CodeFloatingIPInUse, CodeSecurityGroupInUse, CodeVolumeInUse,
 		CodeDeleteRequiresRunningOrStopped, CodeMigrationAlreadyInitiated,
 	}
-	// quotaCodes refuse a request because an account quota is full.
 	quotaCodes = []ErrorCode{CodeMaxQuotaReached, CodeSnapshotQuotaReached, CodeStaticPublicIPQuotaReached, CodeBareMetalClusterPendingLimit}
 )
 
-// Retryable reports whether the same request may succeed later without change: a 429 or a 502, 503
-// or 504. Waiters keep polling through these errors and stop at once on any other. (The transport
-// has already retried what it safely could before an error reaches the caller.)
+// Retryable reports whether the same request may succeed later unchanged: a 429, 502, 503 or 504.
+// Waits poll through these errors.
 func (e *APIError) Retryable() bool {
 	switch e.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -166,15 +148,12 @@ func (e *APIError) Retryable() bool {
 
 // Temporary reports the same as [APIError.Retryable].
 //
-// Deprecated: Go deprecated the name Temporary for net.Error, whose meaning was never clear; use
-// Retryable. Temporary will be removed in the release after v0.2.0.
+// Deprecated: use Retryable. Temporary will be removed in the release after v0.2.0.
 func (e *APIError) Temporary() bool { return e.Retryable() }
 
-// newAPIError builds the error of a non-2xx response whose body the transport read. It never
-// fails: a body that is not {"code": "...", "message": "..."} leaves Code empty and keeps an
-// excerpt. path is the request path as errors show it (see credential.shownPath). cred (nil for
-// none) scrubs the token from everything taken from the response, before it is cut, so that a
-// proxy echoing the request's headers cannot put the token, or a part of it, into the error.
+// newAPIError builds the error of a non-2xx response. A body that is not the JSON error shape
+// leaves Code empty and keeps an excerpt. cred (nil for none) scrubs the token from all it takes
+// from the response, before cutting, since a proxy may echo the request's headers.
 func newAPIError(resp *http.Response, body []byte, method, path string, attempts int, cred *credential) *APIError {
 	e := &APIError{
 		StatusCode: resp.StatusCode,
@@ -207,8 +186,7 @@ func newAPIError(resp *http.Response, body []byte, method, path string, attempts
 	return e
 }
 
-// maxErrorString bounds each string an APIError takes from a response (code, message, request
-// ID), so that a server cannot make an error, or every log line that prints it, megabytes long.
+// maxErrorString bounds each string an APIError takes from a response.
 const maxErrorString = 4 << 10
 
 // cutString cuts s to at most maxErrorString bytes, at a character boundary, marking the cut.
@@ -230,8 +208,8 @@ func cutRunes(s string, n int) string {
 	return s[:max(n, 0)]
 }
 
-// carriesErrorKeys reports whether the JSON object body has a non-null "code" or "message", for
-// the rare response whose code and message are both empty: {"code": ""} is the error shape, {} is not.
+// carriesErrorKeys reports whether body has a non-null "code" or "message": {"code": ""} is the
+// error shape, {} is not.
 func carriesErrorKeys(body []byte) bool {
 	var shape struct {
 		Code    *string `json:"code"`
@@ -240,9 +218,8 @@ func carriesErrorKeys(body []byte) bool {
 	return json.Unmarshal(body, &shape) == nil && (shape.Code != nil || shape.Message != nil)
 }
 
-// excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8: control characters
-// become spaces and each run of invalid bytes becomes U+FFFD. Nothing is deleted, so no two parts of
-// the body are joined that were not adjacent in it.
+// excerpt returns at most maxExcerpt bytes of body as one line of valid UTF-8. Nothing is deleted,
+// so no two parts of the body are joined that were not adjacent in it.
 func excerpt(body []byte) string {
 	truncated := len(body) > maxExcerpt
 	if truncated {
@@ -266,30 +243,23 @@ func excerpt(body []byte) string {
 }
 
 // ValidationError reports input that the SDK refused before sending any request. It lists every
-// problem of the request at once, so that a form or a config can be fixed in one pass; Field and
-// Reason repeat the first one.
+// problem at once; Field and Reason repeat the first.
 type ValidationError struct {
-	// Field is the first offending field in its JSON spelling ("disk_size",
-	// "rules[2].port_range_min").
-	Field string
-	// Reason says what is wrong with it.
-	Reason string
-	// Problems are all the problems found, in the order of the request's fields; the first is
-	// Field and Reason.
+	// Field is the first offending field in its JSON spelling ("rules[2].port_range_min").
+	Field  string
+	Reason string // what is wrong with it
+	// Problems are all the problems found, in the order of the request's fields.
 	Problems []FieldError
 }
 
 // FieldError is one problem of a request: a field in its JSON spelling and what is wrong with it.
 type FieldError struct {
-	// Field is the field in its JSON spelling, with indexes ("rules[2].port_range_min").
-	Field string
-	// Reason says what is wrong with it.
-	Reason string
+	Field  string // JSON spelling, with indexes ("rules[2].port_range_min")
+	Reason string // what is wrong with it
 }
 
 // Error reads "compute: invalid request: disk_size: must be at least 80", or, with several problems,
-// "compute: invalid request: 2 problems: name: is required; region: is required". It lists the first
-// maxListed problems; Problems holds them all.
+// "compute: invalid request: 2 problems: name: is required; region: is required", up to ten.
 func (e *ValidationError) Error() string {
 	if len(e.Problems) <= 1 {
 		return fmt.Sprintf("compute: invalid request: %s: %s", e.Field, e.Reason)
@@ -308,9 +278,8 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// maxListed bounds how many problems the text of a [ValidationError] lists, and maxQuoted how
-// many bytes of a value a reason quotes, so that a request with a million bad IDs or a 4 MiB value
-// makes a short error.
+// maxListed bounds the problems a [ValidationError]'s text lists, and maxQuoted the bytes of a
+// value a reason quotes.
 const (
 	maxListed = 10
 	maxQuoted = 64
@@ -329,8 +298,7 @@ func invalid(field, format string, args ...any) error {
 // problems collects every problem of a request; Validate methods add to one and return its err.
 type problems []FieldError
 
-// add records that field has the problem the format describes; a string argument longer than
-// maxQuoted bytes is cut.
+// add records a problem of field; a string argument longer than maxQuoted bytes is cut.
 func (p *problems) add(field, format string, args ...any) {
 	for i, a := range args {
 		if v := reflect.ValueOf(a); v.Kind() == reflect.String && v.Len() > maxQuoted {

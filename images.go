@@ -6,59 +6,42 @@ import (
 	"time"
 )
 
-// ImageType is the kind of an image. The service may add kinds: an unknown one decodes and
-// re-encodes unchanged, and any non-empty value can be used as a list filter.
+// ImageType is the kind of an image. An unknown value decodes and re-encodes unchanged.
 type ImageType string
 
 // Image types of the contract.
 const (
-	// ImageTypeBaseOS is a public image of a basic operating system.
-	ImageTypeBaseOS ImageType = "base-os"
-	// ImageTypeCloudImage is a public cloud image; it may come in several versions.
-	ImageTypeCloudImage ImageType = "cloud-image"
-	// ImageTypePreconfigured is a public image with applications or frameworks installed.
-	ImageTypePreconfigured ImageType = "preconfigured"
-	// ImageTypeSnapshot is a backup of an instance, visible only to the account that owns it.
-	ImageTypeSnapshot ImageType = "snapshot"
+	ImageTypeBaseOS        ImageType = "base-os"       // a public image of a basic operating system
+	ImageTypeCloudImage    ImageType = "cloud-image"   // a public cloud image, maybe in several versions
+	ImageTypePreconfigured ImageType = "preconfigured" // a public image with applications installed
+	ImageTypeSnapshot      ImageType = "snapshot"      // an instance backup, visible only to its account
 )
 
 // Image is what an instance boots from. Not every image runs on every instance type: the service
 // refuses an incompatible pairing with [CodeImageIncompatible] (02035).
 type Image struct {
-	// ID identifies the image; an instance creation accepts it, or the slug.
-	ID string `json:"id"`
-	// Name is the display name.
-	Name string `json:"name"`
-	// Type is the kind of image.
-	Type ImageType `json:"type"`
-	// Family is the operating system family.
-	Family string `json:"family"`
-	// Slug is the image's stable short name, usable in place of the ID when creating an instance,
-	// with a version as "<slug>:<version>".
-	Slug string `json:"slug"`
-	// OSType is the operating system kind.
-	OSType string `json:"os_type"`
-	// Versions lists the versions of a cloud image; it is empty for other types.
-	Versions []string `json:"versions"`
-	// Regions lists the regions where the image can be used.
-	Regions []string `json:"regions"`
-	// CreatedAt is when the image was created.
-	CreatedAt time.Time `json:"created_at"`
-	// UpdatedAt is when the image last changed.
-	UpdatedAt time.Time `json:"updated_at"`
+	ID     string    `json:"id"`     // identifies the image
+	Name   string    `json:"name"`   // display name
+	Type   ImageType `json:"type"`   // kind of image
+	Family string    `json:"family"` // operating system family
+	// Slug is the image's stable short name, usable in place of the ID ("<slug>:<version>").
+	Slug      string    `json:"slug"`
+	OSType    string    `json:"os_type"`    // operating system kind
+	Versions  []string  `json:"versions"`   // versions of a cloud image; empty for other types
+	Regions   []string  `json:"regions"`    // regions where it can be used
+	CreatedAt time.Time `json:"created_at"` // when it was created
+	UpdatedAt time.Time `json:"updated_at"` // when it last changed
 }
 
-// ImageListOptions selects one page of images, optionally of one type. The embedded ListOptions
-// are sent beside the type: type=snapshot&page=2&per_page=10.
+// ImageListOptions selects one page of images, optionally of one type.
 type ImageListOptions struct {
-	// Type, when set, lists only images of that type. Types are an open set: any non-empty value
-	// is sent as it is.
+	// Type, when set, lists only images of that type; any value is sent as it is.
 	Type ImageType `url:"type,omitempty"`
-	// ListOptions selects the page; its fields are sent at the top level of the query.
+	// ListOptions selects the page.
 	ListOptions
 }
 
-// Validate checks the page options against the contract's limits; a nil *ImageListOptions is valid.
+// Validate checks the page options; a nil *ImageListOptions is valid.
 func (o *ImageListOptions) Validate() error {
 	if o == nil {
 		return nil
@@ -66,7 +49,7 @@ func (o *ImageListOptions) Validate() error {
 	return o.ListOptions.Validate()
 }
 
-// page is the page asked for (see ListOptions).
+// page is the page asked for.
 func (o *ImageListOptions) page() int {
 	if o == nil {
 		return 1
@@ -74,7 +57,7 @@ func (o *ImageListOptions) page() int {
 	return o.ListOptions.page()
 }
 
-// pageSize bounds the page (see ListOptions).
+// pageSize bounds the page.
 func (o *ImageListOptions) pageSize() int {
 	if o == nil {
 		return MaxPerPage
@@ -96,8 +79,8 @@ func (s *ImagesService) List(ctx context.Context, opts *ImageListOptions) (*Page
 	return list(ctx, s.c, opListImages, nil, opts, &imagesPage{})
 }
 
-// All walks every image (of opts.Type, when set), one GET /compute/v1/images per page, fetching a
-// page only when the loop reaches it. opts is copied when All is called and never changed.
+// All iterates over every image (of opts.Type, when set), fetching GET /compute/v1/images pages as
+// the loop reaches them.
 func (s *ImagesService) All(ctx context.Context, opts *ImageListOptions) iter.Seq2[Image, error] {
 	var base ImageListOptions
 	if opts != nil {

@@ -12,27 +12,25 @@ import (
 
 // The constants of the pacing [NewLimiter] describes, which the Redis limiter (ratelimit/redis) uses.
 const (
-	// PacingHeadroom is how far under the rate the schedule runs.
-	PacingHeadroom = 0.003
-	// PacingHold is how long, in intervals, a request waits past its due time for the last response.
-	PacingHold = 0.25
+	PacingHeadroom = 0.003 // how far under the rate the schedule runs
+	PacingHold     = 0.25  // intervals a request waits past its due time for the last response
 )
 
 // NewLimiter returns the limiter a client builds from [WithRateLimit]: rps requests per second on
-// average with bursts of burst (rps > 0, burst >= 1); pass one to several clients ([WithLimiter])
-// to hold them all to one rate. Callers take turns, paced by two mechanisms:
+// average with bursts of burst (rps > 0, burst >= 1). Pass one to several clients ([WithLimiter])
+// to hold them all to one rate. Callers take turns, paced two ways:
 //
-//   - The schedule: a token bucket (golang.org/x/time/rate) at rps less [PacingHeadroom], whose
-//     turns are fixed in advance, so a caller that wakes late does not delay the next.
-//   - Pacing from responses, from the first 429 on. A strict service (no burst) refuses a request
-//     that reaches it less than an interval after the one before, as when the one before was late
-//     on its way. So each request then also waits until an interval after the response to the one
-//     before arrived, less the fastest round trip seen (the service counted that request before it
-//     responded), but at most [PacingHold] of an interval past its due time.
+//   - The schedule: a token bucket at rps less [PacingHeadroom], whose turns are fixed in advance,
+//     so a caller that wakes late does not delay the next.
+//   - From the first 429 on, pacing from responses: a service that allows no burst refuses a
+//     request that reaches it less than an interval after the one before. So each request also
+//     waits until an interval after the previous response arrived, less the fastest round trip
+//     seen (the service counted the request before it responded), but at most [PacingHold] of an
+//     interval past its due time.
 //
-// The first 429 only turns the pacing from responses on. Each later one pauses every caller for its
-// Retry-After, since the budget is spent (another client on the token, a lower limit); a caller
-// whose deadline ends before the pause does fails at once with an error matching [ErrRateLimited].
+// Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
+// on the token, a lower limit); a caller whose deadline ends before the pause fails at once with an
+// error matching [ErrRateLimited].
 func NewLimiter(rps float64, burst int) (Limiter, error) {
 	if !(rps > 0) || math.IsInf(rps, 0) || burst < 1 {
 		return nil, fmt.Errorf("compute: NewLimiter: rps must be > 0 and finite and burst >= 1, got %v and %d", rps, burst)

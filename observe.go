@@ -6,73 +6,47 @@ import (
 	"time"
 )
 
-// Response is what a call's caller can know of it once it ended, success or failure: which
-// operation it was, what the service said, and where the time went. Get it for one call with
-// [CaptureResponse], or for every call with an [Observer].
+// Response describes a call once it ended: which operation it was, what the service said, and where
+// the time went. Get it for one call with [CaptureResponse], or for every call with an [Observer].
 type Response struct {
-	// Operation names the SDK method that sent the call ("Instances.Get").
-	Operation string
-	// Method and Path are the operation's HTTP method and path template
-	// ("/compute/v1/instances/{instance_id}"), which hold no ID.
-	Method, Path string
-	// StatusCode is the last response's status, 0 when no response arrived.
-	StatusCode int
-	// RequestID is the last response's X-Request-Id, scrubbed and cut like any text from the server.
-	RequestID string
-	// Attempts is how many times the request was sent, retries included.
-	Attempts int
-	// Duration is the whole call, retries, waits and the body's read included.
-	Duration time.Duration
-	// LimiterWait is the time the call's attempts waited for the rate limiter, together.
-	LimiterWait time.Duration
+	Operation    string        // the SDK method ("Instances.Get")
+	Method, Path string        // HTTP method and path template, which hold no ID
+	StatusCode   int           // the last response's status; 0 when none arrived
+	RequestID    string        // the last response's X-Request-Id
+	Attempts     int           // requests sent, retries included
+	Duration     time.Duration // the whole call, retries and waits included
+	LimiterWait  time.Duration // time all attempts waited for the rate limiter
 }
 
 type responseKey struct{}
 
-// CaptureResponse returns a context whose calls record what they ended with in r: after a call
-// made with the context returns, r describes it (for a method that sends several requests, such as
-// All, a wait or CreateOnce, the last one). It is the per-call counterpart of an [Observer], which
-// sees every call; a context is the Go way to pass such a thing without changing a method's
-// signature. r must not be read while a call made with the context runs.
+// CaptureResponse returns a context whose calls record in r how they ended: after a call returns, r
+// describes it (for a method that sends several requests, the last one). Do not read r while a
+// call made with the context runs.
 func CaptureResponse(ctx context.Context, r *Response) context.Context {
 	return context.WithValue(ctx, responseKey{}, r)
 }
 
 // Call describes a call as it starts.
 type Call struct {
-	// Operation names the SDK method ("Instances.Get").
-	Operation string
-	// Method and Path are the operation's HTTP method and path template.
-	Method, Path string
-	// Host is the service's host, as the base URL spells it.
-	Host string
+	Operation    string // the SDK method ("Instances.Get")
+	Method, Path string // the operation's HTTP method and path template
+	Host         string // the service's host, as the base URL spells it
 }
 
 // Attempt describes one attempt of a call once its outcome is known.
 type Attempt struct {
-	// Call is the call it belongs to.
-	Call Call
-	// Number counts the attempts of the call from 1.
-	Number int
-	// Start is when the attempt was sent: the rate limiter's grant.
-	Start time.Time
-	// StatusCode is the response's status, 0 when none arrived.
-	StatusCode int
-	// RequestID is the response's X-Request-Id, scrubbed and cut like any text from the server.
-	RequestID string
-	// Err is the attempt's failure when no response arrived (a network error), scrubbed of the
-	// token; nil otherwise.
-	Err error
-	// Backoff is the time between the previous attempt's end and this one's start, 0 for the first.
-	Backoff time.Duration
-	// LimiterWait is how long this attempt waited for the rate limiter before it was sent.
-	LimiterWait time.Duration
-	// Duration is the attempt itself, from the limiter's grant to the end of its response's body.
-	Duration time.Duration
-	// RetryAfter is the wait a 429 asked for, 0 when none.
-	RetryAfter time.Duration
-	// Retried reports whether the call sends the request again.
-	Retried bool
+	Call        Call          // the call it belongs to
+	Number      int           // counts from 1
+	Start       time.Time     // when it was sent: the rate limiter's grant
+	StatusCode  int           // the response's status; 0 when none arrived
+	RequestID   string        // the response's X-Request-Id, scrubbed and cut
+	Err         error         // the failure when no response arrived
+	Backoff     time.Duration // time since the previous attempt ended; 0 for the first
+	LimiterWait time.Duration // time this attempt waited for the rate limiter
+	Duration    time.Duration // from the limiter's grant to the end of the response's body
+	RetryAfter  time.Duration // the wait a 429 asked for
+	Retried     bool          // whether the call sends the request again
 	// Reason says why it is retried ("rate limited", "server error", "network error", "timeout",
 	// "not sent"); it is empty when it is not.
 	Reason string
@@ -80,33 +54,24 @@ type Attempt struct {
 
 // Poll describes one poll of a wait (WaitForStatus, WaitForDeletion, DeleteAndWait's wait).
 type Poll struct {
-	// Resource is the kind of resource awaited ("instance") and ID its ID.
-	Resource, ID string
-	// Target is the awaited status, "deleted" for a wait for deletion.
-	Target string
-	// Status is the status seen, "" when the poll failed.
-	Status string
-	// Shared reports whether the status came from a list walk that served several waits.
-	Shared bool
-	// Err is the poll's failure, nil when it succeeded.
-	Err error
+	Resource, ID string // the kind awaited ("instance") and its ID
+	Target       string // the awaited status; "deleted" for a wait for deletion
+	Status       string // the status seen; "" when the poll failed
+	Shared       bool   // whether the status came from a list walk shared by several waits
+	Err          error  // the poll's failure
 }
 
 // PageRead describes one page of a walk (an All method, a lookup by name, a walk serving waits).
 type PageRead struct {
-	// Operation names the list ("Instances.List").
-	Operation string
-	// Page is the page's number and Items how many items it held.
-	Page, Items int
-	// TotalCount is what the page said the whole list holds.
-	TotalCount int
+	Operation   string // the list ("Instances.List")
+	Page, Items int    // the page's number and how many items it held
+	TotalCount  int    // the whole list's size, as the page says
 }
 
-// Observer is told about a client's calls, each attempt of a call, each poll of a wait and each
-// page of a walk: the hooks that metrics, traces and logs are built on (the module
-// github.com/compute-sdk/compute-go/otel builds OpenTelemetry's). Every field is optional. The
-// functions run on the goroutine of the call, in order, and must be quick; a client without an
-// Observer pays nothing for them. Pass one with [WithObserver].
+// Observer is told about a client's calls, their attempts, the polls of waits and the pages of
+// walks, for metrics, traces and logs (module github.com/compute-sdk/compute-go/otel builds
+// OpenTelemetry's). Every field is optional; each runs on the call's goroutine and must be quick.
+// Pass one with [WithObserver].
 type Observer struct {
 	// CallStart is called as a call starts. The context it returns (nil keeps ctx) is the call's
 	// from then on, so that a span it starts is the parent of what the call does.
@@ -130,8 +95,7 @@ func WithObserver(o Observer) Option {
 	}
 }
 
-// joinObservers returns one Observer that tells each of obs in turn; its fields are nil where no
-// observer has the hook, so that an unobserved client tests a nil function and does nothing else.
+// joinObservers returns one Observer that tells each of obs in turn; a hook none has stays nil.
 func joinObservers(obs []Observer) Observer {
 	if len(obs) == 1 {
 		return obs[0]

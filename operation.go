@@ -5,36 +5,31 @@ import (
 	"strings"
 )
 
-// operation is one endpoint of the contract, declared once in the table below: retries, logs and
-// errors all read the same fact.
+// operation is one endpoint of the contract, declared once in the table below.
 type operation struct {
 	// name is the SDK method that sends it ("Instances.Get"), for errors, logs and traces.
 	name   string
 	method string
-	// path is a template whose {name} segments are filled, in order, with path-escaped IDs; an empty
-	// ID is refused with a ValidationError naming the segment ("instance_id").
+	// path is a template whose {name} segments are filled, in order, with IDs.
 	path string
-	// idempotent operations are retried after a 5xx response or a network error; the others never
-	// are, once they may have reached the service.
+	// idempotent operations are retried after a 5xx or a network error; the others never are, once
+	// they may have reached the service.
 	idempotent bool
 	// accept overrides the Accept header (application/json by default).
 	accept string
 	// maxBody overrides the bound of a success response's body (maxResponseBody by default).
 	maxBody int64
-	// notFound is the code of a DELETE's 404 that says the resource does not exist (see gone).
+	// notFound is the code of a 404 that says the resource does not exist (see gone).
 	notFound ErrorCode
-	// discard is set for an operation whose success response has no body the SDK reads (a delete,
-	// an action): the service's yes is enough, however long a body a broken server sends with it.
+	// discard is set for an operation whose success body the SDK does not read (a delete, an action).
 	discard bool
-	// copies is set for an operation that makes a new resource from the one its path names (a
-	// clone), whose response is therefore never that resource.
+	// copies is set for an operation whose response is a new resource, never the one its path names.
 	copies bool
 }
 
 // gone reports whether e, the response to a DELETE, says that the resource does not exist: a 404
-// with the resource's not-found code. An invalid route's 404 (02001) or a proxy's HTML page says
-// nothing about the resource. Without a not-found code in the table (filesystems: the contract
-// names none), a 404 with the JSON error shape and any other code counts.
+// with its not-found code; without one (filesystems), a JSON 404 with any code but an invalid
+// route's. A proxy's HTML page says nothing about the resource.
 func (op operation) gone(e *APIError) bool {
 	if op.method != http.MethodDelete || e.StatusCode != http.StatusNotFound {
 		return false
@@ -45,13 +40,11 @@ func (op operation) gone(e *APIError) bool {
 	return e.Code != "" && e.Code != CodeInvalidRoute
 }
 
-// maxResponseBody bounds the body of a success response, decompressed bytes included. The largest
-// response of the contract, a page of 100 instances, is well under it; a larger body is an error,
-// so that a broken or hostile server cannot make one call cost more memory than that.
+// maxResponseBody bounds the body of a success response, decompressed: a page of 100 instances is
+// well under it.
 const maxResponseBody = 1 << 20
 
-// names reports whether a success response of op is the resource its path's last ID names: a read
-// or a change of one resource (GET, PUT, PATCH on a path that ends with its ID).
+// names reports whether a success response of op is the resource its path's last ID names.
 func (op operation) names() bool {
 	return strings.HasSuffix(op.path, "}") && op.method != http.MethodPost && op.method != http.MethodDelete
 }
@@ -64,8 +57,7 @@ func (op operation) bodyLimit() int64 {
 	return maxResponseBody
 }
 
-// operations is the operation table as a value, in the order declared, for tests and docs to
-// range over. register adds each entry as the variables below are initialized.
+// operations is the operation table in the order declared, for tests to range over.
 var operations []operation
 
 func register(op operation) operation {
@@ -73,8 +65,8 @@ func register(op operation) operation {
 	return op
 }
 
-// The operation table: every endpoint of the contract, declared once. GET, PUT, DELETE and PATCH are
-// idempotent here (every PATCH variant of this API sets absolute values); POST never is.
+// The operation table. GET, PUT, DELETE and PATCH are idempotent (every PATCH of this API but the
+// attach and detach sets absolute values); POST never is.
 var (
 	opCreateSecurityGroup = register(operation{name: "SecurityGroups.Create", method: "POST", path: "/compute/v1/security-groups"})
 	opUpdateSecurityGroup = register(operation{name: "SecurityGroups.Update", method: "PUT", path: "/compute/v1/security-groups/{security_group_id}", idempotent: true})
@@ -100,12 +92,9 @@ var (
 
 	opListImages = register(operation{name: "Images.List", method: "GET", path: "/compute/v1/images", idempotent: true})
 
-	// User metadata, SSH keys, volumes, filesystems, the snapshots collection and the account.
-
 	opGetUserMetadata = register(operation{name: "Instances.UserMetadata", method: "GET", path: "/compute/v1/instances/{instance_id}/user-metadata", idempotent: true})
-	// opAttachInstance is the instance PATCH in its attach and detach forms ({"volumes": {"attach":
-	// id}}): unlike the other PATCH variants it changes the current state relatively, so a resent
-	// attach could meet "already attached" (02056) after the first one worked. It is never re-sent.
+	// The attach and detach forms of the instance PATCH change the state relatively: a resent
+	// attach could meet "already attached" (02056) after the first one worked.
 	opAttachInstance = register(operation{name: "Instances.Attach", method: "PATCH", path: "/compute/v1/instances/{instance_id}"})
 
 	opListSSHKeys  = register(operation{name: "SSHKeys.List", method: "GET", path: "/compute/v1/ssh-keys", idempotent: true})

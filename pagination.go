@@ -13,16 +13,14 @@ import (
 // MaxPerPage is the largest page the service serves.
 const MaxPerPage = 100
 
-// ListOptions selects one page of a list. Zero fields are not sent, so the service's defaults apply
-// (page 1, 50 items per page).
+// ListOptions selects one page of a list. Zero fields are not sent: the service's defaults are page
+// 1 and 50 items.
 type ListOptions struct {
-	// Page is the 1-based page number.
-	Page int `url:"page,omitempty"`
-	// PerPage is the page size, 1 to 100.
-	PerPage int `url:"per_page,omitempty"`
+	Page    int `url:"page,omitempty"`     // 1-based page number
+	PerPage int `url:"per_page,omitempty"` // page size, 1 to 100
 }
 
-// Validate checks the options against the contract's limits; a nil *ListOptions is valid.
+// Validate checks the options; a nil *ListOptions is valid.
 func (o *ListOptions) Validate() error {
 	if o == nil {
 		return nil
@@ -37,8 +35,7 @@ func (o *ListOptions) Validate() error {
 	return p.err()
 }
 
-// pageSize is the most items a page of these options may hold: per_page when set, else the
-// contract's maximum (the service's default is 50).
+// pageSize is the most items a page of these options may hold.
 func (o *ListOptions) pageSize() int {
 	if o == nil || o.PerPage == 0 {
 		return MaxPerPage
@@ -48,33 +45,27 @@ func (o *ListOptions) pageSize() int {
 
 // Page is one page of a list, with the counts the service reported.
 type Page[T any] struct {
-	// Items are the page's resources.
-	Items []T
-	// TotalCount is the number of resources in the whole list.
-	TotalCount int
-	// Page is the 1-based number of this page.
-	Page int
-	// PerPage is the page size the service applied.
-	PerPage int
+	Items      []T // the page's resources
+	TotalCount int // resources in the whole list
+	Page       int // 1-based number of this page
+	PerPage    int // page size the service applied
 }
 
 // HasNext reports whether pages follow this one, from the counts the service reported.
 func (p *Page[T]) HasNext() bool {
-	// Divided rather than multiplied, so that huge values from the service cannot overflow.
+	// Divided, not multiplied, so that huge counts cannot overflow.
 	return p.PerPage > 0 && p.Page > 0 && p.TotalCount > 0 && p.Page <= (p.TotalCount-1)/p.PerPage
 }
 
-// pageQuery is a list's options: validated, encoded by go-querystring from their url tags, and
-// bounding the size of the page.
+// pageQuery is a list's options.
 type pageQuery interface {
 	validator
 	pageSize() int
 	page() int
 }
 
-// list sends a list operation for the page opts selects and reads the response through body, the
-// resource's page shape: the items under the collection's key and the counts. A response without
-// the collection's key, or with more items than asked for, is an error.
+// list reads the page opts selects through body, the resource's page shape. A response without the
+// collection's key, or with more items than asked for, is an error.
 func list[T any](ctx context.Context, c *Client, op operation, ids []string, opts pageQuery, body pageBody[T]) (*Page[T], error) {
 	items, counts := body.parts()
 	err := c.do(ctx, request{op: op, ids: ids, query: opts}, func(data []byte) error {
@@ -100,9 +91,8 @@ func list[T any](ctx context.Context, c *Client, op operation, ids []string, opt
 	return &Page[T]{Items: *items, TotalCount: counts.TotalCount, Page: counts.Page, PerPage: counts.PerPage}, nil
 }
 
-// hasKey reports whether the JSON object data has key, matched as encoding/json matches a field
-// (a null value counts: it is an empty list). It decodes data into a struct of one raw field
-// tagged key, so that no other member costs anything.
+// hasKey reports whether the JSON object data has key, matched as encoding/json matches a field;
+// a null value counts.
 func hasKey(data []byte, key string) bool {
 	probe := reflect.New(reflect.StructOf([]reflect.StructField{
 		{Name: "V", Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + key + `"`)},
@@ -125,27 +115,18 @@ func (o *ListOptions) page() int {
 	return o.Page
 }
 
-// maxSeen bounds the walk's guard against repeated items: it keeps a 64-bit hash of each of the
-// first maxSeen IDs yielded (a few MiB at most, whatever the IDs' length). A service that repeats a
-// page repeats it soon; past that, the bound on the number of pages ends the walk.
+// maxSeen bounds the walk's guard against repeated items, a hash of each of the first maxSeen IDs;
+// past that, the bound on pages ends a walk.
 const maxSeen = 100_000
 
-// defaultMaxWalkPages bounds a walk whose pages carry no total_count: a million items at 100 a
-// page, far beyond any account's, yet an end to a service that never stops sending full pages.
+// defaultMaxWalkPages bounds a walk whose pages carry no total_count.
 const defaultMaxWalkPages = 10000
 
-// walk is the lazy page walker behind every All method. It copies opts (the caller's value is never
-// changed), fetches a page only when the previous one has been consumed, and stops when the loop
-// breaks, on an error (yielded once), on an empty or short page, when exactly total_count items
-// have been yielded (unless toTheEnd: a lookup that decides whether to create reads to the short or
-// empty page, since a count can lag behind the list), and when the context ends between pages.
-//
-// A broken or hostile service cannot make it loop or yield garbage: an item without an id, an item
-// already yielded (a service that ignores the page parameter or reshuffles), a page other than the
-// one asked, and more pages than total_count allows (its pages plus one) or, without a total, than
-// the client's bound, each end the walk with an error. A total_count that the items contradict (more
-// items than it says) does not end the walk silently: the walk goes on to the short or empty page,
-// within that bound.
+// walk is the lazy page walker behind every All method. It stops when the loop breaks, on an error
+// (yielded once), on an empty or short page, at total_count (unless toTheEnd, since a count can
+// lag), and when the context ends. An item without an id or already yielded, a page other than the
+// one asked, and more pages than total_count allows (plus one) or than the client's bound end it
+// with an error, so that a broken service cannot make it loop.
 func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error), toTheEnd bool) iter.Seq2[T, error] {
 	var start ListOptions
 	if opts != nil {
@@ -212,15 +193,13 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 			if perPage == 0 {
 				perPage = len(p.Items)
 			}
-			// The position of the page's last item in the whole list, which total_count counts (0
-			// beside items: the service did not report it).
+			// The position of the page's last item in the whole list.
 			last := (cur.Page-1)*perPage + len(p.Items)
 			if len(p.Items) == 0 || len(p.Items) < perPage || (!toTheEnd && p.TotalCount > 0 && last == p.TotalCount) {
 				return
 			}
 			if p.TotalCount > 0 {
-				// total_count's pages from the start page, plus one to reach the short page of a
-				// total_count that fell behind.
+				// total_count's pages, plus one to reach the short page of a count that fell behind.
 				maxPages = min(maxPages, (p.TotalCount+perPage-1)/perPage-cur.Page+fetched+2)
 			}
 			cur.Page++

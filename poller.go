@@ -6,12 +6,10 @@ import (
 	"time"
 )
 
-// poller shares the polling of the waits in flight on one kind of resource of one client. While
-// two or more waits are in flight and one walk of the kind's list costs fewer requests than a GET
-// for each, it walks the list about once a second per page read, stopping as soon as every awaited
-// resource has been seen, and each wait takes its resource from the latest walk instead of sending
-// a GET of its own. A wait whose resource the walk did not show sends its own GET: a list can lag
-// behind a create or a delete, so only the GET's 404 says that a resource is gone.
+// poller shares the polling of one client's waits on one kind of resource. While two or more waits
+// run and a walk of the list costs fewer requests than a GET each, it walks the list about once a
+// second per page, and each wait takes its resource from the walk. A resource the walk did not show
+// is read with a GET: a list can lag, so only the GET's 404 says a resource is gone.
 type poller[T any] struct {
 	list func(context.Context, *ListOptions) (*Page[T], error)
 
@@ -29,8 +27,7 @@ func newPoller[T any](list func(context.Context, *ListOptions) (*Page[T], error)
 	return &poller[T]{list: list, waits: map[string]int{}, walked: make(chan struct{})}
 }
 
-// join records a wait on id, starting the walks when it makes them worth it, and returns the
-// function that records its end.
+// join records a wait on id, starting the walks when worth it, and returns the wait's leave.
 func (p *poller[T]) join(id string) (leave func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -64,9 +61,8 @@ func (p *poller[T]) sharing() bool {
 	return p.running && len(p.waits) >= 2 && p.pages <= len(p.waits)
 }
 
-// poll returns the resource id as the next walk shows it, or as get reads it when no walk runs or
-// the walk did not show it. shared reports whether a walk answered, in which case the wait polls
-// again at once: the next poll waits for the next walk.
+// poll returns the resource id as the next walk shows it, or as get reads it. shared reports
+// whether a walk answered (the wait then polls again at once, which waits for the next walk).
 func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Context) (*T, error)) (v *T, shared bool, err error) {
 	p.mu.Lock()
 	if !p.sharing() {
@@ -120,10 +116,9 @@ func (p *poller[T]) run(ctx context.Context) {
 	}
 }
 
-// walk reads the list until it has seen every awaited resource, or to its end, or, when the list
-// turns out to hold more pages than there are waits, after its first page; it publishes what it
-// saw and returns the number of pages read. What is awaited is read after each page, since a page
-// can take a while to come (the rate limit) and waits join meanwhile.
+// walk reads the list until it has seen every awaited resource, to its end, or, when the list holds
+// more pages than there are waits, for one page; it publishes what it saw and returns the pages
+// read. Waits can join while a page comes, so the awaited set is read after each page.
 func (p *poller[T]) walk(ctx context.Context) int {
 	seen := map[string]T{}
 	var err error

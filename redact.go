@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// credential holds the token in closures: no field of any value holds it, so neither %v nor a
-// reflective dumper (go-spew, a debugger's pretty-printer) can print it.
+// credential holds the token in closures, so neither %v nor a reflective dumper can print it.
 type credential struct {
 	// header returns the header name and value that carry the token.
 	header func() (name, value string)
@@ -25,17 +24,15 @@ func newCredential(token string, legacy bool) credential {
 	}
 }
 
-// scrubRun is the longest run of the token's characters that scrubbing leaves in a text. A server
-// can echo the token split over lines, with tabs or spaces inside it, or cut at an excerpt's end;
-// removing every run of this length catches each piece but the shortest, which says nothing.
+// scrubRun is the shortest run of the token's characters that scrubbing removes: a server may echo
+// the token split over lines or cut at an excerpt's end, so each piece is caught.
 const scrubRun = 5
 
 // redactedMark replaces what scrubbing removes.
 const redactedMark = "[REDACTED]"
 
-// scrubber returns a function that replaces, in a text, every run of scrubRun or more characters
-// that also occurs in token (the whole token included) with redactedMark. A token is ASCII
-// (NewClient refuses any other byte), so a matched run never cuts a UTF-8 character.
+// scrubber returns a function that replaces every run of scrubRun or more characters of token in a
+// text with redactedMark. A token is ASCII, so a run never cuts a UTF-8 character.
 func scrubber(token string) func(string) string {
 	if len(token) < scrubRun {
 		return func(s string) string { return strings.ReplaceAll(s, token, redactedMark) }
@@ -66,14 +63,12 @@ func scrubber(token string) func(string) string {
 	}
 }
 
-// outside returns s, text from outside the SDK (the server, the network, a caller's ID), fit for an
-// error or a log line: the token scrubbed, and cut to maxErrorString bytes.
+// outside makes s, text from outside the SDK, fit for an error or a log line: scrubbed and cut.
 func (c *credential) outside(s string) string {
 	return cutString(c.redact(cutRunes(s, 2*maxErrorString)))
 }
 
-// shownPath is op's path with ids as errors and logs show it: the path's words are the SDK's and
-// stay as they are; each ID is the caller's, escaped, then scrubbed and cut like text from outside.
+// shownPath is op's path as errors and logs show it, each ID escaped, scrubbed and cut.
 func (c *credential) shownPath(op operation, ids []string) string {
 	p, err := fillPath(op.path, ids, func(id string) string { return c.outside(url.PathEscape(id)) })
 	if err != nil {
@@ -82,12 +77,9 @@ func (c *credential) shownPath(op operation, ids []string) string {
 	return p
 }
 
-// outsideErr returns err, an error built from what the server or the network sent (a transport
-// error, a decoding error), with every error of its chain whose text holds the token or is longer
-// than maxErrorString replaced: a *url.Error by a copy whose URL is scrubbed, any other by an error
-// of the scrubbed, cut text that unwraps to the rest of the chain, replaced the same way. So neither
-// the text of err nor anything errors.As can reach in it holds the token; the errors of the chain
-// that are clean (context.DeadlineExceeded, io.EOF, a *net.OpError) stay reachable.
+// outsideErr returns err with every error of its chain whose text holds the token or is too long
+// replaced: a *url.Error by a scrubbed copy, any other by a scrubbedError. Nothing errors.As can
+// reach holds the token; the clean errors of the chain (io.EOF, a *net.OpError) stay reachable.
 func (c *credential) outsideErr(err error) error {
 	if err == nil || c.clean(err) {
 		return err
@@ -108,8 +100,7 @@ func (c *credential) outsideErr(err error) error {
 	return &scrubbedError{msg: c.outside(err.Error()), errs: inner}
 }
 
-// clean reports whether the text of err and of every error in its chain is free of the token and
-// short.
+// clean reports whether the text of err and of its whole chain is free of the token and short.
 func (c *credential) clean(err error) bool {
 	s := err.Error()
 	if len(s) > maxErrorString || c.redact(s) != s {
@@ -136,8 +127,7 @@ func unwrap(err error) []error {
 	return nil
 }
 
-// scrubbedError stands for an error whose text held the token or was too long: its text scrubbed
-// and cut, and the errors it wrapped, scrubbed the same way.
+// scrubbedError stands for an error whose text held the token or was too long.
 type scrubbedError struct {
 	msg  string
 	errs []error

@@ -5,39 +5,31 @@ import (
 	"encoding/json"
 )
 
-// Reservation is capacity reserved for the account, an item of GET /compute/v1/reservations; give
-// its ID as [InstanceCreateRequest.ReservationID] to create an instance under it.
+// Reservation is capacity reserved for the account; give its ID as
+// [InstanceCreateRequest.ReservationID] to create an instance under it.
 type Reservation struct {
-	// ID identifies the reservation.
-	ID string `json:"id"`
-	// FlavorName is the flavor the reservation is for.
-	FlavorName string `json:"flavor_name"`
-	// Region is the reservation's region.
-	Region string `json:"region"`
-	// Metadata is a free-form object the contract does not describe; each value is kept as the
-	// exact JSON the service sent.
+	ID         string `json:"id"`          // identifies the reservation
+	FlavorName string `json:"flavor_name"` // the flavor it is for
+	Region     string `json:"region"`      // the reservation's region
+	// Metadata is an object the contract does not describe, each value as the service sent it.
 	Metadata map[string]json.RawMessage `json:"metadata"`
-	// Quota is how much the reservation holds and how much of it is used.
-	Quota ReservationQuota `json:"quota"`
+	Quota    ReservationQuota           `json:"quota"` // how much it holds and how much is used
 }
 
-// ReservationQuota is the size of a [Reservation] and its use (GET /compute/v1/reservations).
+// ReservationQuota is the size of a [Reservation] and its use.
 type ReservationQuota struct {
-	// Capacity is how much the reservation holds.
-	Capacity int `json:"capacity"`
-	// Used is how much of it is in use.
-	Used int `json:"used"`
+	Capacity int `json:"capacity"` // how much the reservation holds
+	Used     int `json:"used"`     // how much of it is in use
 }
 
-// reservationsBody is the reservations response, {"reservations": [...]}, not paginated.
+// reservationsBody is the reservations response, not paginated.
 type reservationsBody struct {
 	Reservations *[]Reservation `json:"reservations"`
 }
 
 func (b *reservationsBody) resource() *[]Reservation { return b.Reservations }
 
-// List returns every reservation of the account: GET /compute/v1/reservations. The list is not
-// paginated.
+// List returns every reservation of the account: GET /compute/v1/reservations.
 func (s *ReservationsService) List(ctx context.Context) ([]Reservation, error) {
 	r, err := fetch(ctx, s.c, request{op: opListReservations}, &reservationsBody{})
 	if err != nil {

@@ -12,25 +12,14 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// RetryPolicy bounds how the client retries. What is retried never depends on the policy:
-//   - a 429 is retried for every method, since the contract says the request was not processed;
-//   - a 500, 502, 503, 504, a network error or a response cut off while its body was read is
-//     retried only for idempotent operations (GET, PUT, DELETE and this API's PATCH, whose every
-//     variant sets absolute values);
-//   - a POST is retried only when its request was provably not written (no connection, a failed TLS
-//     handshake, a timeout while connecting), so nothing reached the service.
-//
-// Waits grow exponentially with full jitter between MinWait and MaxWait. A Retry-After from the
-// service replaces the computed wait and is capped at MaxWait; when the caller's context deadline
-// comes before the wait ends, the call fails at once with the 429 instead of sleeping into a timeout.
-// Every wait ends when the context ends.
+// RetryPolicy bounds how the client retries; what is retried does not depend on it (see the package
+// overview and [ErrOutcomeUnknown]). Waits grow exponentially with full jitter between MinWait and
+// MaxWait; a Retry-After replaces the computed wait, capped at MaxWait. A wait that would outlast
+// the context's deadline is not taken: the call fails at once with the last response.
 type RetryPolicy struct {
-	// MaxRetries is how many times a request may be re-sent after the first attempt (default 4).
-	MaxRetries int
-	// MinWait is the shortest wait before a retry (default 250 ms).
-	MinWait time.Duration
-	// MaxWait caps every wait, Retry-After included (default 30 s).
-	MaxWait time.Duration
+	MaxRetries int           // re-sends after the first attempt (default 4)
+	MinWait    time.Duration // shortest wait before a retry (default 250 ms)
+	MaxWait    time.Duration // caps every wait, Retry-After included (default 30 s)
 }
 
 // DefaultRetryPolicy returns the policy a client has unless [WithRetry] or [WithoutRetries] is given:
@@ -39,10 +28,8 @@ func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 30 * time.Second}
 }
 
-// classify is the retry policy, a pure function of one attempt's result: the operation, the
-// response's status (0 when there was none), the transport error, and whether the request may have
-// been written. retry says whether to send it again; processed, whether the service may have
-// processed this attempt without the client learning its result.
+// classify is the retry policy, a pure function of one attempt's result (status 0 when no
+// response). processed says whether the service may have processed the attempt unseen.
 func classify(op operation, status int, err error, written bool) (retry, processed bool) {
 	if err != nil {
 		switch {
@@ -69,9 +56,8 @@ func classify(op operation, status int, err error, written bool) (retry, process
 	return false, status >= 500
 }
 
-// permanentTransportError returns err when retrying cannot help: a bad certificate, too many
-// redirects, an unsupported scheme, an invalid header. go-retryablehttp's classification of these
-// is right; only its verdict is used.
+// permanentTransportError returns err when retrying cannot help (a bad certificate, too many
+// redirects), as go-retryablehttp classifies it.
 func permanentTransportError(err error) error {
 	if retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err); retry {
 		return nil
@@ -89,8 +75,7 @@ type retrier struct {
 	host     string
 }
 
-// checkRetry decides whether an attempt is retried (see [RetryPolicy] and classify), and tells the
-// observer about the attempt.
+// checkRetry decides whether an attempt is retried, and tells the observer about it.
 func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := stateOf(ctx)
 	st.checks++
@@ -129,8 +114,8 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	return retry, nil
 }
 
-// waitFor is the wait before retrying after resp: its Retry-After capped at MaxWait, or the jittered
-// exponential wait for the retry number n (0 for the first retry).
+// waitFor is the wait before retry n (from 0) after resp: its Retry-After capped at MaxWait, or the
+// jittered wait.
 func (r *retrier) waitFor(resp *http.Response, n int) time.Duration {
 	if ra := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
 		return min(ra, r.policy.MaxWait)
@@ -155,8 +140,8 @@ func (r *retrier) backoff(minWait, maxWait time.Duration, n int, resp *http.Resp
 	return wait
 }
 
-// errorHandler runs when retries end without success. It passes the last response on, so the caller
-// gets a typed *APIError with Attempts instead of go-retryablehttp's "giving up" string.
+// errorHandler passes the last response on when retries end, so the caller gets an *APIError
+// rather than go-retryablehttp's "giving up" string.
 func (r *retrier) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
 	if err == nil && resp != nil {
 		return resp, nil

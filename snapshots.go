@@ -9,55 +9,37 @@ import (
 	"time"
 )
 
-// SnapshotStatus is the state of a snapshot. The service has used other values over time
-// ("available"), so a value without a constant here still decodes and re-encodes unchanged.
+// SnapshotStatus is the state of a snapshot. A value without a constant here decodes and re-encodes
+// unchanged.
 type SnapshotStatus string
 
-// Snapshot statuses. The seed contract shows only created; the extended contract lists the others
-// (difference D4) and states no transitions between them.
+// Snapshot statuses. The contract states no transitions between them.
 const (
-	// SnapshotStatusCreating is a snapshot being taken, imported or cloned.
-	SnapshotStatusCreating SnapshotStatus = "creating"
-	// SnapshotStatusCreated is a finished snapshot, usable as an instance's image.
-	SnapshotStatusCreated SnapshotStatus = "created"
-	// SnapshotStatusPendingDelete is a snapshot whose delete has been accepted.
-	SnapshotStatusPendingDelete SnapshotStatus = "pending_delete"
-	// SnapshotStatusDeleting is a snapshot on its way out.
-	SnapshotStatusDeleting SnapshotStatus = "deleting"
-	// SnapshotStatusError is a failed snapshot; it does not recover on its own.
-	SnapshotStatusError SnapshotStatus = "error"
+	SnapshotStatusCreating      SnapshotStatus = "creating"       // being taken, imported or cloned
+	SnapshotStatusCreated       SnapshotStatus = "created"        // finished; usable as an image
+	SnapshotStatusPendingDelete SnapshotStatus = "pending_delete" // its delete has been accepted
+	SnapshotStatusDeleting      SnapshotStatus = "deleting"       // on its way out
+	SnapshotStatusError         SnapshotStatus = "error"          // failed; does not recover on its own
 )
 
 // Snapshot is a backup of an instance, usable as the image of a new instance.
 type Snapshot struct {
-	// ID is the snapshot's identifier; pass it as [InstanceCreateRequest.Image] to build an
-	// instance from the snapshot.
-	ID string `json:"id"`
-	// Name is the snapshot's name.
-	Name string `json:"name"`
-	// Size is the snapshot's size in GiB.
-	Size int64 `json:"size"`
-	// Region is the region identifier.
-	Region string `json:"region"`
-	// Status is the snapshot's state.
-	Status SnapshotStatus `json:"status"`
-	// OSType is the operating system kind, [OSTypeLinux] or [OSTypeWindows].
-	OSType string `json:"os_type"`
-	// SourceInstanceID is the ID of the instance snapshotted; "" for an imported snapshot or when
-	// the response omits it.
-	SourceInstanceID string `json:"source_instance_id"`
-	// SourceSnapshotID is the ID of the snapshot this one was cloned from; "" when it was not.
-	SourceSnapshotID string `json:"source_snapshot_id"`
-	// ResourceID is the ID of the snapshotted resource; the seed contract shows it in per-instance
-	// list items only, and the service's current description no longer has it (D3).
-	ResourceID string `json:"resource_id"`
-	// CreatedAt is when the snapshot was taken.
-	CreatedAt time.Time `json:"created_at"`
-	// UpdatedAt is when the snapshot last changed; the contract shows it in the create response.
-	UpdatedAt time.Time `json:"updated_at"`
+	ID               string         `json:"id"`                 // pass as InstanceCreateRequest.Image to build an instance from it
+	Name             string         `json:"name"`               // the snapshot's name
+	Size             int64          `json:"size"`               // size in GiB
+	Region           string         `json:"region"`             // region identifier
+	Status           SnapshotStatus `json:"status"`             // the snapshot's state
+	OSType           string         `json:"os_type"`            // OSTypeLinux or OSTypeWindows
+	SourceInstanceID string         `json:"source_instance_id"` // the instance snapshotted; "" for an import or when omitted
+	SourceSnapshotID string         `json:"source_snapshot_id"` // the snapshot it was cloned from, if any
+	// ResourceID is the snapshotted resource's ID; only items of an instance's snapshot list may
+	// carry it, "" otherwise.
+	ResourceID string    `json:"resource_id"`
+	CreatedAt  time.Time `json:"created_at"` // when it was taken
+	UpdatedAt  time.Time `json:"updated_at"` // when it last changed
 }
 
-// The response shapes that carry a snapshot: {"snapshot": {...}} and a page of {"snapshots": [...]}.
+// The response shapes of a snapshot and of a page of snapshots.
 type (
 	snapshotBody struct {
 		Snapshot *Snapshot `json:"snapshot"`
@@ -73,10 +55,8 @@ func (p *snapshotsPage) parts() (*[]Snapshot, *pageCounts) { return &p.Snapshots
 
 // SnapshotCreateRequest is the body of a snapshot create.
 type SnapshotCreateRequest struct {
-	// Name is the snapshot's name (required).
-	Name string `json:"name"`
-	// ReplicatedRegion is a region to copy the snapshot to as well.
-	ReplicatedRegion string `json:"replicated_region,omitzero"`
+	Name             string `json:"name"`                       // required
+	ReplicatedRegion string `json:"replicated_region,omitzero"` // a region to copy it to as well
 }
 
 // Validate checks the required name before any request is sent.
@@ -91,16 +71,15 @@ func (r *SnapshotCreateRequest) Validate() error {
 }
 
 // Create snapshots an instance: POST /compute/v1/instances/{instance_id}/snapshots. Only an active
-// instance can be snapshotted; another status is refused with code 02037
-// ([CodeSnapshotRequiresActive]); a snapshot already being created may be refused with 02011. It
-// is never re-sent once it may have been processed: see [ErrOutcomeUnknown].
+// instance can be snapshotted (02037), one at a time (02011). It is never re-sent once it may have
+// been processed ([ErrOutcomeUnknown]).
 func (s *SnapshotsService) Create(ctx context.Context, instanceID string, req *SnapshotCreateRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opCreateSnapshot, ids: []string{instanceID}, body: req}, &snapshotBody{})
 }
 
 // ListByInstance returns one page of an instance's snapshots:
-// GET /compute/v1/instances/{instance_id}/snapshots. The contract does not show query parameters for
-// this list; page and per_page are sent when set, as on every other list.
+// GET /compute/v1/instances/{instance_id}/snapshots. The contract shows no query parameters for
+// this list; the SDK sends page and per_page when set, as on every other list.
 func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string, opts *ListOptions) (*Page[Snapshot], error) {
 	p, err := list(ctx, s.c, opListSnapshots, []string{instanceID}, opts, &snapshotsPage{})
 	if err != nil {
@@ -117,35 +96,27 @@ func (s *SnapshotsService) ListByInstance(ctx context.Context, instanceID string
 	return p, nil
 }
 
-// AllByInstance walks every snapshot of an instance from the page opts selects on, fetching pages
-// lazily with GET /compute/v1/instances/{instance_id}/snapshots. It stops at the first error, which
-// it yields once.
+// AllByInstance iterates over every snapshot of an instance, fetching
+// GET /compute/v1/instances/{instance_id}/snapshots pages as the loop reaches them.
 func (s *SnapshotsService) AllByInstance(ctx context.Context, instanceID string, opts *ListOptions) iter.Seq2[Snapshot, error] {
 	return walk(ctx, s.c, opts, func(ctx context.Context, o *ListOptions) (*Page[Snapshot], error) {
 		return s.ListByInstance(ctx, instanceID, o)
 	}, false)
 }
 
-// The top-level snapshots collection, /compute/v1/snapshots: see [SnapshotsService] for how its
-// method names differ from the per-instance ones.
-
 // SnapshotImportRequest is the body of a snapshot import, POST /compute/v1/snapshots: a snapshot
 // made from a raw disk image (optionally zstd-compressed) at a URL.
 type SnapshotImportRequest struct {
-	// Name is the snapshot's name (required).
-	Name string `json:"name"`
-	// Region is the region to create the snapshot in (required).
-	Region string `json:"region"`
-	// Size is the snapshot's size in GiB, at least 1 (required).
-	Size int `json:"size"`
-	// URL is where the service downloads the raw disk image from (required).
-	URL string `json:"url"`
+	Name   string `json:"name"`   // required
+	Region string `json:"region"` // required
+	Size   int    `json:"size"`   // in GiB, at least 1 (required)
+	URL    string `json:"url"`    // where the service downloads the raw disk image from (required)
 	// OSType is the image's operating system kind, [OSTypeLinux] or [OSTypeWindows]; empty leaves
 	// the service's default.
 	OSType string `json:"os_type,omitzero"`
 }
 
-// Validate checks the request against the contract's rules without sending anything.
+// Validate checks the request against the contract's rules.
 func (r *SnapshotImportRequest) Validate() error {
 	if r == nil {
 		return invalid("request", "is nil")
@@ -169,10 +140,8 @@ func (r *SnapshotImportRequest) Validate() error {
 
 // SnapshotCloneRequest is the body of a snapshot clone, POST /compute/v1/snapshots/{snapshot_id}/clone.
 type SnapshotCloneRequest struct {
-	// Name is the copy's name (required).
-	Name string `json:"name"`
-	// Region is the copy's region (required); it may differ from the source's.
-	Region string `json:"region"`
+	Name   string `json:"name"`   // the copy's name (required)
+	Region string `json:"region"` // the copy's region, which may differ from the source's (required)
 }
 
 // Validate checks the required fields before any request is sent.
@@ -190,11 +159,9 @@ func (r *SnapshotCloneRequest) Validate() error {
 	return p.err()
 }
 
-// SnapshotUpdateRequest is the body of a snapshot update, PATCH /compute/v1/snapshots/{snapshot_id}:
-// the name is the only thing that can change.
+// SnapshotUpdateRequest is the body of a snapshot update.
 type SnapshotUpdateRequest struct {
-	// Name is the new name (required: it is the only field of the update).
-	Name string `json:"name"`
+	Name string `json:"name"` // the new name (required)
 }
 
 // Validate checks the new name before any request is sent.
@@ -214,8 +181,8 @@ func (s *SnapshotsService) List(ctx context.Context, opts *ListOptions) (*Page[S
 	return list(ctx, s.c, opListAllSnapshots, nil, opts, &snapshotsPage{})
 }
 
-// All walks all the account's snapshots, one GET /compute/v1/snapshots per page, fetching a page
-// only when the loop reaches it. It stops at the first error, which it yields once.
+// All iterates over all the account's snapshots, fetching GET /compute/v1/snapshots pages as the
+// loop reaches them.
 func (s *SnapshotsService) All(ctx context.Context, opts *ListOptions) iter.Seq2[Snapshot, error] {
 	return walk(ctx, s.c, opts, s.List, false)
 }
@@ -226,17 +193,15 @@ func (s *SnapshotsService) Get(ctx context.Context, id string) (*Snapshot, error
 	return fetch(ctx, s.c, request{op: opGetSnapshot, ids: []string{id}}, &snapshotBody{})
 }
 
-// Import makes a snapshot from a raw disk image at a URL: POST /compute/v1/snapshots. It is the
-// collection's create; it is named Import so that it is not mistaken for [SnapshotsService.Create],
-// which snapshots an instance. It is never re-sent once it may have been processed: see
-// [ErrOutcomeUnknown].
+// Import makes a snapshot from a raw disk image at a URL: POST /compute/v1/snapshots. It is never
+// re-sent once it may have been processed ([ErrOutcomeUnknown]).
 func (s *SnapshotsService) Import(ctx context.Context, req *SnapshotImportRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opImportSnapshot, body: req}, &snapshotBody{})
 }
 
 // Clone copies a snapshot, possibly into another region:
-// POST /compute/v1/snapshots/{snapshot_id}/clone. It returns the new snapshot, usually creating.
-// It is never re-sent once it may have been processed: see [ErrOutcomeUnknown].
+// POST /compute/v1/snapshots/{snapshot_id}/clone. It returns the new snapshot, usually creating,
+// and is never re-sent once it may have been processed ([ErrOutcomeUnknown]).
 func (s *SnapshotsService) Clone(ctx context.Context, id string, req *SnapshotCloneRequest) (*Snapshot, error) {
 	return fetch(ctx, s.c, request{op: opCloneSnapshot, ids: []string{id}, body: req}, &snapshotBody{})
 }
@@ -252,10 +217,8 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteSnapshot, ids: []string{id}})
 }
 
-// WaitForStatus polls GET /compute/v1/snapshots/{snapshot_id} until the snapshot reaches target,
-// and returns it. On a failure status (error, pending_delete or deleting, unless that is the
-// target) it returns the snapshot and a *WaitError matching [ErrFailureStatus]; when ctx ends, a
-// *WaitError that wraps ctx.Err() and names the last status.
+// WaitForStatus polls GET /compute/v1/snapshots/{snapshot_id} until the snapshot reaches target, as
+// [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
 	return waiter[Snapshot, SnapshotStatus]{
 		c:        s.c,
@@ -269,12 +232,9 @@ func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target 
 	}.wait(ctx, target, opts)
 }
 
-// CreateOnce snapshots an instance unless a snapshot of it named req.Name exists, so that a snapshot
-// whose response was lost is not taken twice: it adopts a snapshot of the instance with the name
-// that is not being deleted or in error, creates one otherwise
-// (POST /compute/v1/instances/{instance_id}/snapshots, never more than once), and after a lost
-// response looks for it for the settle time, in the instance's snapshots. It works as
-// [InstancesService.CreateOnce] does, with the same errors.
+// CreateOnce snapshots an instance unless a snapshot of it named req.Name exists
+// (POST /compute/v1/instances/{instance_id}/snapshots, sent at most once), as
+// [InstancesService.CreateOnce] does. It adopts one that is not being deleted or in error.
 func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, req *SnapshotCreateRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -298,9 +258,8 @@ func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, re
 	}, opts)
 }
 
-// CloneOnce copies a snapshot unless a copy of it named req.Name exists in req's region, as
-// [SnapshotsService.CreateOnce] does for a snapshot of an instance
-// (POST /compute/v1/snapshots/{snapshot_id}/clone, looked up in GET /compute/v1/snapshots).
+// CloneOnce copies a snapshot unless a copy of it named req.Name exists in req's region
+// (POST /compute/v1/snapshots/{snapshot_id}/clone), as [InstancesService.CreateOnce] does.
 func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *SnapshotCloneRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -324,9 +283,8 @@ func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *Snapsh
 	}, opts)
 }
 
-// ImportOnce imports a disk image as a snapshot unless a snapshot named req.Name exists in req's
-// region, as [SnapshotsService.CreateOnce] does for a snapshot of an instance
-// (POST /compute/v1/snapshots, looked up in GET /compute/v1/snapshots).
+// ImportOnce imports a disk image unless an imported snapshot named req.Name exists in req's region
+// (POST /compute/v1/snapshots), as [InstancesService.CreateOnce] does.
 func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -346,8 +304,7 @@ func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRe
 	}, opts)
 }
 
-// FindByName returns every snapshot of the account named exactly name (the service does not make
-// names unique), reading GET /compute/v1/snapshots to its last page.
+// FindByName returns every snapshot named exactly name, reading GET /compute/v1/snapshots to its end.
 func (s *SnapshotsService) FindByName(ctx context.Context, name string) ([]Snapshot, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
 }
@@ -357,10 +314,8 @@ func snapshotGoing(st SnapshotStatus) bool {
 	return st == SnapshotStatusDeleting || st == SnapshotStatusPendingDelete || st == SnapshotStatusError
 }
 
-// WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the service responds 404 with the snapshot's
-// not-found code (or none), and returns nil then: the snapshot is gone. A snapshot missing from a list is
-// not proof (a list can lag), so only that 404 counts. It polls like the WaitForStatus methods and
-// ends the same ways; no status ends it, so bound it with a deadline.
+// WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the snapshot
+// is gone, as [InstancesService.WaitForDeletion] does.
 func (s *SnapshotsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	_, err := waiter[Snapshot, SnapshotStatus]{
 		c:        s.c,
@@ -376,10 +331,8 @@ func (s *SnapshotsService) WaitForDeletion(ctx context.Context, id string, opts 
 	return err
 }
 
-// DeleteAndWait deletes a snapshot as soon as the service lets it (DELETE /compute/v1/snapshots/{snapshot_id}) and waits until
-// it is gone. The service refuses to delete a snapshot
-// that an instance was built from: delete the instance first. A refusal because of its state, such as being in use, is tried again with
-// the waits' backoff until the delete goes through or ctx ends; a snapshot already gone is success.
+// DeleteAndWait deletes a snapshot (DELETE /compute/v1/snapshots/{snapshot_id}) and waits until it
+// is gone, as [InstancesService.DeleteAndWait] does, retrying while an instance is built from it.
 func (s *SnapshotsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
 	return deleteAndWait(ctx, teardown{
 		kind: "snapshot", id: id, idField: "snapshot_id", op: opDeleteSnapshot,

@@ -22,10 +22,9 @@ type deleteOptionFunc func(*deleteConfig)
 
 func (f deleteOptionFunc) applyDelete(c *deleteConfig) { f(c) }
 
-// RemoveProtection lets [InstancesService.DeleteAndWait] turn an instance's termination protection
-// off when the service refuses its delete for it (code 02038); without it that refusal is returned.
-// Only an active instance can be updated, so a stopped one is started first. Protection is learned
-// from the refusal, not from is_protected, which the service's responses do not always carry.
+// RemoveProtection lets [InstancesService.DeleteAndWait] turn termination protection off when the
+// delete is refused for it (02038), starting a stopped instance first, since only an active one can
+// be updated. Protection is learned from the refusal: responses do not always carry is_protected.
 func RemoveProtection() DeleteOption {
 	return deleteOptionFunc(func(c *deleteConfig) { c.unprotect = true })
 }
@@ -39,13 +38,8 @@ type teardown struct {
 	unprotect         func(context.Context) error // nil for a kind without termination protection
 }
 
-// deleteAndWait deletes a resource as soon as the service lets it, then waits until it is gone.
-// A refusal because of the resource's state ([ErrConflict]: an instance creating, starting or
-// stopping, a volume still attached, a security group or floating IP still in use) or a delete whose
-// outcome is unknown is tried again, with the waits' backoff, until the delete goes through; a
-// resource that is already gone ends it with nil; any other error ends it at once. When the
-// context ends (or, without a deadline, the maximum wait passes) it returns a [*WaitError] with the
-// last refusal as LastErr.
+// deleteAndWait is every DeleteAndWait, as [InstancesService.DeleteAndWait] describes. When the
+// context ends or the maximum wait passes, it returns a [*WaitError] with the last refusal as LastErr.
 func deleteAndWait(ctx context.Context, t teardown, opts []DeleteOption) error {
 	if err := checkPathID(t.idField, t.id); err != nil {
 		return err
@@ -97,9 +91,8 @@ func deleteAndWait(ctx context.Context, t teardown, opts []DeleteOption) error {
 	}
 }
 
-// absent returns the rule that tells, from the error of reading a resource that op deletes, that
-// it does not exist: a 404 with op's not-found code or with no code, or, for a kind without a
-// not-found code (filesystems), any 404 but an invalid route's.
+// absent returns the rule that tells, from the error of a read, that what op deletes is gone: a 404
+// with op's not-found code or with none; without such a code, any 404 but an invalid route's.
 func absent(op operation) func(error) bool {
 	return func(err error) bool {
 		var e *APIError
@@ -116,9 +109,8 @@ func absent(op operation) func(error) bool {
 // never is the failure rule of a wait for deletion: no status ends it.
 func never[S ~string](S, S) bool { return false }
 
-// WaitAll runs wait for each of ids at once and returns when every one has ended, with their errors
-// joined (nil when all succeeded). Waits of one kind that run together share their polling, so
-// waiting for a hundred instances costs a list walk a second, not a hundred GETs:
+// WaitAll runs wait for each of ids at once and returns their errors joined. Waits of one kind that
+// run together share their polling (a list walk a second, not a GET each):
 //
 //	err := compute.WaitAll(ctx, ids, func(ctx context.Context, id string) error {
 //		_, err := c.Instances.WaitForStatus(ctx, id, compute.InstanceStatusActive)

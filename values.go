@@ -1,8 +1,7 @@
 package compute
 
-// The region identifiers the service's description listed in its May 2025 revision. The set
-// changes over time (regions are added and removed), so every region field is a plain string and
-// any value is accepted; these constants only spell the known ones.
+// Known region identifiers. Regions come and go, so every region field is a plain string and any
+// value is accepted.
 const (
 	// RegionEUCDEMUC1 is EUC-DE-MUC-1.
 	RegionEUCDEMUC1 = "EUC-DE-MUC-1"
@@ -20,12 +19,8 @@ const (
 	RegionNORDNOKRS1 = "NORD-NO-KRS-1"
 )
 
-// The operating system kinds of instances, images and snapshots (their os_type fields, and
-// [SnapshotImportRequest.OSType]). The fields are plain strings, so an unknown kind still decodes
-// and re-encodes unchanged.
+// The operating system kinds of the os_type fields, which are plain strings.
 const (
-	// OSTypeLinux is a Linux system.
-	OSTypeLinux = "linux"
-	// OSTypeWindows is a Windows system.
-	OSTypeWindows = "windows"
+	OSTypeLinux   = "linux"   // a Linux system
+	OSTypeWindows = "windows" // a Windows system
 )

@@ -10,37 +10,27 @@ import (
 	"time"
 )
 
-// Default poll intervals of the WaitForStatus methods.
+// Default poll intervals of the waits.
 const (
-	// DefaultPollMin is the first wait between polls.
-	DefaultPollMin = 1 * time.Second
-	// DefaultPollMax caps the wait between polls.
-	DefaultPollMax = 15 * time.Second
+	DefaultPollMin = 1 * time.Second  // the first wait between polls
+	DefaultPollMax = 15 * time.Second // caps the wait between polls
 )
 
-// ErrFailureStatus is matched (errors.Is) by a [*WaitError] whose resource reached a status from
-// which the awaited one cannot follow, such as an instance in "error" while waiting for "active".
+// ErrFailureStatus is matched by a [*WaitError] whose resource reached a status from which the
+// awaited one cannot follow, such as "error".
 var ErrFailureStatus = errors.New("compute: the resource reached a failure status")
 
-// WaitError ends a WaitForStatus call that did not reach its target. It wraps the cause: the
-// context's error (errors.Is(err, context.DeadlineExceeded) holds) or [ErrFailureStatus].
+// WaitError ends a wait that did not reach its target. It wraps the cause: the context's error or
+// [ErrFailureStatus].
 type WaitError struct {
-	// Resource is the kind of resource awaited ("instance", "security group", "floating IP",
-	// "volume", "filesystem", "snapshot").
-	Resource string
-	// ID is the awaited resource's ID.
-	ID string
-	// Target is the awaited status.
-	Target string
-	// LastStatus is the last status seen, "" when no poll succeeded.
-	LastStatus string
-	// Polls is how many times the resource was read.
-	Polls int
-	// LastErr is the error of the last poll when that poll failed with a temporary error (a 503, a
-	// broken connection), nil otherwise.
+	Resource   string // the kind awaited ("instance", "floating IP", ...)
+	ID         string // the awaited resource's ID
+	Target     string // the awaited status
+	LastStatus string // the last status seen; "" when no poll succeeded
+	Polls      int    // how many times the resource was read
+	// LastErr is the last poll's error when it was temporary (a 503, a reset), nil otherwise.
 	LastErr error
-	// Err is the cause.
-	Err error
+	Err     error // the cause
 }
 
 // Error reads "compute: waiting for instance i-1 to be active: last status "starting" after 7
@@ -61,7 +51,7 @@ func (e *WaitError) Error() string {
 // Unwrap returns the cause.
 func (e *WaitError) Unwrap() error { return e.Err }
 
-// WaitOption configures a WaitForStatus call.
+// WaitOption configures a wait.
 type WaitOption interface{ applyWait(*waitConfig) }
 
 type waitConfig struct {
@@ -75,8 +65,8 @@ type waitOptionFunc func(*waitConfig)
 
 func (f waitOptionFunc) applyWait(c *waitConfig) { f(c) }
 
-// WithPollInterval sets the bounds of the wait between polls: it starts near minInterval and grows
-// exponentially, with jitter, up to maxInterval. The defaults are 1 s and 15 s.
+// WithPollInterval sets the bounds of the wait between polls, which grows exponentially with jitter
+// from minInterval to maxInterval (default 1 s and 15 s).
 func WithPollInterval(minInterval, maxInterval time.Duration) WaitOption {
 	return waitOptionFunc(func(c *waitConfig) {
 		if minInterval <= 0 || maxInterval < minInterval {
@@ -87,14 +77,11 @@ func WithPollInterval(minInterval, maxInterval time.Duration) WaitOption {
 	})
 }
 
-// DefaultMaxWait bounds a wait whose context has no deadline: a resource that a broken service
-// keeps in "creating" forever cannot hold the caller forever. A context with a deadline is the
-// caller's own bound and is used as it is.
+// DefaultMaxWait bounds a wait whose context has no deadline.
 const DefaultMaxWait = time.Hour
 
 // WithMaxWait sets the bound of a wait whose context has no deadline (default [DefaultMaxWait]).
-// When it passes, the wait ends with a [*WaitError] that matches context.DeadlineExceeded and says
-// that the maximum, not the caller's deadline, ended it.
+// When it passes, the [*WaitError] matches context.DeadlineExceeded and says so.
 func WithMaxWait(d time.Duration) WaitOption {
 	return waitOptionFunc(func(c *waitConfig) {
 		if d <= 0 {
@@ -105,10 +92,8 @@ func WithMaxWait(d time.Duration) WaitOption {
 	})
 }
 
-// OnUpdate calls fn with the resource after every successful poll, the last one included; T is the
-// awaited resource type ([Instance], [SecurityGroup], [FloatingIP], [Volume], [Filesystem] or
-// [Snapshot]). A callback for another type makes the wait fail with a [*ValidationError] before any
-// request.
+// OnUpdate calls fn with the resource after every successful poll; T is the awaited resource type
+// ([Instance], [Volume], ...). A callback of another type is a [*ValidationError].
 func OnUpdate[T any](fn func(*T)) WaitOption {
 	return waitOptionFunc(func(c *waitConfig) {
 		if fn != nil {
@@ -117,30 +102,24 @@ func OnUpdate[T any](fn func(*T)) WaitOption {
 	})
 }
 
-// waiter describes what a WaitForStatus polls.
+// waiter describes what a wait polls.
 type waiter[T any, S ~string] struct {
 	c        *Client
 	shared   *poller[T] // the kind's shared polling
 	resource string
 	id       string
-	// idField names the ID as the get's path does ("instance_id"), for the ValidationError of an
-	// empty or unsafe ID.
+	// idField names the ID as the get's path does ("instance_id").
 	idField string
 	get     func(context.Context) (*T, error)
 	status  func(*T) S
 	// failed reports whether status s can no longer lead to target.
 	failed func(s, target S) bool
-	// gone, when set, reports the error that means the resource no longer exists: the success of a
-	// WaitForDeletion.
+	// gone, when set, reports the error that means the resource is gone: a WaitForDeletion's success.
 	gone func(error) bool
 }
 
-// wait is the poller behind every WaitForStatus: it polls at once, then after jittered exponential
-// waits; it returns the resource on the target status, a *WaitError at once on a failure status, an
-// API error at once unless it is temporary (429, 502-504) or a network error, and a *WaitError that
-// wraps ctx.Err() and names the last status when the context ends. Unknown statuses keep it waiting.
-// The ID is checked first, by the rule of the get's path, so that a bad one is refused as input even
-// when ctx has already ended.
+// wait is every wait, as [InstancesService.WaitForStatus] describes. The ID is checked first, so
+// that a bad one is refused as input even when ctx has already ended.
 func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T, error) {
 	if err := checkPathID(w.idField, w.id); err != nil {
 		return nil, err
@@ -222,8 +201,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	}
 }
 
-// boundWait bounds a wait whose context has no deadline by maxWait; a context with a deadline is
-// the caller's own bound and is used as it is.
+// boundWait bounds a wait whose context has no deadline by maxWait.
 func boundWait(ctx context.Context, maxWait time.Duration) (context.Context, context.CancelFunc) {
 	if _, ok := ctx.Deadline(); ok {
 		return ctx, func() {}
@@ -234,8 +212,7 @@ func boundWait(ctx context.Context, maxWait time.Duration) (context.Context, con
 }
 
 // transient reports an error worth polling through: a temporary API error (429, 502-504) or a
-// failure of the connection (refused, reset, cut, timed out). Anything else, a 403, a 404, an
-// response that does not decode, a bad certificate, ends the wait at once: polling would not fix it.
+// failure of the connection. Polling would not fix anything else.
 func transient(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
