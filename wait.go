@@ -52,7 +52,10 @@ func (e *WaitError) Error() string {
 func (e *WaitError) Unwrap() error { return e.Err }
 
 // WaitOption configures a wait.
-type WaitOption interface{ applyWait(*waitConfig) }
+type WaitOption interface {
+	applyWait(*waitConfig)
+	applyDelete(*deleteConfig) // a WaitOption is a DeleteOption too, for DeleteAndWait's wait
+}
 
 type waitConfig struct {
 	minInterval, maxInterval time.Duration

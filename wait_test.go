@@ -427,3 +427,6 @@ func TestAWaitPollsThroughARefusedOrResetConnection(t *testing.T) {
 		assert.Equal(t, 3, n)
 	})
 }
+
+// Every WaitOption is a DeleteOption, for the wait of DeleteAndWait.
+var _ DeleteOption = WaitOption(nil)

@@ -104,7 +104,7 @@ already gone is then success. Without --wait, %s that does not exist exits with 
 				return nil
 			}
 			p := a.progress(k.name, id)
-			opts := []compute.DeleteOption{asDeleteOption(d.watch(p))}
+			opts := []compute.DeleteOption{d.watch(p)}
 			if force {
 				opts = append(opts, compute.RemoveProtection())
 			}

@@ -41,10 +41,3 @@ func watch[T any](p *progress, status func(*T) string) compute.WaitOption {
 	return compute.OnUpdate(func(v *T) { p.seen(status(v)) })
 }
 
-// asDeleteOption passes a wait option to a DeleteAndWait. The SDK documents that a WaitOption is a
-// DeleteOption, but its WaitOption interface does not declare it, so the value needs a type
-// assertion (and a nil option, none).
-func asDeleteOption(o compute.WaitOption) compute.DeleteOption {
-	d, _ := o.(compute.DeleteOption)
-	return d
-}
