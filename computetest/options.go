@@ -75,7 +75,7 @@ func WithInMemoryNetwork() Option { return func(c *config) { c.inMemory = true }
 func WithListener(l net.Listener) Option { return func(c *config) { c.listener = l } }
 
 // WithSeed seeds the random choices of the server: which requests a probabilistic fault rule hits.
-// The default seed is 1, so a run is repeatable.
+// The default is 1, so a run is repeatable.
 func WithSeed(seed uint64) Option { return func(c *config) { c.engine.Seed = seed } }
 
 // WithRequestLogLimit keeps only the last n requests in the log that Requests returns, so that a

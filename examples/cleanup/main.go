@@ -60,8 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !env.Remote {
-		if err := seed(ctx, env, *prefix); err != nil {
-			fmt.Fprintln(stderr, "cleanup: seeding the embedded server:", setup.Describe(err))
+		if err := fill(ctx, env, *prefix); err != nil {
+			fmt.Fprintln(stderr, "cleanup: filling the embedded server:", setup.Describe(err))
 			return 1
 		}
 	}
@@ -182,11 +182,11 @@ func finder[T any](all func(context.Context, *compute.ListOptions) iter.Seq2[T, 
 	}
 }
 
-// seed fills the embedded fake with matching resources in every state cleanup handles, and one
+// fill fills the embedded fake with matching resources in every state cleanup handles, and one
 // instance that does not match: an active instance with a security group, a floating IP and an
 // attached volume, a snapshot of it, a protected instance, one still creating and one stopping, a
 // filesystem and an SSH key.
-func seed(ctx context.Context, env *setup.Env, prefix string) error {
+func fill(ctx context.Context, env *setup.Env, prefix string) error {
 	c := env.Client
 	sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: prefix + "sg", Region: env.Region})
 	if err != nil {

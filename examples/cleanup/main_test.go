@@ -66,12 +66,12 @@ func TestCleanupLeavesNothingFromAnyState(t *testing.T) {
 		ctx := context.Background()
 		env := &setup.Env{Client: c, Server: srv, Region: "NORD-NO-KRS-1", Type: "vcpu-2_memory-4g", Image: "ubuntu-24.04"}
 		before := inventory(t, c)
-		require.NoError(t, seed(ctx, env, "test-"))
+		require.NoError(t, fill(ctx, env, "test-"))
 		seeded := inventory(t, c)
 		for _, name := range []string{"instance test-vm-creating creating", "instance test-vm-stopping stopping",
 			"instance test-vm-protected active", "volume test-vol created 1", "snapshot test-snap", "filesystem test-fs",
 			"ssh-key test-key", "security-group test-sg", "floating-ip test-ip"} {
-			assert.Contains(t, seeded, name, "the seed makes every state")
+			assert.Contains(t, seeded, name, "the fill makes every state")
 		}
 
 		cl := &cleaner{c: c, out: io.Discard, prefix: "test-", force: true}

@@ -31,8 +31,8 @@ func run(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	defer release()
 	if !env.Remote {
-		if err := seed(ctx, env); err != nil {
-			fmt.Fprintln(stderr, "inventory: seeding the embedded server:", setup.Describe(err))
+		if err := fill(ctx, env); err != nil {
+			fmt.Fprintln(stderr, "inventory: filling the embedded server:", setup.Describe(err))
 			return 1
 		}
 	}
@@ -73,8 +73,8 @@ func inventory(ctx context.Context, c *compute.Client, out io.Writer) error {
 	return tw.Flush()
 }
 
-// seed fills the embedded fake: two groups, a floating IP and three instances.
-func seed(ctx context.Context, env *setup.Env) error {
+// fill fills the embedded fake: two groups, a floating IP and three instances.
+func fill(ctx context.Context, env *setup.Env) error {
 	c := env.Client
 	var groups []string
 	for _, name := range []string{"web", "db"} {

@@ -83,7 +83,7 @@ func Describe(err error) string {
 	return err.Error()
 }
 
-// CreateActive creates an instance and waits until it is active, polling often: the examples seed
+// CreateActive creates an instance and waits until it is active, polling often: the examples fill
 // the embedded fake with it, whose instances start "creating".
 func CreateActive(ctx context.Context, c *compute.Client, req *compute.InstanceCreateRequest) (*compute.Instance, error) {
 	inst, err := c.Instances.Create(ctx, req)
