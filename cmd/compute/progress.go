@@ -40,4 +40,3 @@ func (p *progress) elapsed() time.Duration { return time.Since(p.start).Round(ti
 func watch[T any](p *progress, status func(*T) string) compute.WaitOption {
 	return compute.OnUpdate(func(v *T) { p.seen(status(v)) })
 }
-
