@@ -142,16 +142,9 @@ func (s *FilesystemsService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/filesystems/{filesystem_id} until the filesystem reaches
 // target, as [InstancesService.WaitForStatus] does; error and deleting are failure statuses.
 func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, target FilesystemStatus, opts ...WaitOption) (*Filesystem, error) {
-	return waiter[Filesystem, FilesystemStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "filesystem",
-		id:       id,
-		idField:  "filesystem_id",
-		get:      func(ctx context.Context) (*Filesystem, error) { return s.Get(ctx, id) },
-		status:   func(f *Filesystem) FilesystemStatus { return f.Status },
-		failed:   failedUnless(FilesystemStatusError, FilesystemStatusDeleting),
-	}.wait(ctx, target, opts)
+	w := s.waiter(id)
+	w.failed = failedUnless(FilesystemStatusError, FilesystemStatusDeleting)
+	return w.wait(ctx, target, opts)
 }
 
 // CreateOnce creates a filesystem unless one named req.Name exists (POST /compute/v1/filesystems,
@@ -187,26 +180,19 @@ func (s *FilesystemsService) FindByName(ctx context.Context, name string) ([]Fil
 // as [InstancesService.WaitForDeletion] does; lacking a not-found code, any 404 but an invalid
 // route's means gone.
 func (s *FilesystemsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	_, err := waiter[Filesystem, FilesystemStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "filesystem",
-		id:       id,
-		idField:  "filesystem_id",
-		get:      func(ctx context.Context) (*Filesystem, error) { return s.Get(ctx, id) },
-		status:   func(v *Filesystem) FilesystemStatus { return v.Status },
-		failed:   never[FilesystemStatus],
-		gone:     absent(opDeleteFilesystem),
-	}.wait(ctx, "deleted", opts)
-	return err
+	return s.waiter(id).untilGone(ctx, opDeleteFilesystem, opts)
 }
 
 // DeleteAndWait deletes a filesystem (DELETE /compute/v1/filesystems/{filesystem_id}) and waits
 // until it is gone, as [InstancesService.DeleteAndWait] does.
 func (s *FilesystemsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, teardown{
-		kind: "filesystem", id: id, idField: "filesystem_id", op: opDeleteFilesystem,
-		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
-		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
-	}, opts)
+	return deleteAndWait(ctx, s.waiter(id), opDeleteFilesystem, nil, opts)
+}
+
+// waiter is what a wait on the filesystem id reads.
+func (s *FilesystemsService) waiter(id string) waiter[Filesystem, FilesystemStatus] {
+	return waiter[Filesystem, FilesystemStatus]{c: s.c, shared: s.polls, resource: "filesystem", id: id, idField: "filesystem_id",
+		get:    func(ctx context.Context) (*Filesystem, error) { return s.Get(ctx, id) },
+		status: func(f *Filesystem) FilesystemStatus { return f.Status },
+	}
 }

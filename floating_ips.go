@@ -159,16 +159,9 @@ func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/floating-ips/{floating_ip_id} until the IP reaches target, as
 // [InstancesService.WaitForStatus] does; error and deleting are failure statuses.
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
-	return waiter[FloatingIP, FloatingIPStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "floating IP",
-		id:       id,
-		idField:  "floating_ip_id",
-		get:      func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
-		status:   func(ip *FloatingIP) FloatingIPStatus { return ip.Status },
-		failed:   failedUnless(FloatingIPStatusError, FloatingIPStatusDeleting),
-	}.wait(ctx, target, opts)
+	w := s.waiter(id)
+	w.failed = failedUnless(FloatingIPStatusError, FloatingIPStatusDeleting)
+	return w.wait(ctx, target, opts)
 }
 
 // CreateOnce creates a floating IP unless one named req.Name exists (POST /compute/v1/floating-ips,
@@ -206,26 +199,19 @@ func (s *FloatingIPsService) FindByName(ctx context.Context, name string) ([]Flo
 // WaitForDeletion polls GET /compute/v1/floating-ips/{floating_ip_id} after a Delete until the IP is
 // gone, as [InstancesService.WaitForDeletion] does.
 func (s *FloatingIPsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	_, err := waiter[FloatingIP, FloatingIPStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "floating IP",
-		id:       id,
-		idField:  "floating_ip_id",
-		get:      func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
-		status:   func(v *FloatingIP) FloatingIPStatus { return v.Status },
-		failed:   never[FloatingIPStatus],
-		gone:     absent(opDeleteFloatingIP),
-	}.wait(ctx, "deleted", opts)
-	return err
+	return s.waiter(id).untilGone(ctx, opDeleteFloatingIP, opts)
 }
 
 // DeleteAndWait deletes a floating IP (DELETE /compute/v1/floating-ips/{floating_ip_id}) and waits
 // until it is gone, as [InstancesService.DeleteAndWait] does, retrying while the IP is attached.
 func (s *FloatingIPsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, teardown{
-		kind: "floating IP", id: id, idField: "floating_ip_id", op: opDeleteFloatingIP,
-		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
-		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
-	}, opts)
+	return deleteAndWait(ctx, s.waiter(id), opDeleteFloatingIP, nil, opts)
+}
+
+// waiter is what a wait on the floating IP id reads.
+func (s *FloatingIPsService) waiter(id string) waiter[FloatingIP, FloatingIPStatus] {
+	return waiter[FloatingIP, FloatingIPStatus]{c: s.c, shared: s.polls, resource: "floating IP", id: id, idField: "floating_ip_id",
+		get:    func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
+		status: func(f *FloatingIP) FloatingIPStatus { return f.Status },
+	}
 }

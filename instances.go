@@ -348,18 +348,7 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 // error, and absence from a list proves nothing. It polls like [InstancesService.WaitForStatus],
 // but no status ends it: an instance whose delete was lost stays active until ctx ends.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	_, err := waiter[Instance, InstanceStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "instance",
-		id:       id,
-		idField:  "instance_id",
-		get:      func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
-		status:   func(i *Instance) InstanceStatus { return i.Status },
-		failed:   never[InstanceStatus],
-		gone:     absent(opDeleteInstance),
-	}.wait(ctx, "deleted", opts)
-	return err
+	return s.waiter(id).untilGone(ctx, opDeleteInstance, opts)
 }
 
 // DeleteAndWait deletes an instance (DELETE /compute/v1/instances/{instance_id}) as soon as the
@@ -372,22 +361,17 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 // groups and floating IPs they use and the snapshots they were built from (each is refused while in
 // use); SSH keys and filesystems have no such tie.
 func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, teardown{
-		kind: "instance", id: id, idField: "instance_id", op: opDeleteInstance,
-		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
-		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
-		unprotect: func(ctx context.Context) error {
-			_, err := s.Update(ctx, id, &InstanceUpdateRequest{IsProtected: Ptr(false)})
-			if errors.Is(err, CodeUpdateRequiresActive) {
-				// Only an active instance can be updated: start a stopped one, and try again once it is.
-				if inst, gerr := s.Get(ctx, id); gerr == nil && inst.Status == InstanceStatusStopped {
-					if serr := s.Start(ctx, id); serr != nil && !errors.Is(serr, ErrConflict) && !errors.Is(serr, ErrOutcomeUnknown) {
-						return serr
-					}
+	return deleteAndWait(ctx, s.waiter(id), opDeleteInstance, func(ctx context.Context) error {
+		_, err := s.Update(ctx, id, &InstanceUpdateRequest{IsProtected: Ptr(false)})
+		if errors.Is(err, CodeUpdateRequiresActive) {
+			// Only an active instance can be updated: start a stopped one, and try again once it is.
+			if inst, gerr := s.Get(ctx, id); gerr == nil && inst.Status == InstanceStatusStopped {
+				if serr := s.Start(ctx, id); serr != nil && !errors.Is(serr, ErrConflict) && !errors.Is(serr, ErrOutcomeUnknown) {
+					return serr
 				}
 			}
-			return err
-		},
+		}
+		return err
 	}, opts)
 }
 
@@ -398,16 +382,9 @@ func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ..
 // [*WaitError] matching [ErrFailureStatus]. When ctx ends, or [WithMaxWait] passes, it returns a
 // *WaitError that wraps the cause and names the last status seen.
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {
-	return waiter[Instance, InstanceStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "instance",
-		id:       id,
-		idField:  "instance_id",
-		get:      func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
-		status:   func(i *Instance) InstanceStatus { return i.Status },
-		failed:   failedUnless(InstanceStatusError, InstanceStatusDeleting),
-	}.wait(ctx, target, opts)
+	w := s.waiter(id)
+	w.failed = failedUnless(InstanceStatusError, InstanceStatusDeleting)
+	return w.wait(ctx, target, opts)
 }
 
 // CreateOnce creates an instance unless one named req.Name exists, so that a lost response never
@@ -439,4 +416,12 @@ func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRe
 // FindByName returns every instance named exactly name, reading GET /compute/v1/instances to its end.
 func (s *InstancesService) FindByName(ctx context.Context, name string) ([]Instance, error) {
 	return findByName(ctx, s.c, s.List, name, 0)
+}
+
+// waiter is what a wait on the instance id reads.
+func (s *InstancesService) waiter(id string) waiter[Instance, InstanceStatus] {
+	return waiter[Instance, InstanceStatus]{c: s.c, shared: s.polls, resource: "instance", id: id, idField: "instance_id",
+		get:    func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
+		status: func(i *Instance) InstanceStatus { return i.Status },
+	}
 }

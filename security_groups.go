@@ -239,21 +239,9 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 // contract's get response shows no status: the SDK reads a missing one as created, and returns the
 // group with Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
-	return waiter[SecurityGroup, SecurityGroupStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "security group",
-		id:       id,
-		idField:  "security_group_id",
-		get:      func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
-		status: func(g *SecurityGroup) SecurityGroupStatus {
-			if g.Status == "" {
-				return SecurityGroupStatusCreated
-			}
-			return g.Status
-		},
-		failed: failedUnless(SecurityGroupStatusError, SecurityGroupStatusDeleting),
-	}.wait(ctx, target, opts)
+	w := s.waiter(id)
+	w.failed = failedUnless(SecurityGroupStatusError, SecurityGroupStatusDeleting)
+	return w.wait(ctx, target, opts)
 }
 
 // CreateOnce creates a security group unless one named req.Name exists
@@ -286,27 +274,25 @@ func (s *SecurityGroupsService) FindByName(ctx context.Context, name string) ([]
 // WaitForDeletion polls GET /compute/v1/security-groups/{security_group_id} after a Delete until the
 // group is gone, as [InstancesService.WaitForDeletion] does.
 func (s *SecurityGroupsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	_, err := waiter[SecurityGroup, SecurityGroupStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "security group",
-		id:       id,
-		idField:  "security_group_id",
-		get:      func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
-		status:   func(v *SecurityGroup) SecurityGroupStatus { return v.Status },
-		failed:   never[SecurityGroupStatus],
-		gone:     absent(opDeleteSecurityGroup),
-	}.wait(ctx, "deleted", opts)
-	return err
+	return s.waiter(id).untilGone(ctx, opDeleteSecurityGroup, opts)
 }
 
 // DeleteAndWait deletes a security group (DELETE /compute/v1/security-groups/{security_group_id})
 // and waits until it is gone, as [InstancesService.DeleteAndWait] does, retrying while instances
 // use it.
 func (s *SecurityGroupsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, teardown{
-		kind: "security group", id: id, idField: "security_group_id", op: opDeleteSecurityGroup,
-		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
-		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
-	}, opts)
+	return deleteAndWait(ctx, s.waiter(id), opDeleteSecurityGroup, nil, opts)
+}
+
+// waiter is what a wait on the security group id reads.
+func (s *SecurityGroupsService) waiter(id string) waiter[SecurityGroup, SecurityGroupStatus] {
+	return waiter[SecurityGroup, SecurityGroupStatus]{c: s.c, shared: s.polls, resource: "security group", id: id, idField: "security_group_id",
+		get: func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
+		status: func(g *SecurityGroup) SecurityGroupStatus {
+			if g.Status == "" {
+				return SecurityGroupStatusCreated // the contract's get response shows no status
+			}
+			return g.Status
+		},
+	}
 }

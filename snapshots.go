@@ -220,16 +220,9 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/snapshots/{snapshot_id} until the snapshot reaches target, as
 // [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
-	return waiter[Snapshot, SnapshotStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "snapshot",
-		id:       id,
-		idField:  "snapshot_id",
-		get:      func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
-		status:   func(v *Snapshot) SnapshotStatus { return v.Status },
-		failed:   failedUnless(SnapshotStatusError, SnapshotStatusPendingDelete, SnapshotStatusDeleting),
-	}.wait(ctx, target, opts)
+	w := s.waiter(id)
+	w.failed = failedUnless(SnapshotStatusError, SnapshotStatusPendingDelete, SnapshotStatusDeleting)
+	return w.wait(ctx, target, opts)
 }
 
 // CreateOnce snapshots an instance unless a snapshot of it named req.Name exists
@@ -317,26 +310,19 @@ func snapshotGoing(st SnapshotStatus) bool {
 // WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the snapshot
 // is gone, as [InstancesService.WaitForDeletion] does.
 func (s *SnapshotsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	_, err := waiter[Snapshot, SnapshotStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "snapshot",
-		id:       id,
-		idField:  "snapshot_id",
-		get:      func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
-		status:   func(v *Snapshot) SnapshotStatus { return v.Status },
-		failed:   never[SnapshotStatus],
-		gone:     absent(opDeleteSnapshot),
-	}.wait(ctx, "deleted", opts)
-	return err
+	return s.waiter(id).untilGone(ctx, opDeleteSnapshot, opts)
 }
 
 // DeleteAndWait deletes a snapshot (DELETE /compute/v1/snapshots/{snapshot_id}) and waits until it
 // is gone, as [InstancesService.DeleteAndWait] does, retrying while an instance is built from it.
 func (s *SnapshotsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, teardown{
-		kind: "snapshot", id: id, idField: "snapshot_id", op: opDeleteSnapshot,
-		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
-		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
-	}, opts)
+	return deleteAndWait(ctx, s.waiter(id), opDeleteSnapshot, nil, opts)
+}
+
+// waiter is what a wait on the snapshot id reads.
+func (s *SnapshotsService) waiter(id string) waiter[Snapshot, SnapshotStatus] {
+	return waiter[Snapshot, SnapshotStatus]{c: s.c, shared: s.polls, resource: "snapshot", id: id, idField: "snapshot_id",
+		get:    func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
+		status: func(v *Snapshot) SnapshotStatus { return v.Status },
+	}
 }

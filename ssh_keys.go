@@ -148,28 +148,13 @@ func publicKey(value string) string {
 // WaitForDeletion polls GET /compute/v1/ssh-keys/{ssh_key_id} after a Delete until the key is gone,
 // as [InstancesService.WaitForDeletion] does.
 func (s *SSHKeysService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	_, err := waiter[SSHKey, string]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "SSH key",
-		id:       id,
-		idField:  "ssh_key_id",
-		get:      func(ctx context.Context) (*SSHKey, error) { return s.Get(ctx, id) },
-		status:   func(*SSHKey) string { return "" },
-		failed:   never[string],
-		gone:     absent(opDeleteSSHKey),
-	}.wait(ctx, "deleted", opts)
-	return err
+	return s.waiter(id).untilGone(ctx, opDeleteSSHKey, opts)
 }
 
 // DeleteAndWait deletes an SSH key (DELETE /compute/v1/ssh-keys/{ssh_key_id}) and waits until it is
 // gone, as [InstancesService.DeleteAndWait] does.
 func (s *SSHKeysService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, teardown{
-		kind: "SSH key", id: id, idField: "ssh_key_id", op: opDeleteSSHKey,
-		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
-		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
-	}, opts)
+	return deleteAndWait(ctx, s.waiter(id), opDeleteSSHKey, nil, opts)
 }
 
 // publicKeyTypes are the key types of OpenSSH's public key format.
@@ -192,4 +177,12 @@ func isPublicKey(value string) bool {
 	}
 	n := binary.BigEndian.Uint32(blob)
 	return uint64(n) <= uint64(len(blob)-4) && string(blob[4:4+n]) == fields[0]
+}
+
+// waiter is what a wait on the SSH key id reads.
+func (s *SSHKeysService) waiter(id string) waiter[SSHKey, string] {
+	return waiter[SSHKey, string]{c: s.c, shared: s.polls, resource: "SSH key", id: id, idField: "ssh_key_id",
+		get:    func(ctx context.Context) (*SSHKey, error) { return s.Get(ctx, id) },
+		status: func(*SSHKey) string { return "" },
+	}
 }

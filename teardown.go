@@ -29,19 +29,13 @@ func RemoveProtection() DeleteOption {
 	return deleteOptionFunc(func(c *deleteConfig) { c.unprotect = true })
 }
 
-// teardown describes one kind of resource to deleteAndWait.
-type teardown struct {
-	kind, id, idField string
-	op                operation // the delete
-	del               func(context.Context) error
-	waitGone          func(context.Context, []WaitOption) error
-	unprotect         func(context.Context) error // nil for a kind without termination protection
-}
-
-// deleteAndWait is every DeleteAndWait, as [InstancesService.DeleteAndWait] describes. When the
-// context ends or the maximum wait passes, it returns a [*WaitError] with the last refusal as LastErr.
-func deleteAndWait(ctx context.Context, t teardown, opts []DeleteOption) error {
-	if err := checkPathID(t.idField, t.id); err != nil {
+// deleteAndWait is every DeleteAndWait, as [InstancesService.DeleteAndWait] describes: it deletes
+// the resource w waits on with the delete op del, trying again while it is refused for its state,
+// then waits until it is gone. unprotect, nil for a kind without termination protection, turns the
+// protection off. When the context ends or the maximum wait passes, it returns a [*WaitError] with
+// the last refusal as LastErr.
+func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], del operation, unprotect func(context.Context) error, opts []DeleteOption) error {
+	if err := checkPathID(w.idField, w.id); err != nil {
 		return err
 	}
 	if ctx == nil {
@@ -53,26 +47,23 @@ func deleteAndWait(ctx context.Context, t teardown, opts []DeleteOption) error {
 			o.applyDelete(&cfg)
 		}
 	}
-	wcfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax, maxWait: DefaultMaxWait}
-	for _, o := range cfg.wait {
-		o.applyWait(&wcfg)
-	}
-	if wcfg.err != nil {
-		return wcfg.err
+	wcfg, err := waitSettings(cfg.wait)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := boundWait(ctx, wcfg.maxWait)
 	defer cancel()
-	werr := &WaitError{Resource: t.kind, ID: t.id, Target: "deleted"}
+	werr := &WaitError{Resource: w.resource, ID: w.id, Target: "deleted"}
 	for n := 0; ; n++ {
-		err := t.del(ctx)
+		err := send(ctx, w.c, request{op: del, ids: []string{w.id}})
 		var apiErr *APIError
 		switch {
 		case err == nil:
-			return t.waitGone(ctx, cfg.wait)
-		case errors.As(err, &apiErr) && t.op.gone(apiErr):
+			return w.untilGone(ctx, del, cfg.wait)
+		case errors.As(err, &apiErr) && del.gone(apiErr):
 			return nil // it was gone already
-		case errors.Is(err, CodeTerminationProtected) && cfg.unprotect && t.unprotect != nil:
-			if uerr := t.unprotect(ctx); uerr != nil && !errors.Is(uerr, ErrConflict) && !transient(uerr) {
+		case errors.Is(err, CodeTerminationProtected) && cfg.unprotect && unprotect != nil:
+			if uerr := unprotect(ctx); uerr != nil && !errors.Is(uerr, ErrConflict) && !transient(uerr) {
 				return uerr
 			}
 		case errors.Is(err, CodeTerminationProtected):

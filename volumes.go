@@ -160,16 +160,9 @@ func (s *VolumesService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/volumes/{volume_id} until the volume reaches target, as
 // [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target VolumeStatus, opts ...WaitOption) (*Volume, error) {
-	return waiter[Volume, VolumeStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "volume",
-		id:       id,
-		idField:  "volume_id",
-		get:      func(ctx context.Context) (*Volume, error) { return s.Get(ctx, id) },
-		status:   func(v *Volume) VolumeStatus { return v.Status },
-		failed:   failedUnless(VolumeStatusError, VolumeStatusPendingDelete, VolumeStatusDeleting),
-	}.wait(ctx, target, opts)
+	w := s.waiter(id)
+	w.failed = failedUnless(VolumeStatusError, VolumeStatusPendingDelete, VolumeStatusDeleting)
+	return w.wait(ctx, target, opts)
 }
 
 // CreateOnce creates a volume unless one named req.Name exists (POST /compute/v1/volumes, sent at
@@ -203,26 +196,19 @@ func (s *VolumesService) FindByName(ctx context.Context, name string) ([]Volume,
 // WaitForDeletion polls GET /compute/v1/volumes/{volume_id} after a Delete until the volume is gone,
 // as [InstancesService.WaitForDeletion] does.
 func (s *VolumesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	_, err := waiter[Volume, VolumeStatus]{
-		c:        s.c,
-		shared:   s.polls,
-		resource: "volume",
-		id:       id,
-		idField:  "volume_id",
-		get:      func(ctx context.Context) (*Volume, error) { return s.Get(ctx, id) },
-		status:   func(v *Volume) VolumeStatus { return v.Status },
-		failed:   never[VolumeStatus],
-		gone:     absent(opDeleteVolume),
-	}.wait(ctx, "deleted", opts)
-	return err
+	return s.waiter(id).untilGone(ctx, opDeleteVolume, opts)
 }
 
 // DeleteAndWait deletes a volume (DELETE /compute/v1/volumes/{volume_id}) and waits until it is
 // gone, as [InstancesService.DeleteAndWait] does, retrying while the volume is attached.
 func (s *VolumesService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, teardown{
-		kind: "volume", id: id, idField: "volume_id", op: opDeleteVolume,
-		del:      func(ctx context.Context) error { return s.Delete(ctx, id) },
-		waitGone: func(ctx context.Context, o []WaitOption) error { return s.WaitForDeletion(ctx, id, o...) },
-	}, opts)
+	return deleteAndWait(ctx, s.waiter(id), opDeleteVolume, nil, opts)
+}
+
+// waiter is what a wait on the volume id reads.
+func (s *VolumesService) waiter(id string) waiter[Volume, VolumeStatus] {
+	return waiter[Volume, VolumeStatus]{c: s.c, shared: s.polls, resource: "volume", id: id, idField: "volume_id",
+		get:    func(ctx context.Context) (*Volume, error) { return s.Get(ctx, id) },
+		status: func(v *Volume) VolumeStatus { return v.Status },
+	}
 }

@@ -130,14 +130,9 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	if ctx == nil {
 		return nil, errNilContext
 	}
-	cfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax, maxWait: DefaultMaxWait}
-	for _, o := range opts {
-		if o != nil {
-			o.applyWait(&cfg)
-		}
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
+	cfg, err := waitSettings(opts)
+	if err != nil {
+		return nil, err
 	}
 	var callbacks []func(*T)
 	for _, cb := range cfg.onUpdate {
@@ -202,6 +197,24 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 			return nil, werr
 		}
 	}
+}
+
+// untilGone waits until the resource is gone: until its read fails as the delete op's not-found.
+func (w waiter[T, S]) untilGone(ctx context.Context, del operation, opts []WaitOption) error {
+	w.failed, w.gone = never[S], absent(del)
+	_, err := w.wait(ctx, "deleted", opts)
+	return err
+}
+
+// waitSettings applies opts to the defaults.
+func waitSettings(opts []WaitOption) (waitConfig, error) {
+	cfg := waitConfig{minInterval: DefaultPollMin, maxInterval: DefaultPollMax, maxWait: DefaultMaxWait}
+	for _, o := range opts {
+		if o != nil {
+			o.applyWait(&cfg)
+		}
+	}
+	return cfg, cfg.err
 }
 
 // boundWait bounds a wait whose context has no deadline by maxWait.
