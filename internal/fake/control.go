@@ -39,8 +39,9 @@ var controlRoutes = []route{
 //go:embed control.yaml
 var controlDocument []byte
 
-// ctl is op for the control endpoint, whose handlers use the engine rather than its state, and
-// take its lock themselves.
+// ctl makes a handler of a function of the engine and the operation's typed request, which the
+// strict decoder fills from the body: the control endpoint's handlers use the engine rather than
+// its state, and take its lock themselves (op is ctl for the API's handlers).
 func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
 	return func(e *Engine, c call, body []byte) (any, *Error) {
 		var req Req

@@ -12,9 +12,9 @@ var filesystemSpec = spec{collection: "filesystems", quota: "filesystems", code:
 	notFound: func(id string) *Error { return notFound(codeBadRequest, "filesystem %q not found", id) },
 	statuses: []string{storageCreating, storageCreated, "deleting", "error"}}
 
-// filesystemBody is a filesystem as the API shows it. The mount fields are null until the
-// filesystem is created.
-type filesystemBody struct {
+// filesystem is a filesystem as the API shows it, with the transition it has in progress. The mount
+// fields are null until the filesystem is created.
+type filesystem struct {
 	ID                 string     `json:"id"`
 	Name               string     `json:"name"`
 	Description        string     `json:"description"`
@@ -26,14 +26,10 @@ type filesystemBody struct {
 	MountEndpointRange []string   `json:"mount_endpoint_range"`
 	CreatedAt          stamp      `json:"created_at"`
 	UpdatedAt          stamp      `json:"updated_at"`
-}
-
-type filesystem struct {
-	filesystemBody
 	lifecycle
 }
 
-func (fs *filesystem) view(*state) any { return &fs.filesystemBody }
+func (fs *filesystem) view(*state) any { return fs }
 
 // addFilesystem stores a new filesystem, creating until Durations.FilesystemCreate has passed.
 func (s *state) addFilesystem(fs *filesystem, now time.Time) {

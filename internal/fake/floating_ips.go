@@ -13,8 +13,8 @@ var floatingIPSpec = spec{collection: "floating-ips", quota: "floating_ips", cod
 	notFound: func(id string) *Error { return notFound(codeFloatingIPNotFound, "floating IP %q not found", id) },
 	statuses: []string{fipCreating, fipCreated, "deleting", "error"}}
 
-// floatingIPBody is a floating IP as the API shows it.
-type floatingIPBody struct {
+// floatingIP is a floating IP as the API shows it, with the transition it has in progress.
+type floatingIP struct {
 	ID          string     `json:"id"`
 	Name        string     `json:"name"`
 	Description string     `json:"description"`
@@ -26,14 +26,10 @@ type floatingIPBody struct {
 	Instance    *Ref       `json:"instance"`
 	CreatedAt   stamp      `json:"created_at"`
 	UpdatedAt   stamp      `json:"updated_at"`
-}
-
-type floatingIP struct {
-	floatingIPBody
 	lifecycle
 }
 
-func (f *floatingIP) view(*state) any { return &f.floatingIPBody }
+func (f *floatingIP) view(*state) any { return f }
 
 // addFloatingIP stores a new floating IP, creating until Durations.FloatingIPCreate has passed.
 func (s *state) addFloatingIP(f *floatingIP, now time.Time) {

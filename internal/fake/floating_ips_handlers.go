@@ -24,17 +24,17 @@ func (r *floatingIPCreate) check() *Error {
 	return nil
 }
 
-func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIPBody, *Error) {
+func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIP, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
 	if err := s.quota(&s.floatingIPs); err != nil {
 		return nil, err
 	}
-	f := &floatingIP{floatingIPBody: floatingIPBody{ID: s.newID("fip"), Name: r.Name, Description: r.Description,
-		IsPublic: true, Version: r.Version, Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	f := &floatingIP{ID: s.newID("fip"), Name: r.Name, Description: r.Description, IsPublic: true, Version: r.Version,
+		Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
 	s.addFloatingIP(f, c.now)
-	return &f.floatingIPBody, nil
+	return f, nil
 }
 
 // floatingIPUpdate is the body of PATCH /floating-ips/{id}: name, description or both.
@@ -53,7 +53,7 @@ func (r *floatingIPUpdate) check() *Error {
 	return nil
 }
 
-func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*floatingIPBody, *Error) {
+func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*floatingIP, *Error) {
 	if r.Name != nil {
 		s.renameFloatingIP(f, *r.Name)
 	}
@@ -61,7 +61,7 @@ func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*fl
 		f.Description = *r.Description
 	}
 	f.UpdatedAt = stamp(c.now)
-	return &f.floatingIPBody, nil
+	return f, nil
 }
 
 func deleteFloatingIP(s *state, _ call, f *floatingIP, _ *none) (none, *Error) {

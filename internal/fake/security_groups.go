@@ -24,9 +24,9 @@ type sgRule struct {
 	PortRangeMax *int   `json:"port_range_max"`
 }
 
-// securityGroupBody is a security group as the API shows it: with status on every body, and with
+// securityGroup is a security group as the API shows it: with status on every body, and with
 // is_internal and updated_at, which the service's description adds.
-type securityGroupBody struct {
+type securityGroup struct {
 	ID          string   `json:"id"`
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
@@ -36,14 +36,10 @@ type securityGroupBody struct {
 	IsInternal  bool     `json:"is_internal"`
 	CreatedAt   stamp    `json:"created_at"`
 	UpdatedAt   stamp    `json:"updated_at"`
-}
-
-type securityGroup struct {
-	securityGroupBody
 	lifecycle
 }
 
-func (g *securityGroup) view(*state) any { return &g.securityGroupBody }
+func (g *securityGroup) view(*state) any { return g }
 
 func (g *securityGroup) arrive(_ *state, status string, _ time.Time) { g.Status = status }
 

@@ -130,26 +130,26 @@ func readRule(raw json.RawMessage) (sgRule, string) {
 	return r, ""
 }
 
-func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroupBody, *Error) {
+func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroup, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
-	g := &securityGroup{securityGroupBody: securityGroupBody{ID: s.newID("sg"), Name: r.Name, Description: r.Description,
-		Region: r.Region, Status: groupCreating, Rules: r.Rules.list, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	g := &securityGroup{ID: s.newID("sg"), Name: r.Name, Description: r.Description, Region: r.Region, Status: groupCreating,
+		Rules: r.Rules.list, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
 	s.addGroup(g, c.now)
-	return &g.securityGroupBody, nil
+	return g, nil
 }
 
-func replaceSecurityGroup(s *state, c call, g *securityGroup, r *groupReplace) (*securityGroupBody, *Error) {
+func replaceSecurityGroup(s *state, c call, g *securityGroup, r *groupReplace) (*securityGroup, *Error) {
 	return updateGroup(s, c, g, &r.Name, &r.Description, r.Rules.list)
 }
 
-func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*securityGroupBody, *Error) {
+func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*securityGroup, *Error) {
 	return updateGroup(s, c, g, r.Name, r.Description, r.Rules.list)
 }
 
 // updateGroup changes what is given (nil: kept); the status is unchanged.
-func updateGroup(s *state, c call, g *securityGroup, name, description *string, rules []sgRule) (*securityGroupBody, *Error) {
+func updateGroup(s *state, c call, g *securityGroup, name, description *string, rules []sgRule) (*securityGroup, *Error) {
 	if description != nil {
 		g.Description = *description
 	}
@@ -160,7 +160,7 @@ func updateGroup(s *state, c call, g *securityGroup, name, description *string, 
 		s.renameGroup(g, *name)
 	}
 	g.UpdatedAt = stamp(c.now)
-	return &g.securityGroupBody, nil
+	return g, nil
 }
 
 func deleteSecurityGroup(s *state, _ call, g *securityGroup, _ *none) (none, *Error) {

@@ -16,10 +16,12 @@ var snapshotSpec = spec{collection: "snapshots", quota: "snapshots", code: codeM
 	notFound: func(id string) *Error { return notFound(codeSnapshotNotFound, "snapshot %q not found", id) },
 	statuses: []string{snapshotCreating, snapshotCreated, "deleting", "error", "pending_delete"}}
 
-// snapshotBody is a snapshot as the API shows it (size in GiB). A snapshot of an instance carries
-// source_instance_id and resource_id, both the instance's ID; a clone carries source_snapshot_id;
-// an import carries none of the three.
-type snapshotBody struct {
+// snapshot is a snapshot as the API shows it (size in GiB), with the transition it has in
+// progress. A snapshot of an instance carries source_instance_id and resource_id, both the
+// instance's ID; a clone carries source_snapshot_id; an import carries none of the three. One store
+// serves both the per-instance routes and the top-level collection: a snapshot taken of an instance
+// is listed in both, and stays in the collection after its instance is gone.
+type snapshot struct {
 	ID               string `json:"id"`
 	Name             string `json:"name"`
 	Size             int    `json:"size"`
@@ -31,12 +33,6 @@ type snapshotBody struct {
 	ResourceID       string `json:"resource_id,omitempty"`
 	CreatedAt        stamp  `json:"created_at"`
 	UpdatedAt        stamp  `json:"updated_at"`
-}
-
-// snapshot is one store for both the per-instance routes and the top-level collection: a snapshot
-// taken of an instance is listed in both, and stays in the collection after its instance is gone.
-type snapshot struct {
-	snapshotBody
 	lifecycle
 	// regions are where the snapshot can be used as an image: its own and the replicated one.
 	regions   []string
@@ -44,7 +40,7 @@ type snapshot struct {
 	family    string
 }
 
-func (sn *snapshot) view(*state) any { return &sn.snapshotBody }
+func (sn *snapshot) view(*state) any { return sn }
 
 func (sn *snapshot) arrive(_ *state, status string, at time.Time) {
 	sn.Status, sn.UpdatedAt = status, stamp(at)

@@ -15,7 +15,7 @@ type snapshotTake struct {
 
 // takeSnapshot snapshots an active instance (02037 otherwise). A snapshot is complete at once; it
 // outlives its instance and can be used as a create's image in its region and its replicated one.
-func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshotBody, *Error) {
+func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshot, *Error) {
 	switch {
 	case r.ReplicatedRegion != "" && !s.knownRegion(r.ReplicatedRegion):
 		return nil, badRequest(codeBadRequest, "unknown replicated_region %q", r.ReplicatedRegion)
@@ -27,20 +27,19 @@ func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshotBod
 	if err := s.quota(&s.snapshots); err != nil {
 		return nil, err
 	}
-	sn := &snapshot{baseImage: in.baseImage, family: s.imageFamily(in.baseImage), regions: []string{in.Region},
-		snapshotBody: snapshotBody{ID: s.newID("snap"), Name: r.Name, Size: in.DiskSize, Region: in.Region,
-			Status: snapshotCreated, OSType: in.OSType, SourceInstanceID: in.ID, ResourceID: in.ID,
-			CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: in.DiskSize, Region: in.Region, Status: snapshotCreated,
+		OSType: in.OSType, SourceInstanceID: in.ID, ResourceID: in.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now),
+		baseImage: in.baseImage, family: s.imageFamily(in.baseImage), regions: []string{in.Region}}
 	if r.ReplicatedRegion != "" && r.ReplicatedRegion != in.Region {
 		sn.regions = append(sn.regions, r.ReplicatedRegion)
 	}
 	s.addSnapshot(sn, c.now)
-	return &sn.snapshotBody, nil
+	return sn, nil
 }
 
 func listInstanceSnapshots(s *state, c call, in *instance, _ *none) (page, *Error) {
 	taken := referrers(&s.snapshots, ref("instance", in.ID))
-	return pageOf(c, len(taken), func(i int) any { return &taken[i].snapshotBody })
+	return pageOf(c, len(taken), func(i int) any { return taken[i] })
 }
 
 // snapshotImport is the body of POST /snapshots: a snapshot made from a disk image at an http or
@@ -68,17 +67,17 @@ func (r *snapshotImport) check() *Error {
 
 // importSnapshot makes a snapshot that is creating and becomes created after
 // Durations.SnapshotCreate.
-func importSnapshot(s *state, c call, r *snapshotImport) (*snapshotBody, *Error) {
+func importSnapshot(s *state, c call, r *snapshotImport) (*snapshot, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
 	if err := s.quota(&s.snapshots); err != nil {
 		return nil, err
 	}
-	sn := &snapshot{regions: []string{r.Region}, snapshotBody: snapshotBody{ID: s.newID("snap"), Name: r.Name, Size: r.Size,
-		Region: r.Region, OSType: r.OSType, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: r.Size, Region: r.Region, OSType: r.OSType,
+		CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), regions: []string{r.Region}}
 	s.addSnapshot(sn, c.now)
-	return &sn.snapshotBody, nil
+	return sn, nil
 }
 
 // snapshotClone is the body of POST /snapshots/{id}/clone.
@@ -89,7 +88,7 @@ type snapshotClone struct {
 
 // cloneSnapshot copies a created snapshot (02009 otherwise) into a region; the copy is creating,
 // then created, and carries source_snapshot_id.
-func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshotBody, *Error) {
+func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshot, *Error) {
 	switch {
 	case !s.knownRegion(r.Region):
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
@@ -99,11 +98,11 @@ func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshot
 	if err := s.quota(&s.snapshots); err != nil {
 		return nil, err
 	}
-	sn := &snapshot{baseImage: src.baseImage, family: src.family, regions: []string{r.Region}, snapshotBody: snapshotBody{
-		ID: s.newID("snap"), Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,
-		SourceSnapshotID: src.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,
+		SourceSnapshotID: src.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), baseImage: src.baseImage,
+		family: src.family, regions: []string{r.Region}}
 	s.addSnapshot(sn, c.now)
-	return &sn.snapshotBody, nil
+	return sn, nil
 }
 
 // rename is the body of an update that can only rename (an SSH key, a snapshot). An empty body
@@ -119,12 +118,12 @@ func (r *rename) check() *Error {
 	return nil
 }
 
-func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshotBody, *Error) {
+func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshot, *Error) {
 	if r.Name != nil {
 		s.renameSnapshot(sn, *r.Name)
 		sn.UpdatedAt = stamp(c.now)
 	}
-	return &sn.snapshotBody, nil
+	return sn, nil
 }
 
 func deleteSnapshot(s *state, _ call, sn *snapshot, _ *none) (none, *Error) {

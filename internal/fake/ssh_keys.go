@@ -13,9 +13,10 @@ var sshKeySpec = spec{collection: "ssh-keys", quota: "ssh_keys", code: codeMaxQu
 	limit:    func(l *Limits) *int { return &l.MaxSSHKeys },
 	notFound: func(id string) *Error { return notFound(codeSSHKeyNotFound, "ssh key %q not found", id) }}
 
-// sshKeyBody is an SSH key as the API shows it. It is the only resource whose single-object
-// responses are the object itself, not wrapped under a key.
-type sshKeyBody struct {
+// sshKey is an SSH key as the API shows it. It is the only resource whose single-object responses
+// are the object itself, not wrapped under a key. It has no status: it exists from its create to
+// its delete.
+type sshKey struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Value       string `json:"value"`
@@ -24,16 +25,11 @@ type sshKeyBody struct {
 	Size        int    `json:"size"`
 	CreatedAt   stamp  `json:"created_at"`
 	UpdatedAt   stamp  `json:"updated_at"`
-}
-
-// sshKey has no status: it exists from its create to its delete.
-type sshKey struct {
-	sshKeyBody
 	lifecycle
 }
 
 func (k *sshKey) arrive(*state, string, time.Time) {}
-func (k *sshKey) view(*state) any                  { return &k.sshKeyBody }
+func (k *sshKey) view(*state) any                  { return k }
 
 // keySizes are the public key algorithms the fake accepts, with the size it reports for each; RSA's
 // size is read from the key's modulus.
@@ -81,8 +77,8 @@ func readPublicKey(value string) (*sshKey, *Error) {
 		size = rsaBits(blob)
 	}
 	sum := sha256.Sum256(blob)
-	return &sshKey{sshKeyBody: sshKeyBody{Value: value, Type: fields[0], Size: size,
-		Fingerprint: "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:])}}, nil
+	return &sshKey{Value: value, Type: fields[0], Size: size,
+		Fingerprint: "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:])}, nil
 }
 
 // rsaBits is the bit length of an RSA public key's modulus (the blob is string "ssh-rsa", mpint e,

@@ -65,8 +65,8 @@ func createVolume(s *state, c call, r *storageCreate) (any, *Error) {
 	if err := s.quota(&s.volumes); err != nil {
 		return nil, err
 	}
-	v := &volume{volumeBody: volumeBody{ID: s.newID("vol"), Name: r.Name, Description: r.Description, Size: r.Size,
-		Type: typ, Region: r.Region, Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	v := &volume{ID: s.newID("vol"), Name: r.Name, Description: r.Description, Size: r.Size, Type: typ, Region: r.Region,
+		Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
 	s.addVolume(v, c.now)
 	return v.view(s), nil
 }
@@ -89,7 +89,7 @@ func deleteVolume(s *state, _ call, v *volume, _ *none) (none, *Error) {
 
 // createFilesystem makes a filesystem that is creating and becomes created after
 // Durations.FilesystemCreate. The only type is vast, the default.
-func createFilesystem(s *state, c call, r *storageCreate) (*filesystemBody, *Error) {
+func createFilesystem(s *state, c call, r *storageCreate) (*filesystem, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
@@ -100,15 +100,15 @@ func createFilesystem(s *state, c call, r *storageCreate) (*filesystemBody, *Err
 	if err := s.quota(&s.filesystems); err != nil {
 		return nil, err
 	}
-	fs := &filesystem{filesystemBody: filesystemBody{ID: s.newID("fs"), Name: r.Name, Description: r.Description, Size: r.Size,
-		Type: typ, Region: r.Region, Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	fs := &filesystem{ID: s.newID("fs"), Name: r.Name, Description: r.Description, Size: r.Size, Type: typ, Region: r.Region,
+		Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
 	s.addFilesystem(fs, c.now)
-	return &fs.filesystemBody, nil
+	return fs, nil
 }
 
 // updateFilesystem renames, describes or grows a filesystem: a smaller size is 02068 (filesystem
 // resize invalid).
-func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*filesystemBody, *Error) {
+func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*filesystem, *Error) {
 	if r.Size != nil && *r.Size < fs.Size {
 		return nil, badRequest(codeFilesystemResizeInvalid, "filesystem resize invalid: %d GiB is less than the current %d GiB", *r.Size, fs.Size)
 	}
@@ -116,7 +116,7 @@ func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*file
 		fs.Name = *r.Name
 	}
 	r.apply(&fs.Description, &fs.Size, &fs.UpdatedAt, c)
-	return &fs.filesystemBody, nil
+	return fs, nil
 }
 
 // deleteFilesystem removes a filesystem and responds 204 with no body (the number is not stated

@@ -18,8 +18,9 @@ var volumeSpec = spec{collection: "volumes", quota: "volumes", code: codeMaxQuot
 // volumeTypes are the volume types; a create without type gets ssd.
 var volumeTypes = []string{"hdd", "ssd"}
 
-// volumeBody is a volume as the API shows it.
-type volumeBody struct {
+// volume is a volume as the API shows it (view fills in its instances), with the transition it has
+// in progress.
+type volume struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
@@ -30,10 +31,6 @@ type volumeBody struct {
 	Instances   []Ref  `json:"instances"`
 	CreatedAt   stamp  `json:"created_at"`
 	UpdatedAt   stamp  `json:"updated_at"`
-}
-
-type volume struct {
-	volumeBody
 	lifecycle
 	// locked is a catalogue volume that can be neither attached nor detached (02046).
 	locked bool
@@ -47,8 +44,8 @@ func (v *volume) arrive(_ *state, status string, at time.Time) {
 
 // catalogVolume is a catalogue volume as the API shows it: created, 10 GiB of ssd.
 func catalogVolume(v Volume, at stamp) *volume {
-	return &volume{locked: v.Status == VolumeLocked, volumeBody: volumeBody{ID: v.ID, Name: v.Name,
-		Size: 10, Type: "ssd", Region: v.Region, Status: storageCreated, CreatedAt: at, UpdatedAt: at}}
+	return &volume{locked: v.Status == VolumeLocked, ID: v.ID, Name: v.Name, Size: 10, Type: "ssd", Region: v.Region,
+		Status: storageCreated, CreatedAt: at, UpdatedAt: at}
 }
 
 // addVolume stores a new volume, creating until Durations.VolumeCreate has passed.
@@ -59,7 +56,7 @@ func (s *state) addVolume(v *volume, now time.Time) {
 
 // view is the volume with the instance that holds it.
 func (v *volume) view(s *state) any {
-	b := v.volumeBody
+	b := *v
 	b.Instances = []Ref{}
 	for _, in := range referrers(&s.instances, ref("volume", v.ID)) {
 		b.Instances = append(b.Instances, Ref{ID: in.ID, Name: in.Name})
