@@ -153,10 +153,12 @@ func (e *Engine) now() time.Time {
 	return e.cfg.Clock().Add(e.offset).UTC().Truncate(time.Millisecond)
 }
 
-// state is the state as it is now, every transition due completed. The caller holds e.mu.
+// state is the state as it is now, every transition due completed in order of due time: every read
+// and change of the state comes after it, so that it sees the state as it is at now. The caller
+// holds e.mu.
 func (e *Engine) state() (*state, time.Time) {
 	now := e.now()
-	e.s.settle(now)
+	e.s.queue.settle(now)
 	return e.s, now
 }
 
@@ -187,7 +189,12 @@ func (e *Engine) SetInstanceStatus(id, status string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s, now := e.state()
-	return s.setInstanceStatus(id, status, now)
+	in, ok := s.instances.find(id)
+	if ok { // as store.force does for the statuses the API has
+		s.queue.cancel(in.pending())
+		in.arrive(s, status, now)
+	}
+	return ok
 }
 
 // prefix is where the compute family lives.

@@ -31,12 +31,6 @@ type filesystem struct {
 
 func (fs *filesystem) view(*state) any { return fs }
 
-// addFilesystem stores a new filesystem, creating until Durations.FilesystemCreate has passed.
-func (s *state) addFilesystem(fs *filesystem, now time.Time) {
-	s.filesystems.add(fs.ID, fs)
-	s.filesystems.begin(fs, now, s.durations.FilesystemCreate, storageCreated)
-}
-
 // arrive completes a transition: a filesystem created for the first time gets its mount path and
 // endpoints.
 func (fs *filesystem) arrive(s *state, status string, at time.Time) {

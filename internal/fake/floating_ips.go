@@ -31,12 +31,6 @@ type floatingIP struct {
 
 func (f *floatingIP) view(*state) any { return f }
 
-// addFloatingIP stores a new floating IP, creating until Durations.FloatingIPCreate has passed.
-func (s *state) addFloatingIP(f *floatingIP, now time.Time) {
-	s.floatingIPs.add(f.ID, f)
-	s.floatingIPs.begin(f, now, s.durations.FloatingIPCreate, fipCreated)
-}
-
 // arrive completes a transition: a floating IP that is created for the first time gets its address,
 // which its instance, if it has one, shows as its public IP.
 func (f *floatingIP) arrive(s *state, status string, at time.Time) {

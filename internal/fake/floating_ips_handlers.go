@@ -1,7 +1,5 @@
 package fake
 
-import "strings"
-
 // floatingIPCreate is the body of POST /floating-ips.
 type floatingIPCreate struct {
 	Name        string `json:"name" fake:"required"`
@@ -33,22 +31,20 @@ func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIP, *Erro
 	}
 	f := &floatingIP{ID: s.newID("fip"), Name: r.Name, Description: r.Description, IsPublic: true, Version: r.Version,
 		Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
-	s.addFloatingIP(f, c.now)
+	s.floatingIPs.add(f.ID, f)
+	s.floatingIPs.begin(f, c.now, s.durations.FloatingIPCreate, fipCreated)
 	return f, nil
 }
 
 // floatingIPUpdate is the body of PATCH /floating-ips/{id}: name, description or both.
 type floatingIPUpdate struct {
-	Name        *string `json:"name"`
+	Name        *string `json:"name" fake:"nonblank"`
 	Description *string `json:"description"`
 }
 
 func (r *floatingIPUpdate) check() *Error {
-	switch {
-	case r.Name == nil && r.Description == nil:
+	if r.Name == nil && r.Description == nil {
 		return badRequest(codeMissingParameters, "name or description is required")
-	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return badRequest(codeBadRequest, "name must not be empty")
 	}
 	return nil
 }

@@ -138,17 +138,6 @@ func (s *state) destroy(in *instance) {
 	s.instances.remove(in.ID)
 }
 
-// setInstanceStatus forces an instance into any status, as state.force does for the statuses the
-// API has, and reports whether the instance exists.
-func (s *state) setInstanceStatus(id, status string, now time.Time) bool {
-	in, ok := s.instances.find(id)
-	if ok {
-		s.queue.cancel(&in.next)
-		in.arrive(s, status, now)
-	}
-	return ok
-}
-
 // rename renames an instance; its floating IP shows the new name.
 func (s *state) renameInstance(in *instance, name string) {
 	in.Name = name

@@ -151,18 +151,15 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 type instanceUpdate struct {
 	SecurityGroups listChange `json:"security_groups"`
 	Volumes        listChange `json:"volumes"`
-	Name           *string    `json:"name"`
+	Name           *string    `json:"name" fake:"nonblank"`
 	IsProtected    *bool      `json:"is_protected"`
 	DiskSize       *int       `json:"disk_size"`
 	ReservationID  *string    `json:"reservation_id"`
 }
 
 func (r *instanceUpdate) check() *Error {
-	switch {
-	case !r.SecurityGroups.given && !r.Volumes.given && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil && r.ReservationID == nil:
+	if !r.SecurityGroups.given && !r.Volumes.given && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil && r.ReservationID == nil {
 		return badRequest(codeMissingParameters, "give security_groups, volumes, name, is_protected or disk_size")
-	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return badRequest(codeBadRequest, "name must not be empty")
 	}
 	return nil
 }

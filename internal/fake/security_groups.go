@@ -43,12 +43,6 @@ func (g *securityGroup) view(*state) any { return g }
 
 func (g *securityGroup) arrive(_ *state, status string, _ time.Time) { g.Status = status }
 
-// addGroup stores a new security group, creating until Durations.SecurityGroupCreate has passed.
-func (s *state) addGroup(g *securityGroup, now time.Time) {
-	s.groups.add(g.ID, g)
-	s.groups.begin(g, now, s.durations.SecurityGroupCreate, groupCreated)
-}
-
 // checkGroupName refuses the reserved names "default" and "standard" (in any case).
 func checkGroupName(name string) *Error {
 	for _, reserved := range []string{"default", "standard"} {

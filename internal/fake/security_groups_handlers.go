@@ -136,7 +136,8 @@ func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroup, *Err
 	}
 	g := &securityGroup{ID: s.newID("sg"), Name: r.Name, Description: r.Description, Region: r.Region, Status: groupCreating,
 		Rules: r.Rules.list, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
-	s.addGroup(g, c.now)
+	s.groups.add(g.ID, g)
+	s.groups.begin(g, c.now, s.durations.SecurityGroupCreate, groupCreated)
 	return g, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"net/url"
 	"slices"
-	"strings"
 )
 
 // snapshotTake is the body of POST /instances/{id}/snapshots.
@@ -108,14 +107,7 @@ func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshot
 // rename is the body of an update that can only rename (an SSH key, a snapshot). An empty body
 // changes nothing (the service's description does not say whether it is refused).
 type rename struct {
-	Name *string `json:"name"`
-}
-
-func (r *rename) check() *Error {
-	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {
-		return badRequest(codeBadRequest, "name must not be empty")
-	}
-	return nil
+	Name *string `json:"name" fake:"nonblank"`
 }
 
 func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshot, *Error) {

@@ -105,10 +105,6 @@ func filesystems(s *state) *store[*filesystem] { return &s.filesystems }
 func snapshots(s *state) *store[*snapshot]     { return &s.snapshots }
 func sshKeys(s *state) *store[*sshKey]         { return &s.sshKeys }
 
-// settle completes every transition due at now, in order of due time. Every read and change of the
-// state comes after it, so that it sees the state as it is at now.
-func (s *state) settle(now time.Time) { s.queue.settle(now) }
-
 // newID returns the next identifier of a kind: "ins-000001", "sg-000001", and so on. IDs are
 // sequential so that test output is repeatable.
 func (s *state) newID(prefix string) string {

@@ -3,7 +3,6 @@ package fake
 import (
 	"cmp"
 	"slices"
-	"strings"
 )
 
 // storageCreate is the body of a volume or filesystem create: name, region and size required, size
@@ -27,16 +26,9 @@ func (r *storageCreate) check() *Error {
 // service's description does not say whether an empty body is refused: the fake accepts it and
 // changes nothing.
 type storageUpdate struct {
-	Name        *string `json:"name"`
+	Name        *string `json:"name" fake:"nonblank"`
 	Description *string `json:"description"`
 	Size        *int    `json:"size"`
-}
-
-func (r *storageUpdate) check() *Error {
-	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {
-		return badRequest(codeBadRequest, "name must not be empty")
-	}
-	return nil
 }
 
 // apply changes the fields given; updated_at moves only when there is one.
@@ -67,7 +59,8 @@ func createVolume(s *state, c call, r *storageCreate) (any, *Error) {
 	}
 	v := &volume{ID: s.newID("vol"), Name: r.Name, Description: r.Description, Size: r.Size, Type: typ, Region: r.Region,
 		Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
-	s.addVolume(v, c.now)
+	s.volumes.add(v.ID, v)
+	s.volumes.begin(v, c.now, s.durations.VolumeCreate, storageCreated)
 	return v.view(s), nil
 }
 
@@ -102,7 +95,8 @@ func createFilesystem(s *state, c call, r *storageCreate) (*filesystem, *Error) 
 	}
 	fs := &filesystem{ID: s.newID("fs"), Name: r.Name, Description: r.Description, Size: r.Size, Type: typ, Region: r.Region,
 		Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
-	s.addFilesystem(fs, c.now)
+	s.filesystems.add(fs.ID, fs)
+	s.filesystems.begin(fs, c.now, s.durations.FilesystemCreate, storageCreated)
 	return fs, nil
 }
 

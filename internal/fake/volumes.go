@@ -48,12 +48,6 @@ func catalogVolume(v Volume, at stamp) *volume {
 		Status: storageCreated, CreatedAt: at, UpdatedAt: at}
 }
 
-// addVolume stores a new volume, creating until Durations.VolumeCreate has passed.
-func (s *state) addVolume(v *volume, now time.Time) {
-	s.volumes.add(v.ID, v)
-	s.volumes.begin(v, now, s.durations.VolumeCreate, storageCreated)
-}
-
 // view is the volume with the instance that holds it.
 func (v *volume) view(s *state) any {
 	b := *v
