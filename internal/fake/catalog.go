@@ -211,13 +211,9 @@ func (c Catalog) Clone() Catalog {
 	out.PlacementOptions = slices.Clone(c.PlacementOptions)
 	out.SSHKeys = slices.Clone(c.SSHKeys)
 	out.Volumes = slices.Clone(c.Volumes)
-	out.Reservations = make([]Reservation, len(c.Reservations))
+	out.Reservations = slices.Clone(c.Reservations)
 	for i, r := range c.Reservations {
-		r.Metadata = maps.Clone(r.Metadata)
-		out.Reservations[i] = r
-	}
-	if c.Reservations == nil {
-		out.Reservations = nil
+		out.Reservations[i].Metadata = maps.Clone(r.Metadata)
 	}
 	out.InstanceTypes = make([]InstanceType, len(c.InstanceTypes))
 	for i, t := range c.InstanceTypes {
@@ -280,44 +276,36 @@ func ParseCatalog(b []byte) (Catalog, error) {
 	}
 	regions := map[string]bool{}
 	seen := map[string]bool{}
-	unique := func(kind, id string) error {
-		if id == "" {
+	// entry checks an entry of a list: it has an id, listed once, and names only listed regions.
+	entry := func(kind, id string, in ...string) error {
+		switch {
+		case id == "":
 			return fmt.Errorf("a %s has no id", kind)
-		}
-		if seen[kind+"\x00"+id] {
+		case seen[kind+"\x00"+id]:
 			return fmt.Errorf("%s %q is listed twice", kind, id)
 		}
 		seen[kind+"\x00"+id] = true
-		return nil
-	}
-	for _, r := range c.Regions {
-		if err := unique("region", r.ID); err != nil {
-			return Catalog{}, err
-		}
-		regions[r.ID] = true
-	}
-	inRegions := func(kind, id string, rs []string) error {
-		for _, r := range rs {
+		for _, r := range in {
 			if !regions[r] {
 				return fmt.Errorf("%s %q names region %q, which the catalogue does not list", kind, id, r)
 			}
 		}
 		return nil
 	}
-	for _, t := range c.InstanceTypes {
-		if err := unique("instance type", t.ID); err != nil {
+	for _, r := range c.Regions {
+		if err := entry("region", r.ID); err != nil {
 			return Catalog{}, err
 		}
-		if err := inRegions("instance type", t.ID, t.Regions); err != nil {
+		regions[r.ID] = true
+	}
+	for _, t := range c.InstanceTypes {
+		if err := entry("instance type", t.ID, t.Regions...); err != nil {
 			return Catalog{}, err
 		}
 	}
 	t0 := catalogTime
 	for i, im := range c.Images {
-		if err := unique("image", im.ID); err != nil {
-			return Catalog{}, err
-		}
-		if err := inRegions("image", im.ID, im.Regions); err != nil {
+		if err := entry("image", im.ID, im.Regions...); err != nil {
 			return Catalog{}, err
 		}
 		if !slices.Contains(ImageTypes[:3], im.Type) {
@@ -332,15 +320,12 @@ func ParseCatalog(b []byte) (Catalog, error) {
 		c.Images[i].Versions = nonNil(im.Versions)
 	}
 	for _, k := range c.SSHKeys {
-		if err := unique("ssh key", k.ID); err != nil {
+		if err := entry("ssh key", k.ID); err != nil {
 			return Catalog{}, err
 		}
 	}
 	for _, v := range c.Volumes {
-		if err := unique("volume", v.ID); err != nil {
-			return Catalog{}, err
-		}
-		if err := inRegions("volume", v.ID, []string{v.Region}); err != nil {
+		if err := entry("volume", v.ID, v.Region); err != nil {
 			return Catalog{}, err
 		}
 		if v.Status != VolumeAvailable && v.Status != VolumeLocked {
@@ -348,10 +333,7 @@ func ParseCatalog(b []byte) (Catalog, error) {
 		}
 	}
 	for _, r := range c.Reservations {
-		if err := unique("reservation", r.ID); err != nil {
-			return Catalog{}, err
-		}
-		if err := inRegions("reservation", r.ID, []string{r.Region}); err != nil {
+		if err := entry("reservation", r.ID, r.Region); err != nil {
 			return Catalog{}, err
 		}
 		if r.Capacity < 1 {
