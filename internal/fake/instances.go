@@ -70,7 +70,7 @@ func (in *instance) view(*state) any { return &in.instanceBody }
 // uses are the resources the instance refers to, as refs names them.
 func (in *instance) uses() []string {
 	keys := []string{ref("image", in.Image.ID)}
-	for kind, refs := range map[string][]Ref{"volume": in.Volumes, "group": in.SecurityGroups, "key": in.SSHKeys} {
+	for kind, refs := range in.lists() {
 		for _, r := range refs {
 			keys = append(keys, ref(kind, r.ID))
 		}
@@ -79,6 +79,19 @@ func (in *instance) uses() []string {
 		keys = append(keys, ref("reservation", string(in.ReservationID)))
 	}
 	return keys
+}
+
+// lists are the instance's references to volumes, security groups and SSH keys, by kind as refs
+// names them.
+func (in *instance) lists() map[string][]Ref {
+	return map[string][]Ref{"volume": in.Volumes, "group": in.SecurityGroups, "key": in.SSHKeys}
+}
+
+// renamed shows the new name of a volume, security group or SSH key in the instances that list it.
+func (s *state) renamed(kind, id, name string) {
+	for _, in := range referrers(&s.instances, ref(kind, id)) {
+		renameRef(in.lists()[kind], id, name)
+	}
 }
 
 // The limits of an instance create.

@@ -72,14 +72,6 @@ func (s *state) groupRefs(ids []string, region string) ([]Ref, *Error) {
 	return out, nil
 }
 
-// renameGroup renames a security group; the instances that use it show the new name.
-func (s *state) renameGroup(g *securityGroup, name string) {
-	g.Name = name
-	for _, in := range referrers(&s.instances, ref("group", g.ID)) {
-		renameRef(in.SecurityGroups, g.ID, name)
-	}
-}
-
 // removeGroup deletes a security group that no instance uses (02027 otherwise).
 func (s *state) removeGroup(g *securityGroup) *Error {
 	if users := referrers(&s.instances, ref("group", g.ID)); len(users) > 0 {

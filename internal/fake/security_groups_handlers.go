@@ -149,7 +149,8 @@ func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*sec
 	return updateGroup(s, c, g, r.Name, r.Description, r.Rules.list)
 }
 
-// updateGroup changes what is given (nil: kept); the status is unchanged.
+// updateGroup changes what is given (nil: kept); the status is unchanged, and the instances that use
+// the group show its new name.
 func updateGroup(s *state, c call, g *securityGroup, name, description *string, rules []sgRule) (*securityGroup, *Error) {
 	if description != nil {
 		g.Description = *description
@@ -158,7 +159,8 @@ func updateGroup(s *state, c call, g *securityGroup, name, description *string, 
 		g.Rules = rules
 	}
 	if name != nil {
-		s.renameGroup(g, *name)
+		g.Name = *name
+		s.renamed("group", g.ID, g.Name)
 	}
 	g.UpdatedAt = stamp(c.now)
 	return g, nil

@@ -114,11 +114,3 @@ func (s *state) sshKeyRefs(ids []string) ([]Ref, *Error) {
 	}
 	return out, nil
 }
-
-// renameSSHKey renames a key; the instances that show it show the new name.
-func (s *state) renameSSHKey(k *sshKey, name string, now time.Time) {
-	k.Name, k.UpdatedAt = name, stamp(now)
-	for _, in := range referrers(&s.instances, ref("key", k.ID)) {
-		renameRef(in.SSHKeys, k.ID, name)
-	}
-}

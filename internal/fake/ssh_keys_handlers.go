@@ -19,10 +19,12 @@ func createSSHKey(s *state, c call, r *sshKeyCreate) (*sshKey, *Error) {
 	return k, nil
 }
 
-// updateSSHKey renames a key. An empty body changes nothing.
+// updateSSHKey renames a key; the instances that show it show the new name. An empty body changes
+// nothing.
 func updateSSHKey(s *state, c call, k *sshKey, r *rename) (*sshKey, *Error) {
 	if r.Name != nil {
-		s.renameSSHKey(k, *r.Name, c.now)
+		k.Name, k.UpdatedAt = *r.Name, stamp(c.now)
+		s.renamed("key", k.ID, k.Name)
 	}
 	return k, nil
 }

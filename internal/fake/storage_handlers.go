@@ -32,7 +32,10 @@ type storageUpdate struct {
 }
 
 // apply changes the fields given; updated_at moves only when there is one.
-func (r *storageUpdate) apply(description *string, size *int, updated *stamp, c call) {
+func (r *storageUpdate) apply(name, description *string, size *int, updated *stamp, c call) {
+	if r.Name != nil {
+		*name = *r.Name
+	}
 	if r.Description != nil {
 		*description = *r.Description
 	}
@@ -65,14 +68,13 @@ func createVolume(s *state, c call, r *storageCreate) (any, *Error) {
 }
 
 // updateVolume renames, describes or grows a volume: a smaller size is 02004 (a volume only grows).
+// The instance that holds it shows its new name.
 func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
 	if r.Size != nil && *r.Size < v.Size {
 		return nil, badRequest(codeBadRequest, "size can only grow: %d GiB is less than the current %d GiB", *r.Size, v.Size)
 	}
-	if r.Name != nil {
-		s.renameVolume(v, *r.Name)
-	}
-	r.apply(&v.Description, &v.Size, &v.UpdatedAt, c)
+	r.apply(&v.Name, &v.Description, &v.Size, &v.UpdatedAt, c)
+	s.renamed("volume", v.ID, v.Name)
 	return v.view(s), nil
 }
 
@@ -106,10 +108,7 @@ func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*file
 	if r.Size != nil && *r.Size < fs.Size {
 		return nil, badRequest(codeFilesystemResizeInvalid, "filesystem resize invalid: %d GiB is less than the current %d GiB", *r.Size, fs.Size)
 	}
-	if r.Name != nil {
-		fs.Name = *r.Name
-	}
-	r.apply(&fs.Description, &fs.Size, &fs.UpdatedAt, c)
+	r.apply(&fs.Name, &fs.Description, &fs.Size, &fs.UpdatedAt, c)
 	return fs, nil
 }
 

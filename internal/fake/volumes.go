@@ -95,14 +95,6 @@ func (s *state) attachableVolumes(ids []string, region, owner string) ([]Ref, *E
 	return out, nil
 }
 
-// renameVolume renames a volume; the instance that holds it shows the new name.
-func (s *state) renameVolume(v *volume, name string) {
-	v.Name = name
-	for _, in := range referrers(&s.instances, ref("volume", v.ID)) {
-		renameRef(in.Volumes, v.ID, name)
-	}
-}
-
 // removeVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
 // its volumes when it completes.
 func (s *state) removeVolume(v *volume) *Error {
