@@ -78,24 +78,18 @@ func (s *state) removeSnapshot(sn *snapshot) *Error {
 	return nil
 }
 
-// imageBody is an image as GET /images shows it.
+// imageBody is an image as GET /images shows it: the catalogue's form, its timestamps in the API's
+// (the outer fields hide the embedded ones, and keep their place in the JSON).
 type imageBody struct {
-	ID        string   `json:"id"`
-	Name      string   `json:"name"`
-	Type      string   `json:"type"`
-	Family    string   `json:"family"`
-	Slug      string   `json:"slug"`
-	OSType    string   `json:"os_type"`
-	Versions  []string `json:"versions"`
-	Regions   []string `json:"regions"`
-	CreatedAt stamp    `json:"created_at"`
-	UpdatedAt stamp    `json:"updated_at"`
+	Image
+	CreatedAt stamp `json:"created_at"`
+	UpdatedAt stamp `json:"updated_at"`
 }
 
 // image is the snapshot as GET /images?type=snapshot shows it.
 func (sn *snapshot) image() imageBody {
-	return imageBody{ID: sn.ID, Name: sn.Name, Type: "snapshot", Family: sn.family, OSType: sn.OSType,
-		Versions: []string{}, Regions: sn.regions, CreatedAt: sn.CreatedAt, UpdatedAt: sn.UpdatedAt}
+	return imageBody{Image: Image{ID: sn.ID, Name: sn.Name, Type: "snapshot", Family: sn.family, OSType: sn.OSType,
+		Versions: []string{}, Regions: sn.regions}, CreatedAt: sn.CreatedAt, UpdatedAt: sn.UpdatedAt}
 }
 
 func (s *state) imageFamily(id string) string {

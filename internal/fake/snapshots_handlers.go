@@ -131,9 +131,8 @@ func listImages(s *state, c call, _ *none) (page, *Error) {
 	var images []imageBody
 	for _, im := range s.catalog.Images {
 		if typ == "" || im.Type == typ {
-			images = append(images, imageBody{ID: im.ID, Name: im.Name, Type: im.Type, Family: im.Family, Slug: im.Slug,
-				OSType: im.OSType, Versions: nonNil(im.Versions), Regions: nonNil(im.Regions),
-				CreatedAt: stamp(im.CreatedAt), UpdatedAt: stamp(im.UpdatedAt)})
+			im.Versions, im.Regions = nonNil(im.Versions), nonNil(im.Regions)
+			images = append(images, imageBody{Image: im, CreatedAt: stamp(im.CreatedAt), UpdatedAt: stamp(im.UpdatedAt)})
 		}
 	}
 	taken := 0
