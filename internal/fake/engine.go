@@ -339,11 +339,10 @@ func (e *Engine) limit(token string, now time.Time) *Error {
 
 // respond writes the response of the API, and records its status.
 func (e *Engine) respond(w http.ResponseWriter, entry *Request, status int, doc document, refusal *Error) {
-	w.Header().Set("X-Request-Id", e.requestID())
 	if refusal != nil {
 		status = refusal.status
 	}
-	e.record(entry, status)
+	w.Header().Set("X-Request-Id", e.finish(entry, status))
 	write(w, status, doc, refusal)
 }
 
@@ -364,16 +363,15 @@ func write(w http.ResponseWriter, status int, doc document, refusal *Error) {
 
 // respondFault writes an injected fault's response.
 func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
-	e.record(entry, f.Status)
-	w.Header().Set("X-Request-Id", e.requestID())
 	if f.Body == nil {
 		code := f.Code
 		if code == "" && f.Status == http.StatusTooManyRequests {
 			code = codeNotAllowed
 		}
-		writeError(w, &Error{status: f.Status, code: code, message: f.Message, retryAfter: f.RetryAfter})
+		e.respond(w, entry, 0, document{}, &Error{status: f.Status, code: code, message: f.Message, retryAfter: f.RetryAfter})
 		return
 	}
+	w.Header().Set("X-Request-Id", e.finish(entry, f.Status))
 	if f.RetryAfter != "" {
 		w.Header().Set("Retry-After", f.RetryAfter)
 	}
@@ -382,15 +380,11 @@ func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
 	_, _ = w.Write(f.Body)
 }
 
-func (e *Engine) record(entry *Request, status int) {
+// finish records a response's status in the log and gives the response its request ID.
+func (e *Engine) finish(entry *Request, status int) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	entry.Status = status
-}
-
-func (e *Engine) requestID() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	return e.s.newID("req")
 }
 
