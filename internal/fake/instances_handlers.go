@@ -206,29 +206,28 @@ func (l *listChange) decodeJSON(name string, raw json.RawMessage) *Error {
 	return nil
 }
 
-// apply is the list of IDs the change leaves: the list given, or the current one with an ID
-// attached or detached. Detaching one that is not there is 02033 for a volume and 02031 for a
-// security group.
-func (l *listChange) apply(current []Ref) ([]string, *Error) {
-	if l.attach == "" && l.detach == "" {
-		return l.ids, nil
-	}
-	ids := refIDs(current)
-	if l.attach != "" {
-		if !slices.Contains(ids, l.attach) {
-			ids = append(ids, l.attach)
-		}
-		return ids, nil
-	}
-	i := slices.Index(ids, l.detach)
-	if i < 0 {
+// apply is the references the change leaves, the current ones if it was not given: the list given,
+// or the current one with an ID attached or detached, resolved by refs. Detaching one that is not
+// there is 02033 for a volume and 02031 for a security group.
+func (l *listChange) apply(current []Ref, refs func(ids []string) ([]Ref, *Error)) ([]Ref, *Error) {
+	ids := l.ids
+	switch {
+	case !l.given:
+		return current, nil
+	case l.attach != "" && !hasRef(current, l.attach):
+		ids = append(refIDs(current), l.attach)
+	case l.attach != "":
+		ids = refIDs(current)
+	case l.detach != "" && !hasRef(current, l.detach):
 		code := codeVolumeDetachFailed
 		if l.name == "security_groups" {
 			code = codeSecurityGroupDetachFailed
 		}
 		return nil, badRequest(code, "%s: %q is not attached", l.name, l.detach)
+	case l.detach != "":
+		ids = slices.DeleteFunc(refIDs(current), func(id string) bool { return id == l.detach })
 	}
-	return slices.Delete(ids, i, i+1), nil
+	return refs(ids)
 }
 
 // updateInstance changes what the body carries, all of it or nothing: only an active instance can
@@ -245,28 +244,17 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 			return nil, err
 		}
 	}
-	groups, vols := in.SecurityGroups, in.Volumes
-	if r.SecurityGroups.given {
-		ids, err := r.SecurityGroups.apply(in.SecurityGroups)
-		if err != nil {
-			return nil, err
-		}
-		if groups, err = s.groupRefs(ids, in.Region); err != nil {
-			return nil, err
-		}
+	groups, err := r.SecurityGroups.apply(in.SecurityGroups, func(ids []string) ([]Ref, *Error) { return s.groupRefs(ids, in.Region) })
+	if err != nil {
+		return nil, err
 	}
-	if r.Volumes.given {
-		ids, err := r.Volumes.apply(in.Volumes)
-		if err != nil {
-			return nil, err
-		}
-		if vols, err = s.attachableVolumes(ids, in.Region, in.ID); err != nil {
-			return nil, err
-		}
-		for _, old := range in.Volumes {
-			if v, ok := s.volumes.find(old.ID); ok && v.locked && !hasRef(vols, old.ID) {
-				return nil, badRequest(codeVolumeLocked, "volume %q is locked, cannot be detached", old.ID)
-			}
+	vols, err := r.Volumes.apply(in.Volumes, func(ids []string) ([]Ref, *Error) { return s.attachableVolumes(ids, in.Region, in.ID) })
+	if err != nil {
+		return nil, err
+	}
+	for _, old := range in.Volumes {
+		if v, ok := s.volumes.find(old.ID); ok && v.locked && !hasRef(vols, old.ID) {
+			return nil, badRequest(codeVolumeLocked, "volume %q is locked, cannot be detached", old.ID)
 		}
 	}
 	// Every check passed: apply the whole change.
