@@ -23,6 +23,14 @@ type Limits struct {
 	MaxSSHKeys int
 }
 
+// byKey are the quotas' fields by their key in the quotas lists and the control endpoint: each
+// kind's (spec.quota), and the snapshots per instance.
+func (l *Limits) byKey() map[string]*int {
+	return map[string]*int{"instances": &l.MaxInstances, "floating_ips": &l.MaxFloatingIPs, "volumes": &l.MaxVolumes,
+		"filesystems": &l.MaxFilesystems, "ssh_keys": &l.MaxSSHKeys, "snapshots": &l.MaxSnapshots,
+		"snapshots_per_instance": &l.MaxSnapshotsPerInstance}
+}
+
 // unlimited is the capacity the quotas list shows for a quota that Limits leaves at zero.
 const unlimited = 1<<31 - 1
 
@@ -30,8 +38,9 @@ const unlimited = 1<<31 - 1
 // quota reached"), or 02049 for floating IPs. The per-instance snapshot quota (02012) is the
 // snapshot create's own.
 func (s *state) quota(k kind) *Error {
-	if sp := k.spec(); *sp.limit(&s.limits) > 0 && k.len() >= *sp.limit(&s.limits) {
-		return badRequest(sp.code, "max quota reached: %s is limited to %d", sp.quota, *sp.limit(&s.limits))
+	sp := k.spec()
+	if m := *s.limits.byKey()[sp.quota]; m > 0 && k.len() >= m {
+		return badRequest(sp.code, "max quota reached: %s is limited to %d", sp.quota, m)
 	}
 	return nil
 }
@@ -60,7 +69,7 @@ func (s *state) quotas() []quotaBody {
 			continue
 		}
 		b := quotaBody{Key: sp.quota, Capacity: unlimited, Used: k.len(), Flavors: k.flavorCounts()}
-		if m := *sp.limit(&s.limits); m > 0 {
+		if m := *s.limits.byKey()[sp.quota]; m > 0 {
 			b.Capacity = m
 		}
 		out = append(out, b)

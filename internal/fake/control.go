@@ -222,27 +222,16 @@ func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
 	return none{}, notFound(codeInvalidRoute, "invalid control route: no resources are called %q", c.ids[0])
 }
 
-// fields are the quotas by their key: each kind's, and the snapshots per instance.
-func (l *Limits) fields(s *state) map[string]*int {
-	out := map[string]*int{"snapshots_per_instance": &l.MaxSnapshotsPerInstance}
-	for _, k := range s.kinds {
-		if sp := k.spec(); sp.quota != "" {
-			out[sp.quota] = sp.limit(l)
-		}
-	}
-	return out
-}
-
 // getQuotas shows the account's quotas by key, 0 meaning none.
 func getQuotas(e *Engine, _ call, _ *none) (map[string]int, *Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.s.limits.values(e.s), nil
+	return e.s.limits.values(), nil
 }
 
-func (l *Limits) values(s *state) map[string]int {
+func (l *Limits) values() map[string]int {
 	out := map[string]int{}
-	for key, n := range l.fields(s) {
+	for key, n := range l.byKey() {
 		out[key] = *n
 	}
 	return out
@@ -265,7 +254,7 @@ func setQuotas(e *Engine, _ call, q *quotaSet) (map[string]int, *Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var l Limits
-	fields := l.fields(e.s)
+	fields := l.byKey()
 	for _, key := range slices.Sorted(maps.Keys(q.values)) {
 		dst, ok := fields[key]
 		if !ok {
@@ -278,7 +267,7 @@ func setQuotas(e *Engine, _ call, q *quotaSet) (map[string]int, *Error) {
 		*dst = n
 	}
 	e.s.limits = l
-	return l.values(e.s), nil
+	return l.values(), nil
 }
 
 // advanceBy is the body of POST /_fake/advance.

@@ -6,7 +6,6 @@ import (
 )
 
 var filesystemSpec = spec{collection: "filesystems", quota: "filesystems", code: codeMaxQuotaReached,
-	limit: func(l *Limits) *int { return &l.MaxFilesystems },
 	// The API has no "filesystem not found" code: the fake sends 02004 (bad request) with the 404, a
 	// documented code that is not the invalid route's 02001.
 	notFound: func(id string) *Error { return notFound(codeBadRequest, "filesystem %q not found", id) },

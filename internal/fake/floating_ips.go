@@ -9,7 +9,6 @@ const (
 )
 
 var floatingIPSpec = spec{collection: "floating-ips", quota: "floating_ips", code: codeStaticPublicIPQuotaReached,
-	limit:    func(l *Limits) *int { return &l.MaxFloatingIPs },
 	notFound: func(id string) *Error { return notFound(codeFloatingIPNotFound, "floating IP %q not found", id) },
 	statuses: []string{fipCreating, fipCreated, "deleting", "error"}}
 

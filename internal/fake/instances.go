@@ -23,7 +23,6 @@ const (
 const statusGone = "gone"
 
 var instanceSpec = spec{collection: "instances", quota: "instances", code: codeMaxQuotaReached, product: "instance",
-	limit:    func(l *Limits) *int { return &l.MaxInstances },
 	notFound: func(id string) *Error { return notFound(codeInstanceNotFound, "instance %q not found", id) },
 	statuses: []string{instanceCreating, instancePendingPayment, instanceActive, instanceStopping, instanceStopped,
 		instanceStarting, instanceResetting, instanceError, instanceDeleting}}

@@ -12,7 +12,6 @@ const (
 )
 
 var snapshotSpec = spec{collection: "snapshots", quota: "snapshots", code: codeMaxQuotaReached,
-	limit:    func(l *Limits) *int { return &l.MaxSnapshots },
 	notFound: func(id string) *Error { return notFound(codeSnapshotNotFound, "snapshot %q not found", id) },
 	statuses: []string{snapshotCreating, snapshotCreated, "deleting", "error", "pending_delete"}}
 

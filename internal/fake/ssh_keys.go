@@ -10,7 +10,6 @@ import (
 )
 
 var sshKeySpec = spec{collection: "ssh-keys", quota: "ssh_keys", code: codeMaxQuotaReached,
-	limit:    func(l *Limits) *int { return &l.MaxSSHKeys },
 	notFound: func(id string) *Error { return notFound(codeSSHKeyNotFound, "ssh key %q not found", id) }}
 
 // sshKey is an SSH key as the API shows it. It is the only resource whose single-object responses

@@ -13,7 +13,6 @@ type spec struct {
 	notFound   func(id string) *Error // the refusal for an ID it does not hold
 	quota      string                 // its quota's key in the quotas lists, "" for none
 	code       string                 // what a create past the quota gets
-	limit      func(*Limits) *int     // its quota's field of Limits
 	product    string                 // its name in the quota's flavors
 	statuses   []string               // what the control endpoint can force; none: it has no status
 }

@@ -11,7 +11,6 @@ const (
 )
 
 var volumeSpec = spec{collection: "volumes", quota: "volumes", code: codeMaxQuotaReached, product: "volume",
-	limit:    func(l *Limits) *int { return &l.MaxVolumes },
 	notFound: func(id string) *Error { return notFound(codeVolumeNotFound, "volume %q not found", id) },
 	statuses: []string{storageCreating, storageCreated, "deleting", "error", "pending_delete"}}
 
