@@ -73,12 +73,3 @@ func (s *state) renameFloatingIP(f *floatingIP, name string) {
 		}
 	}
 }
-
-// removeFloatingIP deletes a floating IP that no instance holds (02064 otherwise).
-func (s *state) removeFloatingIP(f *floatingIP) *Error {
-	if f.Instance != nil {
-		return badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, f.Instance.ID)
-	}
-	s.floatingIPs.remove(f.ID)
-	return nil
-}

@@ -60,6 +60,11 @@ func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*fl
 	return f, nil
 }
 
+// deleteFloatingIP deletes a floating IP that no instance holds (02064 otherwise).
 func deleteFloatingIP(s *state, _ call, f *floatingIP, _ *none) (none, *Error) {
-	return none{}, s.removeFloatingIP(f)
+	if f.Instance != nil {
+		return none{}, badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, f.Instance.ID)
+	}
+	s.floatingIPs.remove(f.ID)
+	return none{}, nil
 }

@@ -277,8 +277,28 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 	return &in.instanceBody, nil
 }
 
+// deleteInstance starts a destroy. The API limits it by status with two codes and does not say
+// which status gets which; the fake sends 02013 ("only active instances can be deleted") for an
+// instance that never became active (creating, pending_payment) and 02069 ("only running or stopped
+// instances can be deleted") for one in the middle of a transition (stopping, starting, resetting).
+// Active, stopped and error instances can be deleted; a delete of an instance already deleting
+// succeeds again, so that a DELETE re-sent after a lost response succeeds, as DELETE is idempotent.
+// Protection (02038) is checked first.
 func deleteInstance(s *state, c call, in *instance, _ *none) (none, *Error) {
-	return none{}, s.startDelete(in, c.now)
+	if in.IsProtected {
+		return none{}, badRequest(codeTerminationProtected, "the instance %q is termination protected", in.ID)
+	}
+	switch in.Status {
+	case instanceDeleting:
+		return none{}, nil
+	case instanceActive, instanceStopped, instanceError:
+	case instanceCreating, instancePendingPayment:
+		return none{}, badRequest(codeDeleteRequiresActive, "only active instances can be deleted; %q is %s", in.ID, in.Status)
+	default:
+		return none{}, badRequest(codeDeleteRequiresRunningOrStopped, "only running or stopped instances can be deleted; %q is %s", in.ID, in.Status)
+	}
+	s.beginInstance(in, c.now, instanceDeleting, statusGone, s.durations.InstanceDelete)
+	return none{}, nil
 }
 
 func listActions(_ *state, _ call, in *instance, _ *none) ([]string, *Error) {
@@ -297,8 +317,25 @@ func (r *instanceAction) check() *Error {
 	return nil
 }
 
+// performAction runs start, stop or reset. Start on an active instance is 02029 and on anything but
+// a stopped one 02039; a stop or reset the current status does not allow (see allowedActions) is
+// 02009.
 func performAction(s *state, c call, in *instance, r *instanceAction) (none, *Error) {
-	return none{}, s.act(in, r.Action, c.now)
+	switch {
+	case r.Action == "start" && in.Status == instanceActive:
+		return none{}, badRequest(codeInstanceAlreadyStarted, "instance %q is already started", in.ID)
+	case r.Action == "start" && in.Status != instanceStopped:
+		return none{}, badRequest(codeInstanceCannotStart, "instance %q cannot be started while %s", in.ID, in.Status)
+	case r.Action == "start":
+		s.beginInstance(in, c.now, instanceStarting, instanceActive, s.durations.InstanceStart)
+	case !slices.Contains(allowedActions(in.Status), r.Action):
+		return none{}, badRequest(codeNotAllowed, "%s is not allowed while instance %q is %s", r.Action, in.ID, in.Status)
+	case r.Action == "stop":
+		s.beginInstance(in, c.now, instanceStopping, instanceStopped, s.durations.InstanceStop)
+	default:
+		s.beginInstance(in, c.now, instanceResetting, instanceActive, s.durations.InstanceReset)
+	}
+	return none{}, nil
 }
 
 // userMetadata shows the metadata object the instance was created with ({} when it had none). The

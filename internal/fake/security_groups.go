@@ -71,12 +71,3 @@ func (s *state) groupRefs(ids []string, region string) ([]Ref, *Error) {
 	}
 	return out, nil
 }
-
-// removeGroup deletes a security group that no instance uses (02027 otherwise).
-func (s *state) removeGroup(g *securityGroup) *Error {
-	if users := referrers(&s.instances, ref("group", g.ID)); len(users) > 0 {
-		return badRequest(codeSecurityGroupUsedByInstances, "security group %q is used by instance %q", g.ID, users[0].ID)
-	}
-	s.groups.remove(g.ID)
-	return nil
-}

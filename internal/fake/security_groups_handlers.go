@@ -166,6 +166,11 @@ func updateGroup(s *state, c call, g *securityGroup, name, description *string, 
 	return g, nil
 }
 
+// deleteSecurityGroup deletes a security group that no instance uses (02027 otherwise).
 func deleteSecurityGroup(s *state, _ call, g *securityGroup, _ *none) (none, *Error) {
-	return none{}, s.removeGroup(g)
+	if users := referrers(&s.instances, ref("group", g.ID)); len(users) > 0 {
+		return none{}, badRequest(codeSecurityGroupUsedByInstances, "security group %q is used by instance %q", g.ID, users[0].ID)
+	}
+	s.groups.remove(g.ID)
+	return none{}, nil
 }

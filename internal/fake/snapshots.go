@@ -65,18 +65,6 @@ func (s *state) renameSnapshot(sn *snapshot, name string) {
 	}
 }
 
-// removeSnapshot deletes a snapshot that no instance runs from (02016 otherwise).
-func (s *state) removeSnapshot(sn *snapshot) *Error {
-	if users := referrers(&s.instances, ref("image", sn.ID)); len(users) > 0 {
-		return badRequest(codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it", sn.ID, users[0].ID)
-	}
-	if id := sn.SourceInstanceID; id != "" {
-		s.unlink(sn.ID, ref("instance", id))
-	}
-	s.snapshots.remove(sn.ID)
-	return nil
-}
-
 // imageBody is an image as GET /images shows it: the catalogue's form, its timestamps in the API's
 // (the outer fields hide the embedded ones, and keep their place in the JSON).
 type imageBody struct {

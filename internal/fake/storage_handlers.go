@@ -78,8 +78,14 @@ func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
 	return v.view(s), nil
 }
 
+// deleteVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
+// its volumes when it completes.
 func deleteVolume(s *state, _ call, v *volume, _ *none) (none, *Error) {
-	return none{}, s.removeVolume(v)
+	if owner := s.holder(v.ID); owner != "" {
+		return none{}, badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", v.ID, owner)
+	}
+	s.volumes.remove(v.ID)
+	return none{}, nil
 }
 
 // createFilesystem makes a filesystem that is creating and becomes created after

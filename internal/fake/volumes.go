@@ -93,13 +93,3 @@ func (s *state) attachableVolumes(ids []string, region, owner string) ([]Ref, *E
 	}
 	return out, nil
 }
-
-// removeVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
-// its volumes when it completes.
-func (s *state) removeVolume(v *volume) *Error {
-	if owner := s.holder(v.ID); owner != "" {
-		return badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", v.ID, owner)
-	}
-	s.volumes.remove(v.ID)
-	return nil
-}
