@@ -63,13 +63,3 @@ func (s *state) attachableFloatingIP(id, region string) (*floatingIP, *Error) {
 	}
 	return f, nil
 }
-
-// renameFloatingIP renames a floating IP; its instance shows the new name.
-func (s *state) renameFloatingIP(f *floatingIP, name string) {
-	f.Name = name
-	if f.Instance != nil {
-		if in, ok := s.instances.find(f.Instance.ID); ok && in.FloatingIP != nil {
-			in.FloatingIP.Name = name
-		}
-	}
-}

@@ -50,8 +50,13 @@ func (r *floatingIPUpdate) check() *Error {
 }
 
 func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*floatingIP, *Error) {
-	if r.Name != nil {
-		s.renameFloatingIP(f, *r.Name)
+	if r.Name != nil { // its instance shows the new name
+		f.Name = *r.Name
+		if f.Instance != nil {
+			if in, ok := s.instances.find(f.Instance.ID); ok && in.FloatingIP != nil {
+				in.FloatingIP.Name = f.Name
+			}
+		}
 	}
 	if r.Description != nil {
 		f.Description = *r.Description

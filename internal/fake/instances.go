@@ -150,16 +150,6 @@ func (s *state) destroy(in *instance) {
 	s.instances.remove(in.ID)
 }
 
-// rename renames an instance; its floating IP shows the new name.
-func (s *state) renameInstance(in *instance, name string) {
-	in.Name = name
-	if in.FloatingIP != nil {
-		if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.Instance != nil {
-			f.Instance.Name = name
-		}
-	}
-}
-
 // instanceType checks that a type is offered in a region: 02020 for an unknown region or type, or
 // a type not offered there.
 func (s *state) instanceType(id, region string) (InstanceType, *Error) {

@@ -264,8 +264,13 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 		in.ReservationID = nullString(*r.ReservationID)
 	}
 	s.link(in.ID, in.uses()...)
-	if r.Name != nil {
-		s.renameInstance(in, *r.Name)
+	if r.Name != nil { // its floating IP shows the new name
+		in.Name = *r.Name
+		if in.FloatingIP != nil {
+			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.Instance != nil {
+				f.Instance.Name = in.Name
+			}
+		}
 	}
 	if r.IsProtected != nil {
 		in.IsProtected = *r.IsProtected

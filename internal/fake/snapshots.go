@@ -1,9 +1,6 @@
 package fake
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // Snapshot statuses.
 const (
@@ -57,14 +54,6 @@ func (s *state) addSnapshot(sn *snapshot, now time.Time) {
 	s.snapshots.begin(sn, now, s.durations.SnapshotCreate, snapshotCreated)
 }
 
-// renameSnapshot renames a snapshot; the instances built from it show the new name.
-func (s *state) renameSnapshot(sn *snapshot, name string) {
-	sn.Name = name
-	for _, in := range referrers(&s.instances, ref("image", sn.ID)) {
-		in.Image.Name = name
-	}
-}
-
 // imageBody is an image as GET /images shows it: the catalogue's form, its timestamps in the API's
 // (the outer fields hide the embedded ones, and keep their place in the JSON).
 type imageBody struct {
@@ -77,11 +66,4 @@ type imageBody struct {
 func (sn *snapshot) image() imageBody {
 	return imageBody{Image: Image{ID: sn.ID, Name: sn.Name, Type: "snapshot", Family: sn.family, OSType: sn.OSType,
 		Versions: []string{}, Regions: sn.regions}, CreatedAt: sn.CreatedAt, UpdatedAt: sn.UpdatedAt}
-}
-
-func (s *state) imageFamily(id string) string {
-	if i := slices.IndexFunc(s.catalog.Images, func(im Image) bool { return im.ID == id }); i >= 0 {
-		return s.catalog.Images[i].Family
-	}
-	return ""
 }

@@ -28,7 +28,10 @@ func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshot, *
 	}
 	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: in.DiskSize, Region: in.Region, Status: snapshotCreated,
 		OSType: in.OSType, SourceInstanceID: in.ID, ResourceID: in.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now),
-		baseImage: in.baseImage, family: s.imageFamily(in.baseImage), regions: []string{in.Region}}
+		baseImage: in.baseImage, regions: []string{in.Region}}
+	if i := slices.IndexFunc(s.catalog.Images, func(im Image) bool { return im.ID == in.baseImage }); i >= 0 {
+		sn.family = s.catalog.Images[i].Family
+	}
 	if r.ReplicatedRegion != "" && r.ReplicatedRegion != in.Region {
 		sn.regions = append(sn.regions, r.ReplicatedRegion)
 	}
@@ -111,9 +114,11 @@ type rename struct {
 }
 
 func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshot, *Error) {
-	if r.Name != nil {
-		s.renameSnapshot(sn, *r.Name)
-		sn.UpdatedAt = stamp(c.now)
+	if r.Name != nil { // the instances built from it show the new name
+		sn.Name, sn.UpdatedAt = *r.Name, stamp(c.now)
+		for _, in := range referrers(&s.instances, ref("image", sn.ID)) {
+			in.Image.Name = sn.Name
+		}
 	}
 	return sn, nil
 }
