@@ -158,17 +158,13 @@ var serviceRegions = []Region{
 // run; a CUDA image that only the GPU type can run); two SSH keys, five volumes (one locked) and a
 // reservation of two vcpu-2_memory-4g instances in NORD-NO-KRS-1.
 func DefaultCatalog() Catalog {
-	t0 := catalogTime
 	var all []string
 	for _, r := range serviceRegions {
 		all = append(all, r.ID)
 	}
 	img := func(id, name, typ, family, slug, os string, versions []string) Image {
-		if versions == nil {
-			versions = []string{}
-		}
 		return Image{ID: id, Name: name, Type: typ, Family: family, Slug: slug, OSType: os,
-			Versions: versions, Regions: slices.Clone(all), CreatedAt: t0, UpdatedAt: t0}
+			Versions: nonNil(versions), Regions: slices.Clone(all), CreatedAt: catalogTime, UpdatedAt: catalogTime}
 	}
 	const gpu = "vcpu-16_memory-128g_nvidia-h100-1"
 	return Catalog{
@@ -303,7 +299,6 @@ func ParseCatalog(b []byte) (Catalog, error) {
 			return Catalog{}, err
 		}
 	}
-	t0 := catalogTime
 	for i, im := range c.Images {
 		if err := entry("image", im.ID, im.Regions...); err != nil {
 			return Catalog{}, err
@@ -312,7 +307,7 @@ func ParseCatalog(b []byte) (Catalog, error) {
 			return Catalog{}, fmt.Errorf("image %q has type %q; it must be base-os, cloud-image or preconfigured", im.ID, im.Type)
 		}
 		if im.CreatedAt.IsZero() {
-			c.Images[i].CreatedAt = t0
+			c.Images[i].CreatedAt = catalogTime
 		}
 		if im.UpdatedAt.IsZero() {
 			c.Images[i].UpdatedAt = c.Images[i].CreatedAt
