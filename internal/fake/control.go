@@ -171,7 +171,10 @@ func clearFaults(e *Engine, _ call, _ *none) (none, *Error) {
 }
 
 func removeFault(e *Engine, c call, _ *none) (none, *Error) {
-	if !e.removeFault(c.ids[0]) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := len(e.rules)
+	if e.rules = slices.DeleteFunc(e.rules, func(r *faultRule) bool { return r.id == c.ids[0] }); len(e.rules) == n {
 		return none{}, notFound(codeBadRequest, "fault rule %q not found", c.ids[0])
 	}
 	return none{}, nil

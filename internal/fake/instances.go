@@ -100,18 +100,6 @@ const (
 	maxStartupScript = 64 << 10
 )
 
-// addInstance stores a new instance, creating until Durations.InstanceCreate has passed, and
-// attaches its floating IP.
-func (s *state) addInstance(in *instance, fip *floatingIP, now time.Time) {
-	if fip != nil {
-		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
-		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
-	}
-	s.instances.add(in.ID, in)
-	s.link(in.ID, in.uses()...)
-	s.beginInstance(in, now, instanceCreating, instanceActive, s.durations.InstanceCreate)
-}
-
 // beginInstance starts a transition: the instance shows status now and becomes to after d.
 func (s *state) beginInstance(in *instance, now time.Time, status, to string, d time.Duration) {
 	in.Status, in.UpdatedAt = status, stamp(now)
@@ -120,10 +108,16 @@ func (s *state) beginInstance(in *instance, now time.Time, status, to string, d 
 
 // arrive completes a transition: an instance that becomes active for the first time gets its
 // addresses (its floating IP's address, once it has one, as its public IP); one that is gone is
-// removed.
+// removed, its volumes free again and its floating IP unattached (its snapshots stay).
 func (in *instance) arrive(s *state, status string, at time.Time) {
 	if status == statusGone {
-		s.destroy(in)
+		if in.FloatingIP != nil {
+			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
+				f.Instance = nil
+			}
+		}
+		s.unlink(in.ID, in.uses()...)
+		s.instances.remove(in.ID)
 		return
 	}
 	in.Status, in.UpdatedAt = status, stamp(at)
@@ -136,18 +130,6 @@ func (in *instance) arrive(s *state, status string, at time.Time) {
 			}
 		}
 	}
-}
-
-// destroy removes an instance whose delete completed: its volumes are free again and its floating
-// IP unattached. Its snapshots stay.
-func (s *state) destroy(in *instance) {
-	if in.FloatingIP != nil {
-		if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
-			f.Instance = nil
-		}
-	}
-	s.unlink(in.ID, in.uses()...)
-	s.instances.remove(in.ID)
 }
 
 // instanceType checks that a type is offered in a region: 02020 for an unknown region or type, or

@@ -85,7 +85,8 @@ func (md *createMetadata) decodeJSON(name string, raw json.RawMessage) *Error {
 
 // createInstance checks the references of the create (the type in the region, the reservation, the
 // image, the SSH keys, the security groups, the volumes and the floating IP, in that order) and the
-// quota, and makes an instance that is creating.
+// quota, and makes an instance that is creating (until Durations.InstanceCreate has passed), its
+// floating IP attached.
 func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error) {
 	placement := cmp.Or(r.PlacementOption, "AUTO")
 	if placement != "AUTO" && !slices.Contains(s.catalog.PlacementOptions, placement) {
@@ -142,7 +143,13 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 	if r.Metadata.raw != nil {
 		in.userMetadata = r.Metadata.raw
 	}
-	s.addInstance(in, fip, c.now)
+	if fip != nil {
+		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
+		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
+	}
+	s.instances.add(in.ID, in)
+	s.link(in.ID, in.uses()...)
+	s.beginInstance(in, c.now, instanceCreating, instanceActive, s.durations.InstanceCreate)
 	return &in.instanceBody, nil
 }
 
