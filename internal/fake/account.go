@@ -23,6 +23,14 @@ type Limits struct {
 	MaxSSHKeys int
 }
 
+// byKey are the quotas' fields by their key in the quotas lists and the control endpoint: each
+// kind's (spec.quota), and the snapshots per instance.
+func (l *Limits) byKey() map[string]*int {
+	return map[string]*int{"instances": &l.MaxInstances, "floating_ips": &l.MaxFloatingIPs, "volumes": &l.MaxVolumes,
+		"filesystems": &l.MaxFilesystems, "ssh_keys": &l.MaxSSHKeys, "snapshots": &l.MaxSnapshots,
+		"snapshots_per_instance": &l.MaxSnapshotsPerInstance}
+}
+
 // unlimited is the capacity the quotas list shows for a quota that Limits leaves at zero.
 const unlimited = 1<<31 - 1
 
@@ -30,8 +38,9 @@ const unlimited = 1<<31 - 1
 // quota reached"), or 02049 for floating IPs. The per-instance snapshot quota (02012) is the
 // snapshot create's own.
 func (s *state) quota(k kind) *Error {
-	if sp := k.spec(); *sp.limit(&s.limits) > 0 && k.len() >= *sp.limit(&s.limits) {
-		return badRequest(sp.code, "max quota reached: %s is limited to %d", sp.quota, *sp.limit(&s.limits))
+	sp := k.spec()
+	if m := *s.limits.byKey()[sp.quota]; m > 0 && k.len() >= m {
+		return badRequest(sp.code, "max quota reached: %s is limited to %d", sp.quota, m)
 	}
 	return nil
 }
@@ -50,24 +59,6 @@ type quotaBody struct {
 	Flavors  []quotaFlavor `json:"flavors"`
 }
 
-// quotas are the quotas with what the fake holds now: capacity is the limit (unlimited, 2^31-1,
-// when there is none) and used counts the resources.
-func (s *state) quotas() []quotaBody {
-	out := []quotaBody{}
-	for _, k := range s.kinds {
-		sp := k.spec()
-		if sp.quota == "" {
-			continue
-		}
-		b := quotaBody{Key: sp.quota, Capacity: unlimited, Used: k.len(), Flavors: k.flavorCounts()}
-		if m := *sp.limit(&s.limits); m > 0 {
-			b.Capacity = m
-		}
-		out = append(out, b)
-	}
-	return out
-}
-
 type reservationQuota struct {
 	Capacity int `json:"capacity"`
 	Used     int `json:"used"`
@@ -79,20 +70,6 @@ type reservationBody struct {
 	Region     string                     `json:"region"`
 	Metadata   map[string]json.RawMessage `json:"metadata"`
 	Quota      reservationQuota           `json:"quota"`
-}
-
-// reservations are the catalogue's reservations; used counts the instances associated with each.
-func (s *state) reservations() []reservationBody {
-	out := make([]reservationBody, 0, len(s.catalog.Reservations))
-	for _, r := range s.catalog.Reservations {
-		md := r.Metadata
-		if md == nil {
-			md = map[string]json.RawMessage{}
-		}
-		out = append(out, reservationBody{ID: r.ID, FlavorName: r.FlavorName, Region: r.Region, Metadata: md,
-			Quota: reservationQuota{Capacity: r.Capacity, Used: len(s.refs[ref("reservation", r.ID)])}})
-	}
-	return out
 }
 
 // checkReservation checks a reservation_id of an instance create or update: it must exist (02067),
@@ -127,26 +104,4 @@ type availabilityBody struct {
 	Region        string             `json:"region"`
 	Placement     string             `json:"placement,omitempty"`
 	InstanceTypes []typeAvailability `json:"instance_types"`
-}
-
-// availability reports, for a region, every instance type of the catalogue: available when the
-// type is offered there and the instance quota has room, with count the instances that can still
-// be created when a quota is set.
-func (s *state) availability(region, placement string) availabilityBody {
-	var count *int
-	room := true
-	if m := s.limits.MaxInstances; m > 0 {
-		n := max(0, m-s.instances.len())
-		count, room = &n, n > 0
-	}
-	out := availabilityBody{Type: "instances", Region: region, Placement: placement, InstanceTypes: []typeAvailability{}}
-	for _, t := range s.catalog.InstanceTypes {
-		offered := slices.Contains(t.Regions, region)
-		a := typeAvailability{Type: t.ID, Available: offered && room}
-		if offered {
-			a.Count = count
-		}
-		out.InstanceTypes = append(out.InstanceTypes, a)
-	}
-	return out
 }

@@ -158,17 +158,13 @@ var serviceRegions = []Region{
 // run; a CUDA image that only the GPU type can run); two SSH keys, five volumes (one locked) and a
 // reservation of two vcpu-2_memory-4g instances in NORD-NO-KRS-1.
 func DefaultCatalog() Catalog {
-	t0 := catalogTime
 	var all []string
 	for _, r := range serviceRegions {
 		all = append(all, r.ID)
 	}
 	img := func(id, name, typ, family, slug, os string, versions []string) Image {
-		if versions == nil {
-			versions = []string{}
-		}
 		return Image{ID: id, Name: name, Type: typ, Family: family, Slug: slug, OSType: os,
-			Versions: versions, Regions: slices.Clone(all), CreatedAt: t0, UpdatedAt: t0}
+			Versions: nonNil(versions), Regions: slices.Clone(all), CreatedAt: catalogTime, UpdatedAt: catalogTime}
 	}
 	const gpu = "vcpu-16_memory-128g_nvidia-h100-1"
 	return Catalog{
@@ -211,13 +207,9 @@ func (c Catalog) Clone() Catalog {
 	out.PlacementOptions = slices.Clone(c.PlacementOptions)
 	out.SSHKeys = slices.Clone(c.SSHKeys)
 	out.Volumes = slices.Clone(c.Volumes)
-	out.Reservations = make([]Reservation, len(c.Reservations))
+	out.Reservations = slices.Clone(c.Reservations)
 	for i, r := range c.Reservations {
-		r.Metadata = maps.Clone(r.Metadata)
-		out.Reservations[i] = r
-	}
-	if c.Reservations == nil {
-		out.Reservations = nil
+		out.Reservations[i].Metadata = maps.Clone(r.Metadata)
 	}
 	out.InstanceTypes = make([]InstanceType, len(c.InstanceTypes))
 	for i, t := range c.InstanceTypes {
@@ -280,51 +272,42 @@ func ParseCatalog(b []byte) (Catalog, error) {
 	}
 	regions := map[string]bool{}
 	seen := map[string]bool{}
-	unique := func(kind, id string) error {
-		if id == "" {
+	// entry checks an entry of a list: it has an id, listed once, and names only listed regions.
+	entry := func(kind, id string, in ...string) error {
+		switch {
+		case id == "":
 			return fmt.Errorf("a %s has no id", kind)
-		}
-		if seen[kind+"\x00"+id] {
+		case seen[kind+"\x00"+id]:
 			return fmt.Errorf("%s %q is listed twice", kind, id)
 		}
 		seen[kind+"\x00"+id] = true
-		return nil
-	}
-	for _, r := range c.Regions {
-		if err := unique("region", r.ID); err != nil {
-			return Catalog{}, err
-		}
-		regions[r.ID] = true
-	}
-	inRegions := func(kind, id string, rs []string) error {
-		for _, r := range rs {
+		for _, r := range in {
 			if !regions[r] {
 				return fmt.Errorf("%s %q names region %q, which the catalogue does not list", kind, id, r)
 			}
 		}
 		return nil
 	}
-	for _, t := range c.InstanceTypes {
-		if err := unique("instance type", t.ID); err != nil {
+	for _, r := range c.Regions {
+		if err := entry("region", r.ID); err != nil {
 			return Catalog{}, err
 		}
-		if err := inRegions("instance type", t.ID, t.Regions); err != nil {
+		regions[r.ID] = true
+	}
+	for _, t := range c.InstanceTypes {
+		if err := entry("instance type", t.ID, t.Regions...); err != nil {
 			return Catalog{}, err
 		}
 	}
-	t0 := catalogTime
 	for i, im := range c.Images {
-		if err := unique("image", im.ID); err != nil {
-			return Catalog{}, err
-		}
-		if err := inRegions("image", im.ID, im.Regions); err != nil {
+		if err := entry("image", im.ID, im.Regions...); err != nil {
 			return Catalog{}, err
 		}
 		if !slices.Contains(ImageTypes[:3], im.Type) {
 			return Catalog{}, fmt.Errorf("image %q has type %q; it must be base-os, cloud-image or preconfigured", im.ID, im.Type)
 		}
 		if im.CreatedAt.IsZero() {
-			c.Images[i].CreatedAt = t0
+			c.Images[i].CreatedAt = catalogTime
 		}
 		if im.UpdatedAt.IsZero() {
 			c.Images[i].UpdatedAt = c.Images[i].CreatedAt
@@ -332,15 +315,12 @@ func ParseCatalog(b []byte) (Catalog, error) {
 		c.Images[i].Versions = nonNil(im.Versions)
 	}
 	for _, k := range c.SSHKeys {
-		if err := unique("ssh key", k.ID); err != nil {
+		if err := entry("ssh key", k.ID); err != nil {
 			return Catalog{}, err
 		}
 	}
 	for _, v := range c.Volumes {
-		if err := unique("volume", v.ID); err != nil {
-			return Catalog{}, err
-		}
-		if err := inRegions("volume", v.ID, []string{v.Region}); err != nil {
+		if err := entry("volume", v.ID, v.Region); err != nil {
 			return Catalog{}, err
 		}
 		if v.Status != VolumeAvailable && v.Status != VolumeLocked {
@@ -348,10 +328,7 @@ func ParseCatalog(b []byte) (Catalog, error) {
 		}
 	}
 	for _, r := range c.Reservations {
-		if err := unique("reservation", r.ID); err != nil {
-			return Catalog{}, err
-		}
-		if err := inRegions("reservation", r.ID, []string{r.Region}); err != nil {
+		if err := entry("reservation", r.ID, r.Region); err != nil {
 			return Catalog{}, err
 		}
 		if r.Capacity < 1 {

@@ -39,8 +39,9 @@ var controlRoutes = []route{
 //go:embed control.yaml
 var controlDocument []byte
 
-// ctl is op for the control endpoint, whose handlers use the engine rather than its state, and
-// take its lock themselves.
+// ctl makes a handler of a function of the engine and the operation's typed request, which the
+// strict decoder fills from the body: the control endpoint's handlers use the engine rather than
+// its state, and take its lock themselves (op is ctl for the API's handlers).
 func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
 	return func(e *Engine, c call, body []byte) (any, *Error) {
 		var req Req
@@ -170,7 +171,10 @@ func clearFaults(e *Engine, _ call, _ *none) (none, *Error) {
 }
 
 func removeFault(e *Engine, c call, _ *none) (none, *Error) {
-	if !e.removeFault(c.ids[0]) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := len(e.rules)
+	if e.rules = slices.DeleteFunc(e.rules, func(r *faultRule) bool { return r.id == c.ids[0] }); len(e.rules) == n {
 		return none{}, notFound(codeBadRequest, "fault rule %q not found", c.ids[0])
 	}
 	return none{}, nil
@@ -221,27 +225,16 @@ func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
 	return none{}, notFound(codeInvalidRoute, "invalid control route: no resources are called %q", c.ids[0])
 }
 
-// fields are the quotas by their key: each kind's, and the snapshots per instance.
-func (l *Limits) fields(s *state) map[string]*int {
-	out := map[string]*int{"snapshots_per_instance": &l.MaxSnapshotsPerInstance}
-	for _, k := range s.kinds {
-		if sp := k.spec(); sp.quota != "" {
-			out[sp.quota] = sp.limit(l)
-		}
-	}
-	return out
-}
-
 // getQuotas shows the account's quotas by key, 0 meaning none.
 func getQuotas(e *Engine, _ call, _ *none) (map[string]int, *Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.s.limits.values(e.s), nil
+	return e.s.limits.values(), nil
 }
 
-func (l *Limits) values(s *state) map[string]int {
+func (l *Limits) values() map[string]int {
 	out := map[string]int{}
-	for key, n := range l.fields(s) {
+	for key, n := range l.byKey() {
 		out[key] = *n
 	}
 	return out
@@ -264,7 +257,7 @@ func setQuotas(e *Engine, _ call, q *quotaSet) (map[string]int, *Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var l Limits
-	fields := l.fields(e.s)
+	fields := l.byKey()
 	for _, key := range slices.Sorted(maps.Keys(q.values)) {
 		dst, ok := fields[key]
 		if !ok {
@@ -277,7 +270,7 @@ func setQuotas(e *Engine, _ call, q *quotaSet) (map[string]int, *Error) {
 		*dst = n
 	}
 	e.s.limits = l
-	return l.values(e.s), nil
+	return l.values(), nil
 }
 
 // advanceBy is the body of POST /_fake/advance.

@@ -31,9 +31,10 @@ type checker interface {
 // tags, matched as spelt (encoding/json would take "NAME" for "name"): an unknown key, a value of
 // the wrong JSON type, or a body that is not one object is 02002, stricter than the service, so that
 // a misspelt field fails in tests. A field tagged fake:"required" that is missing, null or (a string)
-// blank is 02003. A key sent as null counts as left out: a pointer field stays nil, so that nil
-// means "not given". Then req's own check runs, if it has one. A request type that decodes itself
-// (a fieldDecoder) reads the whole body instead; none reads nothing.
+// blank is 02003; a string pointer tagged fake:"nonblank" that is given blank is 02004. A key sent as
+// null counts as left out: a pointer field stays nil, so that nil means "not given". Then req's own
+// check runs, if it has one. A request type that decodes itself (a fieldDecoder) reads the whole
+// body instead; none reads nothing.
 func decodeBody(raw []byte, req any) *Error {
 	if _, noBody := req.(*none); noBody {
 		return nil
@@ -57,7 +58,8 @@ func decodeBody(raw []byte, req any) *Error {
 
 // decodeObject reads a JSON object into the struct v, in four passes, so that the refusal a body
 // gets does not depend on the order of its keys: unknown keys, then the types of plain values, then
-// required keys, then nested objects and fields that decode themselves; then v's check.
+// required keys, then nested objects and fields that decode themselves; then non-blank keys and v's
+// check.
 func decodeObject(where string, raw json.RawMessage, v reflect.Value) *Error {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
@@ -89,6 +91,12 @@ func decodeObject(where string, raw json.RawMessage, v reflect.Value) *Error {
 	}
 	if err := decodeFields(where, m, v, true); err != nil {
 		return err
+	}
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		if f.Tag.Get("fake") == "nonblank" && !fv.IsNil() && strings.TrimSpace(fv.Elem().String()) == "" {
+			return badRequest(codeBadRequest, "%s must not be empty", join(where, jsonName(f)))
+		}
 	}
 	if c, ok := v.Addr().Interface().(checker); ok {
 		return c.check()

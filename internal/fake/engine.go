@@ -153,10 +153,12 @@ func (e *Engine) now() time.Time {
 	return e.cfg.Clock().Add(e.offset).UTC().Truncate(time.Millisecond)
 }
 
-// state is the state as it is now, every transition due completed. The caller holds e.mu.
+// state is the state as it is now, every transition due completed in order of due time: every read
+// and change of the state comes after it, so that it sees the state as it is at now. The caller
+// holds e.mu.
 func (e *Engine) state() (*state, time.Time) {
 	now := e.now()
-	e.s.settle(now)
+	e.s.queue.settle(now)
 	return e.s, now
 }
 
@@ -187,7 +189,12 @@ func (e *Engine) SetInstanceStatus(id, status string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s, now := e.state()
-	return s.setInstanceStatus(id, status, now)
+	in, ok := s.instances.find(id)
+	if ok { // as store.force does for the statuses the API has
+		s.queue.cancel(in.pending())
+		in.arrive(s, status, now)
+	}
+	return ok
 }
 
 // prefix is where the compute family lives.
@@ -332,11 +339,10 @@ func (e *Engine) limit(token string, now time.Time) *Error {
 
 // respond writes the response of the API, and records its status.
 func (e *Engine) respond(w http.ResponseWriter, entry *Request, status int, doc document, refusal *Error) {
-	w.Header().Set("X-Request-Id", e.requestID())
 	if refusal != nil {
 		status = refusal.status
 	}
-	e.record(entry, status)
+	w.Header().Set("X-Request-Id", e.finish(entry, status))
 	write(w, status, doc, refusal)
 }
 
@@ -357,16 +363,15 @@ func write(w http.ResponseWriter, status int, doc document, refusal *Error) {
 
 // respondFault writes an injected fault's response.
 func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
-	e.record(entry, f.Status)
-	w.Header().Set("X-Request-Id", e.requestID())
 	if f.Body == nil {
 		code := f.Code
 		if code == "" && f.Status == http.StatusTooManyRequests {
 			code = codeNotAllowed
 		}
-		writeError(w, &Error{status: f.Status, code: code, message: f.Message, retryAfter: f.RetryAfter})
+		e.respond(w, entry, 0, document{}, &Error{status: f.Status, code: code, message: f.Message, retryAfter: f.RetryAfter})
 		return
 	}
+	w.Header().Set("X-Request-Id", e.finish(entry, f.Status))
 	if f.RetryAfter != "" {
 		w.Header().Set("Retry-After", f.RetryAfter)
 	}
@@ -375,15 +380,11 @@ func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
 	_, _ = w.Write(f.Body)
 }
 
-func (e *Engine) record(entry *Request, status int) {
+// finish records a response's status in the log and gives the response its request ID.
+func (e *Engine) finish(entry *Request, status int) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	entry.Status = status
-}
-
-func (e *Engine) requestID() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	return e.s.newID("req")
 }
 

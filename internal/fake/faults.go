@@ -124,15 +124,6 @@ func (e *Engine) inject(r Rule) *faultRule {
 	return rule
 }
 
-// removeFault removes one fault rule and reports whether it was there.
-func (e *Engine) removeFault(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := len(e.rules)
-	e.rules = slices.DeleteFunc(e.rules, func(r *faultRule) bool { return r.id == id })
-	return len(e.rules) < n
-}
-
 // FailNext makes the next n requests that match m fail with f. It is Inject with Times: n.
 func (e *Engine) FailNext(n int, m Match, f Fault) {
 	if n <= 0 {

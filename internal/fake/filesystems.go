@@ -6,15 +6,14 @@ import (
 )
 
 var filesystemSpec = spec{collection: "filesystems", quota: "filesystems", code: codeMaxQuotaReached,
-	limit: func(l *Limits) *int { return &l.MaxFilesystems },
 	// The API has no "filesystem not found" code: the fake sends 02004 (bad request) with the 404, a
 	// documented code that is not the invalid route's 02001.
 	notFound: func(id string) *Error { return notFound(codeBadRequest, "filesystem %q not found", id) },
 	statuses: []string{storageCreating, storageCreated, "deleting", "error"}}
 
-// filesystemBody is a filesystem as the API shows it. The mount fields are null until the
-// filesystem is created.
-type filesystemBody struct {
+// filesystem is a filesystem as the API shows it, with the transition it has in progress. The mount
+// fields are null until the filesystem is created.
+type filesystem struct {
 	ID                 string     `json:"id"`
 	Name               string     `json:"name"`
 	Description        string     `json:"description"`
@@ -26,20 +25,10 @@ type filesystemBody struct {
 	MountEndpointRange []string   `json:"mount_endpoint_range"`
 	CreatedAt          stamp      `json:"created_at"`
 	UpdatedAt          stamp      `json:"updated_at"`
-}
-
-type filesystem struct {
-	filesystemBody
 	lifecycle
 }
 
-func (fs *filesystem) view(*state) any { return &fs.filesystemBody }
-
-// addFilesystem stores a new filesystem, creating until Durations.FilesystemCreate has passed.
-func (s *state) addFilesystem(fs *filesystem, now time.Time) {
-	s.filesystems.add(fs.ID, fs)
-	s.filesystems.begin(fs, now, s.durations.FilesystemCreate, storageCreated)
-}
+func (fs *filesystem) view(*state) any { return fs }
 
 // arrive completes a transition: a filesystem created for the first time gets its mount path and
 // endpoints.

@@ -9,12 +9,11 @@ const (
 )
 
 var floatingIPSpec = spec{collection: "floating-ips", quota: "floating_ips", code: codeStaticPublicIPQuotaReached,
-	limit:    func(l *Limits) *int { return &l.MaxFloatingIPs },
 	notFound: func(id string) *Error { return notFound(codeFloatingIPNotFound, "floating IP %q not found", id) },
 	statuses: []string{fipCreating, fipCreated, "deleting", "error"}}
 
-// floatingIPBody is a floating IP as the API shows it.
-type floatingIPBody struct {
+// floatingIP is a floating IP as the API shows it, with the transition it has in progress.
+type floatingIP struct {
 	ID          string     `json:"id"`
 	Name        string     `json:"name"`
 	Description string     `json:"description"`
@@ -26,20 +25,10 @@ type floatingIPBody struct {
 	Instance    *Ref       `json:"instance"`
 	CreatedAt   stamp      `json:"created_at"`
 	UpdatedAt   stamp      `json:"updated_at"`
-}
-
-type floatingIP struct {
-	floatingIPBody
 	lifecycle
 }
 
-func (f *floatingIP) view(*state) any { return &f.floatingIPBody }
-
-// addFloatingIP stores a new floating IP, creating until Durations.FloatingIPCreate has passed.
-func (s *state) addFloatingIP(f *floatingIP, now time.Time) {
-	s.floatingIPs.add(f.ID, f)
-	s.floatingIPs.begin(f, now, s.durations.FloatingIPCreate, fipCreated)
-}
+func (f *floatingIP) view(*state) any { return f }
 
 // arrive completes a transition: a floating IP that is created for the first time gets its address,
 // which its instance, if it has one, shows as its public IP.
@@ -73,23 +62,4 @@ func (s *state) attachableFloatingIP(id, region string) (*floatingIP, *Error) {
 		return nil, badRequest(codeFloatingIPInUse, "floating IP %q is in use by instance %q", id, f.Instance.ID)
 	}
 	return f, nil
-}
-
-// renameFloatingIP renames a floating IP; its instance shows the new name.
-func (s *state) renameFloatingIP(f *floatingIP, name string) {
-	f.Name = name
-	if f.Instance != nil {
-		if in, ok := s.instances.find(f.Instance.ID); ok && in.FloatingIP != nil {
-			in.FloatingIP.Name = name
-		}
-	}
-}
-
-// removeFloatingIP deletes a floating IP that no instance holds (02064 otherwise).
-func (s *state) removeFloatingIP(f *floatingIP) *Error {
-	if f.Instance != nil {
-		return badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, f.Instance.ID)
-	}
-	s.floatingIPs.remove(f.ID)
-	return nil
 }

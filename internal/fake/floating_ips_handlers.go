@@ -1,7 +1,5 @@
 package fake
 
-import "strings"
-
 // floatingIPCreate is the body of POST /floating-ips.
 type floatingIPCreate struct {
 	Name        string `json:"name" fake:"required"`
@@ -24,46 +22,54 @@ func (r *floatingIPCreate) check() *Error {
 	return nil
 }
 
-func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIPBody, *Error) {
+func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIP, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
 	if err := s.quota(&s.floatingIPs); err != nil {
 		return nil, err
 	}
-	f := &floatingIP{floatingIPBody: floatingIPBody{ID: s.newID("fip"), Name: r.Name, Description: r.Description,
-		IsPublic: true, Version: r.Version, Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
-	s.addFloatingIP(f, c.now)
-	return &f.floatingIPBody, nil
+	f := &floatingIP{ID: s.newID("fip"), Name: r.Name, Description: r.Description, IsPublic: true, Version: r.Version,
+		Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
+	s.floatingIPs.add(f.ID, f)
+	s.floatingIPs.begin(f, c.now, s.durations.FloatingIPCreate, fipCreated)
+	return f, nil
 }
 
 // floatingIPUpdate is the body of PATCH /floating-ips/{id}: name, description or both.
 type floatingIPUpdate struct {
-	Name        *string `json:"name"`
+	Name        *string `json:"name" fake:"nonblank"`
 	Description *string `json:"description"`
 }
 
 func (r *floatingIPUpdate) check() *Error {
-	switch {
-	case r.Name == nil && r.Description == nil:
+	if r.Name == nil && r.Description == nil {
 		return badRequest(codeMissingParameters, "name or description is required")
-	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return badRequest(codeBadRequest, "name must not be empty")
 	}
 	return nil
 }
 
-func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*floatingIPBody, *Error) {
-	if r.Name != nil {
-		s.renameFloatingIP(f, *r.Name)
+func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*floatingIP, *Error) {
+	if r.Name != nil { // its instance shows the new name
+		f.Name = *r.Name
+		if f.Instance != nil {
+			if in, ok := s.instances.find(f.Instance.ID); ok && in.FloatingIP != nil {
+				in.FloatingIP.Name = f.Name
+			}
+		}
 	}
 	if r.Description != nil {
 		f.Description = *r.Description
 	}
 	f.UpdatedAt = stamp(c.now)
-	return &f.floatingIPBody, nil
+	return f, nil
 }
 
+// deleteFloatingIP deletes a floating IP that no instance holds (02064 otherwise).
 func deleteFloatingIP(s *state, _ call, f *floatingIP, _ *none) (none, *Error) {
-	return none{}, s.removeFloatingIP(f)
+	if f.Instance != nil {
+		return none{}, badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, f.Instance.ID)
+	}
+	s.floatingIPs.remove(f.ID)
+	return none{}, nil
 }

@@ -23,7 +23,6 @@ const (
 const statusGone = "gone"
 
 var instanceSpec = spec{collection: "instances", quota: "instances", code: codeMaxQuotaReached, product: "instance",
-	limit:    func(l *Limits) *int { return &l.MaxInstances },
 	notFound: func(id string) *Error { return notFound(codeInstanceNotFound, "instance %q not found", id) },
 	statuses: []string{instanceCreating, instancePendingPayment, instanceActive, instanceStopping, instanceStopped,
 		instanceStarting, instanceResetting, instanceError, instanceDeleting}}
@@ -70,7 +69,7 @@ func (in *instance) view(*state) any { return &in.instanceBody }
 // uses are the resources the instance refers to, as refs names them.
 func (in *instance) uses() []string {
 	keys := []string{ref("image", in.Image.ID)}
-	for kind, refs := range map[string][]Ref{"volume": in.Volumes, "group": in.SecurityGroups, "key": in.SSHKeys} {
+	for kind, refs := range in.lists() {
 		for _, r := range refs {
 			keys = append(keys, ref(kind, r.ID))
 		}
@@ -81,24 +80,25 @@ func (in *instance) uses() []string {
 	return keys
 }
 
+// lists are the instance's references to volumes, security groups and SSH keys, by kind as refs
+// names them.
+func (in *instance) lists() map[string][]Ref {
+	return map[string][]Ref{"volume": in.Volumes, "group": in.SecurityGroups, "key": in.SSHKeys}
+}
+
+// renamed shows the new name of a volume, security group or SSH key in the instances that list it.
+func (s *state) renamed(kind, id, name string) {
+	for _, in := range referrers(&s.instances, ref(kind, id)) {
+		renameRef(in.lists()[kind], id, name)
+	}
+}
+
 // The limits of an instance create.
 const (
 	minDiskSize      = 80
 	minPasswordRunes = 16
 	maxStartupScript = 64 << 10
 )
-
-// addInstance stores a new instance, creating until Durations.InstanceCreate has passed, and
-// attaches its floating IP.
-func (s *state) addInstance(in *instance, fip *floatingIP, now time.Time) {
-	if fip != nil {
-		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
-		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
-	}
-	s.instances.add(in.ID, in)
-	s.link(in.ID, in.uses()...)
-	s.beginInstance(in, now, instanceCreating, instanceActive, s.durations.InstanceCreate)
-}
 
 // beginInstance starts a transition: the instance shows status now and becomes to after d.
 func (s *state) beginInstance(in *instance, now time.Time, status, to string, d time.Duration) {
@@ -108,10 +108,16 @@ func (s *state) beginInstance(in *instance, now time.Time, status, to string, d 
 
 // arrive completes a transition: an instance that becomes active for the first time gets its
 // addresses (its floating IP's address, once it has one, as its public IP); one that is gone is
-// removed.
+// removed, its volumes free again and its floating IP unattached (its snapshots stay).
 func (in *instance) arrive(s *state, status string, at time.Time) {
 	if status == statusGone {
-		s.destroy(in)
+		if in.FloatingIP != nil {
+			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
+				f.Instance = nil
+			}
+		}
+		s.unlink(in.ID, in.uses()...)
+		s.instances.remove(in.ID)
 		return
 	}
 	in.Status, in.UpdatedAt = status, stamp(at)
@@ -122,39 +128,6 @@ func (in *instance) arrive(s *state, status string, at time.Time) {
 			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
 				s.refreshPublicIP(f)
 			}
-		}
-	}
-}
-
-// destroy removes an instance whose delete completed: its volumes are free again and its floating
-// IP unattached. Its snapshots stay.
-func (s *state) destroy(in *instance) {
-	if in.FloatingIP != nil {
-		if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
-			f.Instance = nil
-		}
-	}
-	s.unlink(in.ID, in.uses()...)
-	s.instances.remove(in.ID)
-}
-
-// setInstanceStatus forces an instance into any status, as state.force does for the statuses the
-// API has, and reports whether the instance exists.
-func (s *state) setInstanceStatus(id, status string, now time.Time) bool {
-	in, ok := s.instances.find(id)
-	if ok {
-		s.queue.cancel(&in.next)
-		in.arrive(s, status, now)
-	}
-	return ok
-}
-
-// rename renames an instance; its floating IP shows the new name.
-func (s *state) renameInstance(in *instance, name string) {
-	in.Name = name
-	if in.FloatingIP != nil {
-		if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.Instance != nil {
-			f.Instance.Name = name
 		}
 	}
 }
@@ -238,50 +211,4 @@ func allowedActions(status string) []string {
 		return []string{"stop"}
 	}
 	return []string{}
-}
-
-// act runs start, stop or reset. Start on an active instance is 02029 and on anything but a
-// stopped one 02039; a stop or reset the current status does not allow (see allowedActions) is
-// 02009.
-func (s *state) act(in *instance, action string, now time.Time) *Error {
-	d := s.durations
-	switch {
-	case action == "start" && in.Status == instanceActive:
-		return badRequest(codeInstanceAlreadyStarted, "instance %q is already started", in.ID)
-	case action == "start" && in.Status != instanceStopped:
-		return badRequest(codeInstanceCannotStart, "instance %q cannot be started while %s", in.ID, in.Status)
-	case action == "start":
-		s.beginInstance(in, now, instanceStarting, instanceActive, d.InstanceStart)
-	case !slices.Contains(allowedActions(in.Status), action):
-		return badRequest(codeNotAllowed, "%s is not allowed while instance %q is %s", action, in.ID, in.Status)
-	case action == "stop":
-		s.beginInstance(in, now, instanceStopping, instanceStopped, d.InstanceStop)
-	default:
-		s.beginInstance(in, now, instanceResetting, instanceActive, d.InstanceReset)
-	}
-	return nil
-}
-
-// startDelete starts a destroy. The API limits it by status with two codes and does not say which
-// status gets which; the fake sends 02013 ("only active instances can be deleted") for an instance
-// that never became active (creating, pending_payment) and 02069 ("only running or stopped instances
-// can be deleted") for one in the middle of a transition (stopping, starting, resetting). Active,
-// stopped and error instances can be deleted; a delete of an instance already deleting succeeds
-// again, so that a DELETE re-sent after a lost response succeeds, as DELETE is idempotent.
-// Protection (02038) is checked first.
-func (s *state) startDelete(in *instance, now time.Time) *Error {
-	if in.IsProtected {
-		return badRequest(codeTerminationProtected, "the instance %q is termination protected", in.ID)
-	}
-	switch in.Status {
-	case instanceDeleting:
-		return nil
-	case instanceActive, instanceStopped, instanceError:
-	case instanceCreating, instancePendingPayment:
-		return badRequest(codeDeleteRequiresActive, "only active instances can be deleted; %q is %s", in.ID, in.Status)
-	default:
-		return badRequest(codeDeleteRequiresRunningOrStopped, "only running or stopped instances can be deleted; %q is %s", in.ID, in.Status)
-	}
-	s.beginInstance(in, now, instanceDeleting, statusGone, s.durations.InstanceDelete)
-	return nil
 }

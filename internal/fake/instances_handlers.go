@@ -85,7 +85,8 @@ func (md *createMetadata) decodeJSON(name string, raw json.RawMessage) *Error {
 
 // createInstance checks the references of the create (the type in the region, the reservation, the
 // image, the SSH keys, the security groups, the volumes and the floating IP, in that order) and the
-// quota, and makes an instance that is creating.
+// quota, and makes an instance that is creating (until Durations.InstanceCreate has passed), its
+// floating IP attached.
 func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error) {
 	placement := cmp.Or(r.PlacementOption, "AUTO")
 	if placement != "AUTO" && !slices.Contains(s.catalog.PlacementOptions, placement) {
@@ -142,7 +143,13 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 	if r.Metadata.raw != nil {
 		in.userMetadata = r.Metadata.raw
 	}
-	s.addInstance(in, fip, c.now)
+	if fip != nil {
+		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
+		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
+	}
+	s.instances.add(in.ID, in)
+	s.link(in.ID, in.uses()...)
+	s.beginInstance(in, c.now, instanceCreating, instanceActive, s.durations.InstanceCreate)
 	return &in.instanceBody, nil
 }
 
@@ -151,18 +158,15 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 type instanceUpdate struct {
 	SecurityGroups listChange `json:"security_groups"`
 	Volumes        listChange `json:"volumes"`
-	Name           *string    `json:"name"`
+	Name           *string    `json:"name" fake:"nonblank"`
 	IsProtected    *bool      `json:"is_protected"`
 	DiskSize       *int       `json:"disk_size"`
 	ReservationID  *string    `json:"reservation_id"`
 }
 
 func (r *instanceUpdate) check() *Error {
-	switch {
-	case !r.SecurityGroups.given && !r.Volumes.given && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil && r.ReservationID == nil:
+	if !r.SecurityGroups.given && !r.Volumes.given && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil && r.ReservationID == nil {
 		return badRequest(codeMissingParameters, "give security_groups, volumes, name, is_protected or disk_size")
-	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return badRequest(codeBadRequest, "name must not be empty")
 	}
 	return nil
 }
@@ -209,29 +213,28 @@ func (l *listChange) decodeJSON(name string, raw json.RawMessage) *Error {
 	return nil
 }
 
-// apply is the list of IDs the change leaves: the list given, or the current one with an ID
-// attached or detached. Detaching one that is not there is 02033 for a volume and 02031 for a
-// security group.
-func (l *listChange) apply(current []Ref) ([]string, *Error) {
-	if l.attach == "" && l.detach == "" {
-		return l.ids, nil
-	}
-	ids := refIDs(current)
-	if l.attach != "" {
-		if !slices.Contains(ids, l.attach) {
-			ids = append(ids, l.attach)
-		}
-		return ids, nil
-	}
-	i := slices.Index(ids, l.detach)
-	if i < 0 {
+// apply is the references the change leaves, the current ones if it was not given: the list given,
+// or the current one with an ID attached or detached, resolved by refs. Detaching one that is not
+// there is 02033 for a volume and 02031 for a security group.
+func (l *listChange) apply(current []Ref, refs func(ids []string) ([]Ref, *Error)) ([]Ref, *Error) {
+	ids := l.ids
+	switch {
+	case !l.given:
+		return current, nil
+	case l.attach != "" && !hasRef(current, l.attach):
+		ids = append(refIDs(current), l.attach)
+	case l.attach != "":
+		ids = refIDs(current)
+	case l.detach != "" && !hasRef(current, l.detach):
 		code := codeVolumeDetachFailed
 		if l.name == "security_groups" {
 			code = codeSecurityGroupDetachFailed
 		}
 		return nil, badRequest(code, "%s: %q is not attached", l.name, l.detach)
+	case l.detach != "":
+		ids = slices.DeleteFunc(refIDs(current), func(id string) bool { return id == l.detach })
 	}
-	return slices.Delete(ids, i, i+1), nil
+	return refs(ids)
 }
 
 // updateInstance changes what the body carries, all of it or nothing: only an active instance can
@@ -248,28 +251,17 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 			return nil, err
 		}
 	}
-	groups, vols := in.SecurityGroups, in.Volumes
-	if r.SecurityGroups.given {
-		ids, err := r.SecurityGroups.apply(in.SecurityGroups)
-		if err != nil {
-			return nil, err
-		}
-		if groups, err = s.groupRefs(ids, in.Region); err != nil {
-			return nil, err
-		}
+	groups, err := r.SecurityGroups.apply(in.SecurityGroups, func(ids []string) ([]Ref, *Error) { return s.groupRefs(ids, in.Region) })
+	if err != nil {
+		return nil, err
 	}
-	if r.Volumes.given {
-		ids, err := r.Volumes.apply(in.Volumes)
-		if err != nil {
-			return nil, err
-		}
-		if vols, err = s.attachableVolumes(ids, in.Region, in.ID); err != nil {
-			return nil, err
-		}
-		for _, old := range in.Volumes {
-			if v, ok := s.volumes.find(old.ID); ok && v.locked && !hasRef(vols, old.ID) {
-				return nil, badRequest(codeVolumeLocked, "volume %q is locked, cannot be detached", old.ID)
-			}
+	vols, err := r.Volumes.apply(in.Volumes, func(ids []string) ([]Ref, *Error) { return s.attachableVolumes(ids, in.Region, in.ID) })
+	if err != nil {
+		return nil, err
+	}
+	for _, old := range in.Volumes {
+		if v, ok := s.volumes.find(old.ID); ok && v.locked && !hasRef(vols, old.ID) {
+			return nil, badRequest(codeVolumeLocked, "volume %q is locked, cannot be detached", old.ID)
 		}
 	}
 	// Every check passed: apply the whole change.
@@ -279,8 +271,13 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 		in.ReservationID = nullString(*r.ReservationID)
 	}
 	s.link(in.ID, in.uses()...)
-	if r.Name != nil {
-		s.renameInstance(in, *r.Name)
+	if r.Name != nil { // its floating IP shows the new name
+		in.Name = *r.Name
+		if in.FloatingIP != nil {
+			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.Instance != nil {
+				f.Instance.Name = in.Name
+			}
+		}
 	}
 	if r.IsProtected != nil {
 		in.IsProtected = *r.IsProtected
@@ -292,8 +289,28 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 	return &in.instanceBody, nil
 }
 
+// deleteInstance starts a destroy. The API limits it by status with two codes and does not say
+// which status gets which; the fake sends 02013 ("only active instances can be deleted") for an
+// instance that never became active (creating, pending_payment) and 02069 ("only running or stopped
+// instances can be deleted") for one in the middle of a transition (stopping, starting, resetting).
+// Active, stopped and error instances can be deleted; a delete of an instance already deleting
+// succeeds again, so that a DELETE re-sent after a lost response succeeds, as DELETE is idempotent.
+// Protection (02038) is checked first.
 func deleteInstance(s *state, c call, in *instance, _ *none) (none, *Error) {
-	return none{}, s.startDelete(in, c.now)
+	if in.IsProtected {
+		return none{}, badRequest(codeTerminationProtected, "the instance %q is termination protected", in.ID)
+	}
+	switch in.Status {
+	case instanceDeleting:
+		return none{}, nil
+	case instanceActive, instanceStopped, instanceError:
+	case instanceCreating, instancePendingPayment:
+		return none{}, badRequest(codeDeleteRequiresActive, "only active instances can be deleted; %q is %s", in.ID, in.Status)
+	default:
+		return none{}, badRequest(codeDeleteRequiresRunningOrStopped, "only running or stopped instances can be deleted; %q is %s", in.ID, in.Status)
+	}
+	s.beginInstance(in, c.now, instanceDeleting, statusGone, s.durations.InstanceDelete)
+	return none{}, nil
 }
 
 func listActions(_ *state, _ call, in *instance, _ *none) ([]string, *Error) {
@@ -312,8 +329,25 @@ func (r *instanceAction) check() *Error {
 	return nil
 }
 
+// performAction runs start, stop or reset. Start on an active instance is 02029 and on anything but
+// a stopped one 02039; a stop or reset the current status does not allow (see allowedActions) is
+// 02009.
 func performAction(s *state, c call, in *instance, r *instanceAction) (none, *Error) {
-	return none{}, s.act(in, r.Action, c.now)
+	switch {
+	case r.Action == "start" && in.Status == instanceActive:
+		return none{}, badRequest(codeInstanceAlreadyStarted, "instance %q is already started", in.ID)
+	case r.Action == "start" && in.Status != instanceStopped:
+		return none{}, badRequest(codeInstanceCannotStart, "instance %q cannot be started while %s", in.ID, in.Status)
+	case r.Action == "start":
+		s.beginInstance(in, c.now, instanceStarting, instanceActive, s.durations.InstanceStart)
+	case !slices.Contains(allowedActions(in.Status), r.Action):
+		return none{}, badRequest(codeNotAllowed, "%s is not allowed while instance %q is %s", r.Action, in.ID, in.Status)
+	case r.Action == "stop":
+		s.beginInstance(in, c.now, instanceStopping, instanceStopped, s.durations.InstanceStop)
+	default:
+		s.beginInstance(in, c.now, instanceResetting, instanceActive, s.durations.InstanceReset)
+	}
+	return none{}, nil
 }
 
 // userMetadata shows the metadata object the instance was created with ({} when it had none). The

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -43,10 +42,7 @@ func (e *Engine) Requests() []Request {
 	for i, r := range e.log {
 		out[i] = *r
 		out[i].Header = r.Header.Clone()
-		out[i].Query = maps.Clone(r.Query)
-		for k, v := range out[i].Query {
-			out[i].Query[k] = slices.Clone(v)
-		}
+		out[i].Query = url.Values(http.Header(r.Query).Clone()) // both are a map[string][]string
 		out[i].Body = slices.Clone(r.Body)
 	}
 	return out

@@ -93,13 +93,7 @@ type handler func(e *Engine, c call, body []byte) (any, *Error)
 // op makes a handler of a function of the state and the operation's typed request, which the
 // strict decoder fills from the body (none reads no body). It runs with e.mu held.
 func op[Req, Res any](h func(s *state, c call, r *Req) (Res, *Error)) handler {
-	return func(e *Engine, c call, body []byte) (any, *Error) {
-		var req Req
-		if err := decodeBody(body, &req); err != nil {
-			return nil, err
-		}
-		return h(e.s, c, &req)
-	}
+	return ctl(func(e *Engine, c call, r *Req) (Res, *Error) { return h(e.s, c, r) })
 }
 
 // on is op for an operation on the resource the path names, which is looked up first: an unknown

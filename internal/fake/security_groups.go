@@ -24,9 +24,9 @@ type sgRule struct {
 	PortRangeMax *int   `json:"port_range_max"`
 }
 
-// securityGroupBody is a security group as the API shows it: with status on every body, and with
+// securityGroup is a security group as the API shows it: with status on every body, and with
 // is_internal and updated_at, which the service's description adds.
-type securityGroupBody struct {
+type securityGroup struct {
 	ID          string   `json:"id"`
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
@@ -36,22 +36,12 @@ type securityGroupBody struct {
 	IsInternal  bool     `json:"is_internal"`
 	CreatedAt   stamp    `json:"created_at"`
 	UpdatedAt   stamp    `json:"updated_at"`
-}
-
-type securityGroup struct {
-	securityGroupBody
 	lifecycle
 }
 
-func (g *securityGroup) view(*state) any { return &g.securityGroupBody }
+func (g *securityGroup) view(*state) any { return g }
 
 func (g *securityGroup) arrive(_ *state, status string, _ time.Time) { g.Status = status }
-
-// addGroup stores a new security group, creating until Durations.SecurityGroupCreate has passed.
-func (s *state) addGroup(g *securityGroup, now time.Time) {
-	s.groups.add(g.ID, g)
-	s.groups.begin(g, now, s.durations.SecurityGroupCreate, groupCreated)
-}
 
 // checkGroupName refuses the reserved names "default" and "standard" (in any case).
 func checkGroupName(name string) *Error {
@@ -80,21 +70,4 @@ func (s *state) groupRefs(ids []string, region string) ([]Ref, *Error) {
 		}
 	}
 	return out, nil
-}
-
-// renameGroup renames a security group; the instances that use it show the new name.
-func (s *state) renameGroup(g *securityGroup, name string) {
-	g.Name = name
-	for _, in := range referrers(&s.instances, ref("group", g.ID)) {
-		renameRef(in.SecurityGroups, g.ID, name)
-	}
-}
-
-// removeGroup deletes a security group that no instance uses (02027 otherwise).
-func (s *state) removeGroup(g *securityGroup) *Error {
-	if users := referrers(&s.instances, ref("group", g.ID)); len(users) > 0 {
-		return badRequest(codeSecurityGroupUsedByInstances, "security group %q is used by instance %q", g.ID, users[0].ID)
-	}
-	s.groups.remove(g.ID)
-	return nil
 }

@@ -130,26 +130,28 @@ func readRule(raw json.RawMessage) (sgRule, string) {
 	return r, ""
 }
 
-func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroupBody, *Error) {
+func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroup, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
-	g := &securityGroup{securityGroupBody: securityGroupBody{ID: s.newID("sg"), Name: r.Name, Description: r.Description,
-		Region: r.Region, Status: groupCreating, Rules: r.Rules.list, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
-	s.addGroup(g, c.now)
-	return &g.securityGroupBody, nil
+	g := &securityGroup{ID: s.newID("sg"), Name: r.Name, Description: r.Description, Region: r.Region, Status: groupCreating,
+		Rules: r.Rules.list, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
+	s.groups.add(g.ID, g)
+	s.groups.begin(g, c.now, s.durations.SecurityGroupCreate, groupCreated)
+	return g, nil
 }
 
-func replaceSecurityGroup(s *state, c call, g *securityGroup, r *groupReplace) (*securityGroupBody, *Error) {
+func replaceSecurityGroup(s *state, c call, g *securityGroup, r *groupReplace) (*securityGroup, *Error) {
 	return updateGroup(s, c, g, &r.Name, &r.Description, r.Rules.list)
 }
 
-func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*securityGroupBody, *Error) {
+func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*securityGroup, *Error) {
 	return updateGroup(s, c, g, r.Name, r.Description, r.Rules.list)
 }
 
-// updateGroup changes what is given (nil: kept); the status is unchanged.
-func updateGroup(s *state, c call, g *securityGroup, name, description *string, rules []sgRule) (*securityGroupBody, *Error) {
+// updateGroup changes what is given (nil: kept); the status is unchanged, and the instances that use
+// the group show its new name.
+func updateGroup(s *state, c call, g *securityGroup, name, description *string, rules []sgRule) (*securityGroup, *Error) {
 	if description != nil {
 		g.Description = *description
 	}
@@ -157,12 +159,18 @@ func updateGroup(s *state, c call, g *securityGroup, name, description *string, 
 		g.Rules = rules
 	}
 	if name != nil {
-		s.renameGroup(g, *name)
+		g.Name = *name
+		s.renamed("group", g.ID, g.Name)
 	}
 	g.UpdatedAt = stamp(c.now)
-	return &g.securityGroupBody, nil
+	return g, nil
 }
 
+// deleteSecurityGroup deletes a security group that no instance uses (02027 otherwise).
 func deleteSecurityGroup(s *state, _ call, g *securityGroup, _ *none) (none, *Error) {
-	return none{}, s.removeGroup(g)
+	if users := referrers(&s.instances, ref("group", g.ID)); len(users) > 0 {
+		return none{}, badRequest(codeSecurityGroupUsedByInstances, "security group %q is used by instance %q", g.ID, users[0].ID)
+	}
+	s.groups.remove(g.ID)
+	return none{}, nil
 }

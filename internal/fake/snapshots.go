@@ -1,9 +1,6 @@
 package fake
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // Snapshot statuses.
 const (
@@ -12,14 +9,15 @@ const (
 )
 
 var snapshotSpec = spec{collection: "snapshots", quota: "snapshots", code: codeMaxQuotaReached,
-	limit:    func(l *Limits) *int { return &l.MaxSnapshots },
 	notFound: func(id string) *Error { return notFound(codeSnapshotNotFound, "snapshot %q not found", id) },
 	statuses: []string{snapshotCreating, snapshotCreated, "deleting", "error", "pending_delete"}}
 
-// snapshotBody is a snapshot as the API shows it (size in GiB). A snapshot of an instance carries
-// source_instance_id and resource_id, both the instance's ID; a clone carries source_snapshot_id;
-// an import carries none of the three.
-type snapshotBody struct {
+// snapshot is a snapshot as the API shows it (size in GiB), with the transition it has in
+// progress. A snapshot of an instance carries source_instance_id and resource_id, both the
+// instance's ID; a clone carries source_snapshot_id; an import carries none of the three. One store
+// serves both the per-instance routes and the top-level collection: a snapshot taken of an instance
+// is listed in both, and stays in the collection after its instance is gone.
+type snapshot struct {
 	ID               string `json:"id"`
 	Name             string `json:"name"`
 	Size             int    `json:"size"`
@@ -31,12 +29,6 @@ type snapshotBody struct {
 	ResourceID       string `json:"resource_id,omitempty"`
 	CreatedAt        stamp  `json:"created_at"`
 	UpdatedAt        stamp  `json:"updated_at"`
-}
-
-// snapshot is one store for both the per-instance routes and the top-level collection: a snapshot
-// taken of an instance is listed in both, and stays in the collection after its instance is gone.
-type snapshot struct {
-	snapshotBody
 	lifecycle
 	// regions are where the snapshot can be used as an image: its own and the replicated one.
 	regions   []string
@@ -44,7 +36,7 @@ type snapshot struct {
 	family    string
 }
 
-func (sn *snapshot) view(*state) any { return &sn.snapshotBody }
+func (sn *snapshot) view(*state) any { return sn }
 
 func (sn *snapshot) arrive(_ *state, status string, at time.Time) {
 	sn.Status, sn.UpdatedAt = status, stamp(at)
@@ -62,49 +54,16 @@ func (s *state) addSnapshot(sn *snapshot, now time.Time) {
 	s.snapshots.begin(sn, now, s.durations.SnapshotCreate, snapshotCreated)
 }
 
-// renameSnapshot renames a snapshot; the instances built from it show the new name.
-func (s *state) renameSnapshot(sn *snapshot, name string) {
-	sn.Name = name
-	for _, in := range referrers(&s.instances, ref("image", sn.ID)) {
-		in.Image.Name = name
-	}
-}
-
-// removeSnapshot deletes a snapshot that no instance runs from (02016 otherwise).
-func (s *state) removeSnapshot(sn *snapshot) *Error {
-	if users := referrers(&s.instances, ref("image", sn.ID)); len(users) > 0 {
-		return badRequest(codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it", sn.ID, users[0].ID)
-	}
-	if id := sn.SourceInstanceID; id != "" {
-		s.unlink(sn.ID, ref("instance", id))
-	}
-	s.snapshots.remove(sn.ID)
-	return nil
-}
-
-// imageBody is an image as GET /images shows it.
+// imageBody is an image as GET /images shows it: the catalogue's form, its timestamps in the API's
+// (the outer fields hide the embedded ones, and keep their place in the JSON).
 type imageBody struct {
-	ID        string   `json:"id"`
-	Name      string   `json:"name"`
-	Type      string   `json:"type"`
-	Family    string   `json:"family"`
-	Slug      string   `json:"slug"`
-	OSType    string   `json:"os_type"`
-	Versions  []string `json:"versions"`
-	Regions   []string `json:"regions"`
-	CreatedAt stamp    `json:"created_at"`
-	UpdatedAt stamp    `json:"updated_at"`
+	Image
+	CreatedAt stamp `json:"created_at"`
+	UpdatedAt stamp `json:"updated_at"`
 }
 
 // image is the snapshot as GET /images?type=snapshot shows it.
 func (sn *snapshot) image() imageBody {
-	return imageBody{ID: sn.ID, Name: sn.Name, Type: "snapshot", Family: sn.family, OSType: sn.OSType,
-		Versions: []string{}, Regions: sn.regions, CreatedAt: sn.CreatedAt, UpdatedAt: sn.UpdatedAt}
-}
-
-func (s *state) imageFamily(id string) string {
-	if i := slices.IndexFunc(s.catalog.Images, func(im Image) bool { return im.ID == id }); i >= 0 {
-		return s.catalog.Images[i].Family
-	}
-	return ""
+	return imageBody{Image: Image{ID: sn.ID, Name: sn.Name, Type: "snapshot", Family: sn.family, OSType: sn.OSType,
+		Versions: []string{}, Regions: sn.regions}, CreatedAt: sn.CreatedAt, UpdatedAt: sn.UpdatedAt}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"net/url"
 	"slices"
-	"strings"
 )
 
 // snapshotTake is the body of POST /instances/{id}/snapshots.
@@ -15,7 +14,7 @@ type snapshotTake struct {
 
 // takeSnapshot snapshots an active instance (02037 otherwise). A snapshot is complete at once; it
 // outlives its instance and can be used as a create's image in its region and its replicated one.
-func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshotBody, *Error) {
+func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshot, *Error) {
 	switch {
 	case r.ReplicatedRegion != "" && !s.knownRegion(r.ReplicatedRegion):
 		return nil, badRequest(codeBadRequest, "unknown replicated_region %q", r.ReplicatedRegion)
@@ -27,20 +26,22 @@ func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshotBod
 	if err := s.quota(&s.snapshots); err != nil {
 		return nil, err
 	}
-	sn := &snapshot{baseImage: in.baseImage, family: s.imageFamily(in.baseImage), regions: []string{in.Region},
-		snapshotBody: snapshotBody{ID: s.newID("snap"), Name: r.Name, Size: in.DiskSize, Region: in.Region,
-			Status: snapshotCreated, OSType: in.OSType, SourceInstanceID: in.ID, ResourceID: in.ID,
-			CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: in.DiskSize, Region: in.Region, Status: snapshotCreated,
+		OSType: in.OSType, SourceInstanceID: in.ID, ResourceID: in.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now),
+		baseImage: in.baseImage, regions: []string{in.Region}}
+	if i := slices.IndexFunc(s.catalog.Images, func(im Image) bool { return im.ID == in.baseImage }); i >= 0 {
+		sn.family = s.catalog.Images[i].Family
+	}
 	if r.ReplicatedRegion != "" && r.ReplicatedRegion != in.Region {
 		sn.regions = append(sn.regions, r.ReplicatedRegion)
 	}
 	s.addSnapshot(sn, c.now)
-	return &sn.snapshotBody, nil
+	return sn, nil
 }
 
 func listInstanceSnapshots(s *state, c call, in *instance, _ *none) (page, *Error) {
 	taken := referrers(&s.snapshots, ref("instance", in.ID))
-	return pageOf(c, len(taken), func(i int) any { return &taken[i].snapshotBody })
+	return pageOf(c, len(taken), func(i int) any { return taken[i] })
 }
 
 // snapshotImport is the body of POST /snapshots: a snapshot made from a disk image at an http or
@@ -68,17 +69,17 @@ func (r *snapshotImport) check() *Error {
 
 // importSnapshot makes a snapshot that is creating and becomes created after
 // Durations.SnapshotCreate.
-func importSnapshot(s *state, c call, r *snapshotImport) (*snapshotBody, *Error) {
+func importSnapshot(s *state, c call, r *snapshotImport) (*snapshot, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
 	if err := s.quota(&s.snapshots); err != nil {
 		return nil, err
 	}
-	sn := &snapshot{regions: []string{r.Region}, snapshotBody: snapshotBody{ID: s.newID("snap"), Name: r.Name, Size: r.Size,
-		Region: r.Region, OSType: r.OSType, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: r.Size, Region: r.Region, OSType: r.OSType,
+		CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), regions: []string{r.Region}}
 	s.addSnapshot(sn, c.now)
-	return &sn.snapshotBody, nil
+	return sn, nil
 }
 
 // snapshotClone is the body of POST /snapshots/{id}/clone.
@@ -89,7 +90,7 @@ type snapshotClone struct {
 
 // cloneSnapshot copies a created snapshot (02009 otherwise) into a region; the copy is creating,
 // then created, and carries source_snapshot_id.
-func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshotBody, *Error) {
+func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshot, *Error) {
 	switch {
 	case !s.knownRegion(r.Region):
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
@@ -99,36 +100,39 @@ func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshot
 	if err := s.quota(&s.snapshots); err != nil {
 		return nil, err
 	}
-	sn := &snapshot{baseImage: src.baseImage, family: src.family, regions: []string{r.Region}, snapshotBody: snapshotBody{
-		ID: s.newID("snap"), Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,
-		SourceSnapshotID: src.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
+	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,
+		SourceSnapshotID: src.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), baseImage: src.baseImage,
+		family: src.family, regions: []string{r.Region}}
 	s.addSnapshot(sn, c.now)
-	return &sn.snapshotBody, nil
+	return sn, nil
 }
 
 // rename is the body of an update that can only rename (an SSH key, a snapshot). An empty body
 // changes nothing (the service's description does not say whether it is refused).
 type rename struct {
-	Name *string `json:"name"`
+	Name *string `json:"name" fake:"nonblank"`
 }
 
-func (r *rename) check() *Error {
-	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {
-		return badRequest(codeBadRequest, "name must not be empty")
+func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshot, *Error) {
+	if r.Name != nil { // the instances built from it show the new name
+		sn.Name, sn.UpdatedAt = *r.Name, stamp(c.now)
+		for _, in := range referrers(&s.instances, ref("image", sn.ID)) {
+			in.Image.Name = sn.Name
+		}
 	}
-	return nil
+	return sn, nil
 }
 
-func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshotBody, *Error) {
-	if r.Name != nil {
-		s.renameSnapshot(sn, *r.Name)
-		sn.UpdatedAt = stamp(c.now)
-	}
-	return &sn.snapshotBody, nil
-}
-
+// deleteSnapshot deletes a snapshot that no instance runs from (02016 otherwise).
 func deleteSnapshot(s *state, _ call, sn *snapshot, _ *none) (none, *Error) {
-	return none{}, s.removeSnapshot(sn)
+	if users := referrers(&s.instances, ref("image", sn.ID)); len(users) > 0 {
+		return none{}, badRequest(codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it", sn.ID, users[0].ID)
+	}
+	if id := sn.SourceInstanceID; id != "" {
+		s.unlink(sn.ID, ref("instance", id))
+	}
+	s.snapshots.remove(sn.ID)
+	return none{}, nil
 }
 
 // listImages lists the catalogue's images and then the account's snapshots, filtered by type.
@@ -140,9 +144,8 @@ func listImages(s *state, c call, _ *none) (page, *Error) {
 	var images []imageBody
 	for _, im := range s.catalog.Images {
 		if typ == "" || im.Type == typ {
-			images = append(images, imageBody{ID: im.ID, Name: im.Name, Type: im.Type, Family: im.Family, Slug: im.Slug,
-				OSType: im.OSType, Versions: nonNil(im.Versions), Regions: nonNil(im.Regions),
-				CreatedAt: stamp(im.CreatedAt), UpdatedAt: stamp(im.UpdatedAt)})
+			im.Versions, im.Regions = nonNil(im.Versions), nonNil(im.Regions)
+			images = append(images, imageBody{Image: im, CreatedAt: stamp(im.CreatedAt), UpdatedAt: stamp(im.UpdatedAt)})
 		}
 	}
 	taken := 0

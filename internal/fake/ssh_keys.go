@@ -10,12 +10,12 @@ import (
 )
 
 var sshKeySpec = spec{collection: "ssh-keys", quota: "ssh_keys", code: codeMaxQuotaReached,
-	limit:    func(l *Limits) *int { return &l.MaxSSHKeys },
 	notFound: func(id string) *Error { return notFound(codeSSHKeyNotFound, "ssh key %q not found", id) }}
 
-// sshKeyBody is an SSH key as the API shows it. It is the only resource whose single-object
-// responses are the object itself, not wrapped under a key.
-type sshKeyBody struct {
+// sshKey is an SSH key as the API shows it. It is the only resource whose single-object responses
+// are the object itself, not wrapped under a key. It has no status: it exists from its create to
+// its delete.
+type sshKey struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Value       string `json:"value"`
@@ -24,16 +24,11 @@ type sshKeyBody struct {
 	Size        int    `json:"size"`
 	CreatedAt   stamp  `json:"created_at"`
 	UpdatedAt   stamp  `json:"updated_at"`
-}
-
-// sshKey has no status: it exists from its create to its delete.
-type sshKey struct {
-	sshKeyBody
 	lifecycle
 }
 
 func (k *sshKey) arrive(*state, string, time.Time) {}
-func (k *sshKey) view(*state) any                  { return &k.sshKeyBody }
+func (k *sshKey) view(*state) any                  { return k }
 
 // keySizes are the public key algorithms the fake accepts, with the size it reports for each; RSA's
 // size is read from the key's modulus.
@@ -81,8 +76,8 @@ func readPublicKey(value string) (*sshKey, *Error) {
 		size = rsaBits(blob)
 	}
 	sum := sha256.Sum256(blob)
-	return &sshKey{sshKeyBody: sshKeyBody{Value: value, Type: fields[0], Size: size,
-		Fingerprint: "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:])}}, nil
+	return &sshKey{Value: value, Type: fields[0], Size: size,
+		Fingerprint: "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:])}, nil
 }
 
 // rsaBits is the bit length of an RSA public key's modulus (the blob is string "ssh-rsa", mpint e,
@@ -117,12 +112,4 @@ func (s *state) sshKeyRefs(ids []string) ([]Ref, *Error) {
 		}
 	}
 	return out, nil
-}
-
-// renameSSHKey renames a key; the instances that show it show the new name.
-func (s *state) renameSSHKey(k *sshKey, name string, now time.Time) {
-	k.Name, k.UpdatedAt = name, stamp(now)
-	for _, in := range referrers(&s.instances, ref("key", k.ID)) {
-		renameRef(in.SSHKeys, k.ID, name)
-	}
 }

@@ -6,7 +6,7 @@ type sshKeyCreate struct {
 	Value string `json:"value" fake:"required"`
 }
 
-func createSSHKey(s *state, c call, r *sshKeyCreate) (*sshKeyBody, *Error) {
+func createSSHKey(s *state, c call, r *sshKeyCreate) (*sshKey, *Error) {
 	k, err := readPublicKey(r.Value)
 	if err != nil {
 		return nil, err
@@ -16,15 +16,17 @@ func createSSHKey(s *state, c call, r *sshKeyCreate) (*sshKeyBody, *Error) {
 	}
 	k.ID, k.Name, k.CreatedAt, k.UpdatedAt = s.newID("key"), r.Name, stamp(c.now), stamp(c.now)
 	s.sshKeys.add(k.ID, k)
-	return &k.sshKeyBody, nil
+	return k, nil
 }
 
-// updateSSHKey renames a key. An empty body changes nothing.
-func updateSSHKey(s *state, c call, k *sshKey, r *rename) (*sshKeyBody, *Error) {
+// updateSSHKey renames a key; the instances that show it show the new name. An empty body changes
+// nothing.
+func updateSSHKey(s *state, c call, k *sshKey, r *rename) (*sshKey, *Error) {
 	if r.Name != nil {
-		s.renameSSHKey(k, *r.Name, c.now)
+		k.Name, k.UpdatedAt = *r.Name, stamp(c.now)
+		s.renamed("key", k.ID, k.Name)
 	}
-	return &k.sshKeyBody, nil
+	return k, nil
 }
 
 // deleteSSHKey removes a key. A key only matters when an instance is created, so the instances

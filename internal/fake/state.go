@@ -13,7 +13,6 @@ type spec struct {
 	notFound   func(id string) *Error // the refusal for an ID it does not hold
 	quota      string                 // its quota's key in the quotas lists, "" for none
 	code       string                 // what a create past the quota gets
-	limit      func(*Limits) *int     // its quota's field of Limits
 	product    string                 // its name in the quota's flavors
 	statuses   []string               // what the control endpoint can force; none: it has no status
 }
@@ -104,10 +103,6 @@ func volumes(s *state) *store[*volume]         { return &s.volumes }
 func filesystems(s *state) *store[*filesystem] { return &s.filesystems }
 func snapshots(s *state) *store[*snapshot]     { return &s.snapshots }
 func sshKeys(s *state) *store[*sshKey]         { return &s.sshKeys }
-
-// settle completes every transition due at now, in order of due time. Every read and change of the
-// state comes after it, so that it sees the state as it is at now.
-func (s *state) settle(now time.Time) { s.queue.settle(now) }
 
 // newID returns the next identifier of a kind: "ins-000001", "sg-000001", and so on. IDs are
 // sequential so that test output is repeatable.

@@ -3,7 +3,6 @@ package fake
 import (
 	"cmp"
 	"slices"
-	"strings"
 )
 
 // storageCreate is the body of a volume or filesystem create: name, region and size required, size
@@ -27,20 +26,16 @@ func (r *storageCreate) check() *Error {
 // service's description does not say whether an empty body is refused: the fake accepts it and
 // changes nothing.
 type storageUpdate struct {
-	Name        *string `json:"name"`
+	Name        *string `json:"name" fake:"nonblank"`
 	Description *string `json:"description"`
 	Size        *int    `json:"size"`
 }
 
-func (r *storageUpdate) check() *Error {
-	if r.Name != nil && strings.TrimSpace(*r.Name) == "" {
-		return badRequest(codeBadRequest, "name must not be empty")
-	}
-	return nil
-}
-
 // apply changes the fields given; updated_at moves only when there is one.
-func (r *storageUpdate) apply(description *string, size *int, updated *stamp, c call) {
+func (r *storageUpdate) apply(name, description *string, size *int, updated *stamp, c call) {
+	if r.Name != nil {
+		*name = *r.Name
+	}
 	if r.Description != nil {
 		*description = *r.Description
 	}
@@ -65,31 +60,37 @@ func createVolume(s *state, c call, r *storageCreate) (any, *Error) {
 	if err := s.quota(&s.volumes); err != nil {
 		return nil, err
 	}
-	v := &volume{volumeBody: volumeBody{ID: s.newID("vol"), Name: r.Name, Description: r.Description, Size: r.Size,
-		Type: typ, Region: r.Region, Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
-	s.addVolume(v, c.now)
+	v := &volume{ID: s.newID("vol"), Name: r.Name, Description: r.Description, Size: r.Size, Type: typ, Region: r.Region,
+		Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
+	s.volumes.add(v.ID, v)
+	s.volumes.begin(v, c.now, s.durations.VolumeCreate, storageCreated)
 	return v.view(s), nil
 }
 
 // updateVolume renames, describes or grows a volume: a smaller size is 02004 (a volume only grows).
+// The instance that holds it shows its new name.
 func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
 	if r.Size != nil && *r.Size < v.Size {
 		return nil, badRequest(codeBadRequest, "size can only grow: %d GiB is less than the current %d GiB", *r.Size, v.Size)
 	}
-	if r.Name != nil {
-		s.renameVolume(v, *r.Name)
-	}
-	r.apply(&v.Description, &v.Size, &v.UpdatedAt, c)
+	r.apply(&v.Name, &v.Description, &v.Size, &v.UpdatedAt, c)
+	s.renamed("volume", v.ID, v.Name)
 	return v.view(s), nil
 }
 
+// deleteVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
+// its volumes when it completes.
 func deleteVolume(s *state, _ call, v *volume, _ *none) (none, *Error) {
-	return none{}, s.removeVolume(v)
+	if owner := s.holder(v.ID); owner != "" {
+		return none{}, badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", v.ID, owner)
+	}
+	s.volumes.remove(v.ID)
+	return none{}, nil
 }
 
 // createFilesystem makes a filesystem that is creating and becomes created after
 // Durations.FilesystemCreate. The only type is vast, the default.
-func createFilesystem(s *state, c call, r *storageCreate) (*filesystemBody, *Error) {
+func createFilesystem(s *state, c call, r *storageCreate) (*filesystem, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
@@ -100,23 +101,21 @@ func createFilesystem(s *state, c call, r *storageCreate) (*filesystemBody, *Err
 	if err := s.quota(&s.filesystems); err != nil {
 		return nil, err
 	}
-	fs := &filesystem{filesystemBody: filesystemBody{ID: s.newID("fs"), Name: r.Name, Description: r.Description, Size: r.Size,
-		Type: typ, Region: r.Region, Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}}
-	s.addFilesystem(fs, c.now)
-	return &fs.filesystemBody, nil
+	fs := &filesystem{ID: s.newID("fs"), Name: r.Name, Description: r.Description, Size: r.Size, Type: typ, Region: r.Region,
+		Status: storageCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
+	s.filesystems.add(fs.ID, fs)
+	s.filesystems.begin(fs, c.now, s.durations.FilesystemCreate, storageCreated)
+	return fs, nil
 }
 
 // updateFilesystem renames, describes or grows a filesystem: a smaller size is 02068 (filesystem
 // resize invalid).
-func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*filesystemBody, *Error) {
+func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*filesystem, *Error) {
 	if r.Size != nil && *r.Size < fs.Size {
 		return nil, badRequest(codeFilesystemResizeInvalid, "filesystem resize invalid: %d GiB is less than the current %d GiB", *r.Size, fs.Size)
 	}
-	if r.Name != nil {
-		fs.Name = *r.Name
-	}
-	r.apply(&fs.Description, &fs.Size, &fs.UpdatedAt, c)
-	return &fs.filesystemBody, nil
+	r.apply(&fs.Name, &fs.Description, &fs.Size, &fs.UpdatedAt, c)
+	return fs, nil
 }
 
 // deleteFilesystem removes a filesystem and responds 204 with no body (the number is not stated

@@ -2,15 +2,15 @@ package fake
 
 import (
 	"cmp"
-	"math/bits"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
 
 // store keeps the resources of one kind by ID, in the order they were added, which is the order
 // lists show them in. Adding, finding and removing one, and finding the i-th, cost the same however
-// many it holds (a log at most).
+// many it holds (a log at most, and for a removal a copy of the freed slots after its own).
 type store[R resource] struct {
 	s       *state
 	sp      *spec
@@ -106,47 +106,34 @@ func (st *store[R]) force(id, status string, now time.Time) *Error {
 	return nil
 }
 
-// order is a sequence of IDs in the order they were added, where an ID is removed by its slot and
-// the i-th remaining ID is found through a Fenwick tree of the slots still taken, so that neither
-// shifts the IDs after it.
+// order is a sequence of IDs in the order they were added, where an ID is removed by its slot,
+// which stays its own until compact. The freed slots are kept sorted, so that the i-th remaining ID
+// is found by a binary search over them rather than by shifting the IDs after a removed one.
 type order struct {
-	ids  []string // by slot; "" once removed
-	tree []int    // tree[i-1] counts the slots taken in (i - i&-i, i]
-	live int
+	ids   []string // by slot; "" once removed
+	freed []int    // the removed slots, in increasing order
+	live  int
 }
 
 // add appends an ID and returns its slot.
 func (o *order) add(id string) int {
 	o.ids = append(o.ids, id)
-	i := len(o.ids)
-	n := 1
-	for j := i - 1; j > i-i&-i; j -= j & -j {
-		n += o.tree[j-1]
-	}
-	o.tree = append(o.tree, n)
 	o.live++
-	return i - 1
+	return len(o.ids) - 1
 }
 
 // remove frees a slot.
 func (o *order) remove(slot int) {
 	o.ids[slot] = ""
-	for i := slot + 1; i <= len(o.tree); i += i & -i {
-		o.tree[i-1]--
-	}
+	i, _ := slices.BinarySearch(o.freed, slot)
+	o.freed = slices.Insert(o.freed, i, slot)
 	o.live--
 }
 
-// slot is the slot of the i-th ID still there (from 0).
+// slot is the slot of the i-th ID still there (from 0): i plus the k slots freed before it, k being
+// the first index where freed[k]-k > i (freed[k]-k only grows with k).
 func (o *order) slot(i int) int {
-	pos, rest := 0, i+1
-	for step := 1 << bits.Len(uint(len(o.tree))); step > 0; step >>= 1 {
-		if pos+step <= len(o.tree) && o.tree[pos+step-1] < rest {
-			pos += step
-			rest -= o.tree[pos-1]
-		}
-	}
-	return pos
+	return i + sort.Search(len(o.freed), func(k int) bool { return o.freed[k]-k > i })
 }
 
 // compact drops the freed slots once they outnumber the taken ones (so that, spread over the
@@ -155,10 +142,7 @@ func (o *order) compact() bool {
 	if len(o.ids) < 64 || 2*o.live > len(o.ids) {
 		return false
 	}
-	ids := slices.DeleteFunc(o.ids, func(id string) bool { return id == "" })
-	*o = order{}
-	for _, id := range ids {
-		o.add(id)
-	}
+	o.ids = slices.DeleteFunc(o.ids, func(id string) bool { return id == "" })
+	o.freed = o.freed[:0]
 	return true
 }

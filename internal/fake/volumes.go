@@ -11,15 +11,15 @@ const (
 )
 
 var volumeSpec = spec{collection: "volumes", quota: "volumes", code: codeMaxQuotaReached, product: "volume",
-	limit:    func(l *Limits) *int { return &l.MaxVolumes },
 	notFound: func(id string) *Error { return notFound(codeVolumeNotFound, "volume %q not found", id) },
 	statuses: []string{storageCreating, storageCreated, "deleting", "error", "pending_delete"}}
 
 // volumeTypes are the volume types; a create without type gets ssd.
 var volumeTypes = []string{"hdd", "ssd"}
 
-// volumeBody is a volume as the API shows it.
-type volumeBody struct {
+// volume is a volume as the API shows it (view fills in its instances), with the transition it has
+// in progress.
+type volume struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
@@ -30,10 +30,6 @@ type volumeBody struct {
 	Instances   []Ref  `json:"instances"`
 	CreatedAt   stamp  `json:"created_at"`
 	UpdatedAt   stamp  `json:"updated_at"`
-}
-
-type volume struct {
-	volumeBody
 	lifecycle
 	// locked is a catalogue volume that can be neither attached nor detached (02046).
 	locked bool
@@ -47,19 +43,13 @@ func (v *volume) arrive(_ *state, status string, at time.Time) {
 
 // catalogVolume is a catalogue volume as the API shows it: created, 10 GiB of ssd.
 func catalogVolume(v Volume, at stamp) *volume {
-	return &volume{locked: v.Status == VolumeLocked, volumeBody: volumeBody{ID: v.ID, Name: v.Name,
-		Size: 10, Type: "ssd", Region: v.Region, Status: storageCreated, CreatedAt: at, UpdatedAt: at}}
-}
-
-// addVolume stores a new volume, creating until Durations.VolumeCreate has passed.
-func (s *state) addVolume(v *volume, now time.Time) {
-	s.volumes.add(v.ID, v)
-	s.volumes.begin(v, now, s.durations.VolumeCreate, storageCreated)
+	return &volume{locked: v.Status == VolumeLocked, ID: v.ID, Name: v.Name, Size: 10, Type: "ssd", Region: v.Region,
+		Status: storageCreated, CreatedAt: at, UpdatedAt: at}
 }
 
 // view is the volume with the instance that holds it.
 func (v *volume) view(s *state) any {
-	b := v.volumeBody
+	b := *v
 	b.Instances = []Ref{}
 	for _, in := range referrers(&s.instances, ref("volume", v.ID)) {
 		b.Instances = append(b.Instances, Ref{ID: in.ID, Name: in.Name})
@@ -102,22 +92,4 @@ func (s *state) attachableVolumes(ids []string, region, owner string) ([]Ref, *E
 		out = append(out, Ref{ID: id, Name: v.Name})
 	}
 	return out, nil
-}
-
-// renameVolume renames a volume; the instance that holds it shows the new name.
-func (s *state) renameVolume(v *volume, name string) {
-	v.Name = name
-	for _, in := range referrers(&s.instances, ref("volume", v.ID)) {
-		renameRef(in.Volumes, v.ID, name)
-	}
-}
-
-// removeVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
-// its volumes when it completes.
-func (s *state) removeVolume(v *volume) *Error {
-	if owner := s.holder(v.ID); owner != "" {
-		return badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", v.ID, owner)
-	}
-	s.volumes.remove(v.ID)
-	return nil
 }

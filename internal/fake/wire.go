@@ -19,12 +19,14 @@ func (t stamp) MarshalJSON() ([]byte, error) {
 // nullString is a string shown as JSON null while it is empty.
 type nullString string
 
-// MarshalJSON writes null for the empty string.
+// MarshalJSON writes null for the empty string, and otherwise the string without HTML escaping, so
+// that it comes back byte for byte as it was sent ("<" stays "<").
 func (s nullString) MarshalJSON() ([]byte, error) {
 	if s == "" {
 		return []byte("null"), nil
 	}
-	return marshal(string(s))
+	b, err := encode(string(s))
+	return bytes.TrimSuffix(b, []byte("\n")), err
 }
 
 // Ref is a reference to another resource, shown as {id, name}.
@@ -59,13 +61,6 @@ func refIDs(refs []Ref) []string {
 type document struct {
 	contentType string
 	body        []byte
-}
-
-// marshal is json.Marshal without HTML escaping, so that a string comes back byte for byte as it
-// was sent ("<" stays "<").
-func marshal(v any) ([]byte, error) {
-	b, err := encode(v)
-	return bytes.TrimSuffix(b, []byte("\n")), err
 }
 
 // encode is v as a JSON document ending in a newline, without HTML escaping.
