@@ -45,6 +45,7 @@ const (
 //
 // It reports share (successful responses / (10 per second x the run)), 429s (sent by the server
 // during the run), 429s/min and failed (calls that failed with a 429 once their retries ran out).
+// With FLEET_TRACE set it prints the arrival times of the requests around each 429.
 func BenchmarkFleet(b *testing.B) {
 	run := 60 * time.Second
 	if v := os.Getenv("COMPUTE_BENCH_PACE"); v != "" {
@@ -107,9 +108,16 @@ func benchFleet(b *testing.B, redisAddr string, processes int, run time.Duration
 			ok, refused = ok+o, refused+r
 		}
 		share += float64(ok) / (rate * run.Seconds())
-		for _, r := range srv.Requests() {
+		reqs := srv.Requests()
+		for i, r := range reqs {
 			if r.Status == http.StatusTooManyRequests {
 				n429++
+				if os.Getenv("FLEET_TRACE") != "" { // the requests around each 429, and their gaps
+					for _, q := range reqs[max(0, i-3):min(len(reqs), i+3)] {
+						fmt.Fprintf(os.Stderr, "%8s %d\n", q.Time.Sub(reqs[0].Time).Round(time.Millisecond), q.Status)
+					}
+					fmt.Fprintln(os.Stderr, "--")
+				}
 			}
 		}
 		failed += float64(refused)

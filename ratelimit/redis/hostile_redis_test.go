@@ -678,8 +678,8 @@ func TestAClientThatIgnoresTheTimeoutDoesNotHoldTheCaller(t *testing.T) {
 }
 
 // TestTheGoSideFollowsTheReplies: one goroutine of a process asks Redis at a time (Redis sees one
-// waiter per process); a grant is reserved, so the next caller asks while the first waits for its
-// grant's due time; a caller waits its grant's due time exactly, and a hold exactly before asking
+// waiter per process), and waits until its grant is due before the next caller asks; a caller
+// waits its grant's due time exactly, and a hold exactly before asking
 // again; an armed grant's done reports the response.
 func TestTheGoSideFollowsTheReplies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -702,7 +702,7 @@ func TestTheGoSideFollowsTheReplies(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies(
-			[]int64{0, 300_000, 1, 0}, []int64{0, 400_000, 2, 0}, // reserved: due in 300 and 400 ms
+			[]int64{0, 20_000, 1, 0}, []int64{0, 100_000, 2, 0}, // reserved: due in 20 and 100 ms
 			[]int64{2, 5015}, []int64{2, 5015}, []int64{0, 0, 3, 1}, // held twice, then granted
 		)})
 		fallback, rep := &recordingLimiter{}, &reports{}
@@ -721,8 +721,8 @@ func TestTheGoSideFollowsTheReplies(t *testing.T) {
 		wg.Wait()
 		calls := fake.Calls("wait")
 		require.Len(t, calls, 2)
-		assert.Equal(t, calls[0].At, calls[1].At, "the second caller asks while the first waits for its grant")
-		assert.Equal(t, [2]time.Duration{300 * time.Millisecond, 400 * time.Millisecond}, granted)
+		assert.Equal(t, 20*time.Millisecond, calls[1].At.Sub(calls[0].At), "the second caller asks once the first's grant is due")
+		assert.Equal(t, [2]time.Duration{20 * time.Millisecond, 120 * time.Millisecond}, granted)
 
 		time.Sleep(100 * time.Millisecond) // the rate's interval after the last grant
 		start = time.Now()

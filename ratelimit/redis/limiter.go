@@ -75,6 +75,11 @@ const keyTTL = 10 * time.Minute
 // Redis again.
 const pollEvery = 0.05
 
+// ahead is how long before its due time, in intervals, a grant may be reserved. A grant reserved
+// earlier would go out even if a 429 paused the fleet or armed the pacing from responses in
+// between; one reserved just ahead still leaves on time although Redis answers late.
+const ahead = 0.25
+
 // maxReply bounds every wait a script may reply with; a longer one (or a negative one) is a broken
 // or hostile Redis, and the limiter falls back.
 const maxReply = 24 * time.Hour
@@ -87,19 +92,20 @@ const maxReply = 24 * time.Hour
 // to use instead of Redis's clock (empty but in tests), ARGV[2] the interval at the rate and
 // ARGV[3] the key's time to live in milliseconds.
 var scriptHeader = fmt.Sprintf(`
-local HEADROOM, HOLD, POLL = %v, %v, %v
+local HEADROOM, HOLD, POLL, AHEAD = %v, %v, %v, %v
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local step = tonumber(ARGV[2]) * (1 + HEADROOM)
-`, compute.PacingHeadroom, compute.PacingHold, pollEvery)
+`, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead)
 
 // waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline). It
 // replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
-// and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses}, after which
-// the caller asks again; or {3, the wait}, reserving nothing, when the grant is due past ARGV[4].
+// and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses, or the wait
+// until the grant may be reserved}, after which the caller asks again; or {3, the wait}, reserving
+// nothing, when the grant is due past ARGV[4].
 var waitScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt')
 local pause = (tonumber(s[2]) or 0) - now
@@ -115,6 +121,8 @@ if s[3] and s[7] then
 end
 local at = math.max(tonumber(s[1]) or 0, now)
 if tonumber(ARGV[4]) >= 0 and at - now > tonumber(ARGV[4]) then return {3, math.ceil(at - now)} end
+local early = math.floor(at - now - step * AHEAD)
+if early > 0 then return {2, early} end
 local seq = (tonumber(s[4]) or 0) + 1
 redis.call('HSET', KEYS[1], 'tat', math.floor(at + step), 'seq', seq, 'sent', math.floor(at))
 redis.call('HDEL', KEYS[1], 'resp')
@@ -165,8 +173,8 @@ type Limiter struct {
 	// clock is the time the scripts use, in microseconds; "" for Redis's own clock (tests set one).
 	clock func() string
 
-	// turn lets one goroutine of this process at a time ask Redis for a grant; the others queue
-	// here, so Redis sees one waiter per process.
+	// turn lets one goroutine of this process at a time ask Redis for a grant and wait until it is
+	// due; the others queue here, so Redis sees one waiter per process.
 	turn chan struct{}
 
 	mu         sync.Mutex
@@ -340,12 +348,12 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 		return nil, ctx.Err()
 	}
 	g, failed, err := l.waitRedis(ctx)
+	if err == nil && !failed {
+		err = sleep(ctx, g.wait)
+	}
 	<-l.turn
 	if failed {
 		return l.fallback.Wait(ctx)
-	}
-	if err == nil {
-		err = sleep(ctx, g.wait) // the grant is reserved: other callers may ask for the next one
 	}
 	if err != nil || !g.armed {
 		return nil, err

@@ -155,17 +155,21 @@ func script(t *testing.T, rdb *goredis.Client, s *goredis.Script, key string, no
 	return r
 }
 
-// TestScriptsScheduleAndPause drives the scripts on a clock of the test's own: grants are
-// reserved an interval (100 ms + 0.3%) apart on a schedule fixed in advance; one due past the
+// TestScriptsScheduleAndPause drives the scripts on a clock of the test's own: grants are due an
+// interval (100 ms + 0.3%) apart on a schedule fixed in advance, and reserved at most a quarter
+// interval before they are due; one due past the
 // caller's deadline is refused without being reserved; the first 429 pauses nobody, a later one
 // everyone, and a shorter pause never shortens a longer one.
 func TestScriptsScheduleAndPause(t *testing.T) {
 	rdb, _ := sharedRedis(t)
 	key := ratelimit.Key(uniquePrefix(t), testToken)
-	const step = 100300
+	const step, ahead = 100300, 25075
 	now := int64(1_000_000_000)
 	assert.Equal(t, []int64{0, 0, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, now, -1))
-	assert.Equal(t, []int64{0, step, 2, 0}, script(t, rdb, ratelimit.WaitScript, key, now, -1), "reserved an interval later")
+	assert.Equal(t, []int64{2, step - ahead}, script(t, rdb, ratelimit.WaitScript, key, now, -1),
+		"the next is due an interval later: ask again a quarter interval before")
+	assert.Equal(t, []int64{0, ahead, 2, 0}, script(t, rdb, ratelimit.WaitScript, key, now+step-ahead, -1),
+		"reserved a quarter interval ahead")
 	assert.Equal(t, []int64{3, 2 * step}, script(t, rdb, ratelimit.WaitScript, key, now, 2*step-1), "due past the deadline")
 	assert.Equal(t, []int64{0, 0, 3, 0}, script(t, rdb, ratelimit.WaitScript, key, now+2*step, 0), "the refused caller reserved nothing")
 
@@ -221,7 +225,7 @@ func TestScriptsPaceFromResponses(t *testing.T) {
 // TestTheScriptsUseTheComputePackagesConstants: the Lua header is generated from the compute
 // package's pacing constants; this fails when it is written by hand and drifts.
 func TestTheScriptsUseTheComputePackagesConstants(t *testing.T) {
-	m := regexp.MustCompile(`local HEADROOM, HOLD, POLL = ([0-9.e-]+), ([0-9.e-]+), `).FindStringSubmatch(ratelimit.ScriptHeader)
+	m := regexp.MustCompile(`local HEADROOM, HOLD, POLL, AHEAD = ([0-9.e-]+), ([0-9.e-]+), `).FindStringSubmatch(ratelimit.ScriptHeader)
 	require.NotNil(t, m, "the header declares the constants")
 	headroom, err := strconv.ParseFloat(m[1], 64)
 	require.NoError(t, err)
