@@ -56,6 +56,10 @@ const (
 	benchNotFound = "i-missing"
 )
 
+// benchInstanceID is the ID of testdata/instance_get_response.json's instance: a Get must ask for the
+// instance the response holds, or the SDK refuses the response.
+const benchInstanceID = "c1f7a3de-5b2e-4d8a-9f0e-1a2b3c4d5e6f"
+
 // benchFixture is a loopback server responding fixed bodies, and an *http.Client whose keep-alive
 // transport both the SDK (through WithHTTPClient, which keeps the transport) and the raw baseline use.
 type benchFixture struct {
@@ -285,10 +289,10 @@ func benchOne(inst *compute.Instance, err error) (int, error) {
 func benchGetCase(b *testing.B, f *benchFixture) benchCase {
 	ctx := context.Background()
 	c := f.client(b)
-	u := f.url + "/compute/v1/instances/i-1"
+	u := f.url + "/compute/v1/instances/" + benchInstanceID
 	return benchCase{
 		items: 1,
-		sdk:   func() (int, error) { return benchOne(c.Instances.Get(ctx, "i-1")) },
+		sdk:   func() (int, error) { return benchOne(c.Instances.Get(ctx, benchInstanceID)) },
 		raw: func() (int, error) {
 			var out struct {
 				Instance *compute.Instance `json:"instance"`
@@ -784,7 +788,7 @@ func BenchmarkObserverCost(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchLoop(b, func() (int, error) { return benchOne(c.Instances.Get(tc.ctx(), "i-1")) }, 1)
+			benchLoop(b, func() (int, error) { return benchOne(c.Instances.Get(tc.ctx(), benchInstanceID)) }, 1)
 		})
 	}
 }
