@@ -19,7 +19,7 @@ type poller[T any] struct {
 	stop    context.CancelFunc // ends the goroutine's walk or sleep when fewer than two waits remain
 	pages   int                // the pages of the whole list at the last walk; 0 before it
 	walked  chan struct{}      // closed when the walk in progress is published
-	latest  map[string]T       // the awaited resources the last walk saw
+	latest  map[string]T       // every resource on the pages the last walk read, by ID
 	err     error              // the last walk's error
 }
 
