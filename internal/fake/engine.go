@@ -167,9 +167,7 @@ func (e *Engine) state() (*state, time.Time) {
 func (e *Engine) Advance(d time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if d > 0 {
-		e.offset += d
-	}
+	e.offset += max(d, 0)
 	e.state()
 }
 
