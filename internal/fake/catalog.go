@@ -242,7 +242,7 @@ func (s *state) liveCatalog() Catalog {
 		switch {
 		case v.locked:
 			status = VolumeLocked
-		case s.holder(v.ID) != "":
+		case s.holder("volume", v.ID) != "":
 			status = VolumeInUse
 		case v.Status != storageCreated:
 			status = v.Status

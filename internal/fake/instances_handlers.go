@@ -144,7 +144,6 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 		in.userMetadata = r.Metadata.raw
 	}
 	if fip != nil {
-		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
 		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
 	}
 	s.instances.add(in.ID, in)
@@ -271,13 +270,8 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 		in.ReservationID = nullString(*r.ReservationID)
 	}
 	s.link(in.ID, in.uses()...)
-	if r.Name != nil { // its floating IP shows the new name
+	if r.Name != nil {
 		in.Name = *r.Name
-		if in.FloatingIP != nil {
-			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.Instance != nil {
-				f.Instance.Name = in.Name
-			}
-		}
 	}
 	if r.IsProtected != nil {
 		in.IsProtected = *r.IsProtected

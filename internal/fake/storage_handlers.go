@@ -81,7 +81,7 @@ func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
 // deleteVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
 // its volumes when it completes.
 func deleteVolume(s *state, _ call, v *volume, _ *none) (none, *Error) {
-	if owner := s.holder(v.ID); owner != "" {
+	if owner := s.holder("volume", v.ID); owner != "" {
 		return none{}, badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", v.ID, owner)
 	}
 	s.volumes.remove(v.ID)
