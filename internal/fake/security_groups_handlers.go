@@ -141,25 +141,22 @@ func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroup, *Err
 	return g, nil
 }
 
+// replaceSecurityGroup is the patch of all three: name, description and rules.
 func replaceSecurityGroup(s *state, c call, g *securityGroup, r *groupReplace) (*securityGroup, *Error) {
-	return updateGroup(s, c, g, &r.Name, &r.Description, r.Rules.list)
+	return patchSecurityGroup(s, c, g, &groupPatch{Name: &r.Name, Description: &r.Description, Rules: r.Rules})
 }
 
+// patchSecurityGroup changes what is given (nil: kept); the status is unchanged, and the instances
+// that use the group show its new name.
 func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*securityGroup, *Error) {
-	return updateGroup(s, c, g, r.Name, r.Description, r.Rules.list)
-}
-
-// updateGroup changes what is given (nil: kept); the status is unchanged, and the instances that use
-// the group show its new name.
-func updateGroup(s *state, c call, g *securityGroup, name, description *string, rules []sgRule) (*securityGroup, *Error) {
-	if description != nil {
-		g.Description = *description
+	if r.Description != nil {
+		g.Description = *r.Description
 	}
-	if rules != nil {
-		g.Rules = rules
+	if r.Rules.list != nil {
+		g.Rules = r.Rules.list
 	}
-	if name != nil {
-		g.Name = *name
+	if r.Name != nil {
+		g.Name = *r.Name
 		s.renamed("group", g.ID, g.Name)
 	}
 	g.UpdatedAt = stamp(c.now)
