@@ -93,7 +93,7 @@ type Engine struct {
 	ruleSeq int
 	rand    *rand.Rand
 	log     []*Request
-	buckets map[string]*bucket
+	buckets map[string]bucket
 }
 
 // New returns an Engine with the catalogue and nothing else.
@@ -129,7 +129,7 @@ func New(cfg Config) *Engine {
 func (e *Engine) reset() {
 	e.s = newState(e.cfg)
 	e.rules, e.ruleSeq, e.log = nil, 0, nil
-	e.buckets = map[string]*bucket{}
+	e.buckets = map[string]bucket{}
 	e.rand = rand.New(rand.NewPCG(e.cfg.Seed, e.cfg.Seed^0x9e3779b97f4a7c15))
 }
 
@@ -324,11 +324,8 @@ func (e *Engine) limit(token string, now time.Time) *Error {
 		return nil
 	}
 	b := e.buckets[token]
-	if b == nil {
-		b = &bucket{}
-		e.buckets[token] = b
-	}
 	ok, retryAfter := b.take(now, e.cfg.Rate, e.cfg.Burst)
+	e.buckets[token] = b
 	if ok {
 		return nil
 	}
