@@ -60,11 +60,14 @@ func (s *state) refreshPublicIP(in *instance) {
 	}
 }
 
-// attachableFloatingIP is an instance create's floating IP: one of the region that no instance holds.
-func (s *state) attachableFloatingIP(id, region string) (*floatingIP, *Error) {
+// floatingIPRef resolves an instance create's floating IP, nil for none: one of the region that no
+// instance holds.
+func (s *state) floatingIPRef(id, region string) (*Ref, *Error) {
 	f, ok := s.floatingIPs.find(id)
 	holder := s.holder("fip", id)
 	switch {
+	case id == "":
+		return nil, nil
 	case !ok:
 		return nil, badRequest(codeFloatingIPNotFound, "floating IP %q not found", id)
 	case f.Region != region:
@@ -72,5 +75,5 @@ func (s *state) attachableFloatingIP(id, region string) (*floatingIP, *Error) {
 	case holder != "":
 		return nil, badRequest(codeFloatingIPInUse, "floating IP %q is in use by instance %q", id, holder)
 	}
-	return f, nil
+	return &Ref{ID: f.ID, Name: f.Name}, nil
 }

@@ -124,11 +124,9 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 	if err != nil {
 		return nil, err
 	}
-	var fip *floatingIP
-	if r.FloatingIP != "" {
-		if fip, err = s.attachableFloatingIP(r.FloatingIP, r.Region); err != nil {
-			return nil, err
-		}
+	fip, err := s.floatingIPRef(r.FloatingIP, r.Region)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.quota(&s.instances); err != nil {
 		return nil, err
@@ -137,14 +135,11 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 		ID: s.newID("ins"), Name: r.Name, Hostname: r.Hostname,
 		DNSName: fmt.Sprintf("%s.%s.compute.example", r.Hostname, strings.ToLower(r.Region)),
 		Type:    r.Type, Region: r.Region, PlacementOption: placement, Image: img.ref,
-		SSHKeys: keys, SecurityGroups: groups, Volumes: vols, IsProtected: r.IsProtected,
+		SSHKeys: keys, SecurityGroups: groups, Volumes: vols, FloatingIP: fip, IsProtected: r.IsProtected,
 		DiskSize: disk, OSType: img.osType, ReservationID: nullString(r.ReservationID), CreatedAt: stamp(c.now),
 	}}
 	if r.Metadata.raw != nil {
 		in.userMetadata = r.Metadata.raw
-	}
-	if fip != nil {
-		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
 	}
 	s.instances.add(in.ID, in)
 	s.link(in.ID, in.uses()...)
