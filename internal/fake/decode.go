@@ -201,10 +201,9 @@ func join(where, key string) string {
 	return where + "." + key
 }
 
-// presence is a key that may not be sent: it records whether it was, whatever its value.
-type presence bool
+// refusedKey is a key an update may not carry: sending it, whatever its value, is 02004.
+type refusedKey struct{}
 
-func (p *presence) decodeJSON(string, json.RawMessage) *Error {
-	*p = true
-	return nil
+func (refusedKey) decodeJSON(name string, _ json.RawMessage) *Error {
+	return badRequest(codeBadRequest, "%s is not accepted in an update", name)
 }

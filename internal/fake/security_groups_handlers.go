@@ -20,33 +20,26 @@ func (r *groupCreate) check() *Error { return checkGroupName(r.Name) }
 // groupReplace is the body of PUT /security-groups/{id}, the API's update: name and rules
 // required, description left out becomes empty, region refused.
 type groupReplace struct {
-	Name        string   `json:"name" fake:"required"`
-	Description string   `json:"description"`
-	Rules       rules    `json:"rules" fake:"required"`
-	Region      presence `json:"region"`
+	Name        string     `json:"name" fake:"required"`
+	Description string     `json:"description"`
+	Rules       rules      `json:"rules" fake:"required"`
+	Region      refusedKey `json:"region"`
 }
 
-func (r *groupReplace) check() *Error {
-	if r.Region {
-		return badRequest(codeBadRequest, "region is not accepted in an update")
-	}
-	return checkGroupName(r.Name)
-}
+func (r *groupReplace) check() *Error { return checkGroupName(r.Name) }
 
 // groupPatch is the body of PATCH /security-groups/{id}, the update of the service's description
 // and own clients: name, description and rules all optional, only those given change, at least
 // one given; region refused.
 type groupPatch struct {
-	Name        *string  `json:"name"`
-	Description *string  `json:"description"`
-	Rules       rules    `json:"rules"`
-	Region      presence `json:"region"`
+	Name        *string    `json:"name"`
+	Description *string    `json:"description"`
+	Rules       rules      `json:"rules"`
+	Region      refusedKey `json:"region"`
 }
 
 func (r *groupPatch) check() *Error {
 	switch {
-	case bool(r.Region):
-		return badRequest(codeBadRequest, "region is not accepted in an update")
 	case r.Name == nil && r.Description == nil && r.Rules.list == nil:
 		return badRequest(codeMissingParameters, "give name, description or rules")
 	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
