@@ -299,21 +299,17 @@ func (e *Engine) authenticate(r *http.Request, entry *Request) (string, *Error) 
 		entry.Auth = "x-auth-token"
 		token = strings.TrimSpace(h)
 	}
-	if token == "" {
+	switch {
+	case token == "":
 		return "", fail(http.StatusUnauthorized, codeTokenNotProvided, "auth token not provided")
-	}
-	if same(token, e.cfg.Token) {
+	case same(token, e.cfg.Token):
 		return token, nil
+	case !slices.ContainsFunc(e.cfg.ReadOnly, func(ro string) bool { return same(token, ro) }):
+		return "", fail(http.StatusUnauthorized, codeAuthPermissionDenied, "invalid token")
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		return token, fail(http.StatusForbidden, codePermissionDenied, "permission denied: the token is read-only")
 	}
-	for _, ro := range e.cfg.ReadOnly {
-		if same(token, ro) {
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				return token, fail(http.StatusForbidden, codePermissionDenied, "permission denied: the token is read-only")
-			}
-			return token, nil
-		}
-	}
-	return "", fail(http.StatusUnauthorized, codeAuthPermissionDenied, "invalid token")
+	return token, nil
 }
 
 func same(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
