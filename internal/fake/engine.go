@@ -98,9 +98,7 @@ type Engine struct {
 
 // New returns an Engine with the catalogue and nothing else.
 func New(cfg Config) *Engine {
-	if cfg.Token == "" {
-		cfg.Token = DefaultToken
-	}
+	cfg.Token = cmp.Or(cfg.Token, DefaultToken)
 	if cfg.ControlToken != "" && (cfg.ControlToken == cfg.Token || slices.Contains(cfg.ReadOnly, cfg.ControlToken)) {
 		// A control token that opens the API too could be confused with it: a mistake of the caller's.
 		panic("computetest: the control token must differ from the API's tokens")
@@ -108,9 +106,7 @@ func New(cfg Config) *Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	if cfg.Seed == 0 {
-		cfg.Seed = 1
-	}
+	cfg.Seed = cmp.Or(cfg.Seed, 1)
 	if cfg.Burst <= 0 {
 		cfg.Burst = max(1, int(cfg.Rate))
 	}
