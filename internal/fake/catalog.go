@@ -227,8 +227,10 @@ func (c Catalog) Clone() Catalog {
 }
 
 // liveCatalog is the catalogue as it is now: its SSH keys and volumes are the account's as the API
-// has left them (created and deleted ones included, volume statuses as attachments made them).
-func (s *state) liveCatalog() Catalog {
+// has left them (created and deleted ones included, volume statuses as attachments made them). The
+// caller holds e.mu.
+func (e *Engine) liveCatalog() Catalog {
+	s, _ := e.state()
 	out := s.catalog.Clone()
 	out.SSHKeys = []SSHKey{}
 	for i := range s.sshKeys.len() {

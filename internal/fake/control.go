@@ -283,7 +283,4 @@ func reset(e *Engine, _ call, _ *none) (none, *Error) {
 	return none{}, nil
 }
 
-func catalog(e *Engine, _ call, _ *none) (Catalog, *Error) {
-	s, _ := e.state()
-	return s.liveCatalog(), nil
-}
+func catalog(e *Engine, _ call, _ *none) (Catalog, *Error) { return e.liveCatalog(), nil }

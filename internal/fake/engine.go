@@ -172,8 +172,7 @@ func (e *Engine) Advance(d time.Duration) {
 func (e *Engine) Catalog() Catalog {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, _ := e.state()
-	return s.liveCatalog()
+	return e.liveCatalog()
 }
 
 // SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
