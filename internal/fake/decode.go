@@ -201,6 +201,13 @@ func join(where, key string) string {
 	return where + "." + key
 }
 
+// setGiven sets *dst to the value an update gave, and leaves it when v is nil (not given).
+func setGiven[T any](dst, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
 // refusedKey is a key an update may not carry: sending it, whatever its value, is 02004.
 type refusedKey struct{}
 

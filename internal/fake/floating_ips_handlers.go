@@ -56,9 +56,7 @@ func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (any
 			in.FloatingIP.Name = f.Name
 		}
 	}
-	if r.Description != nil {
-		f.Description = *r.Description
-	}
+	setGiven(&f.Description, r.Description)
 	f.UpdatedAt = stamp(c.now)
 	return f.view(s), nil
 }

@@ -265,15 +265,9 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 		in.ReservationID = nullString(*r.ReservationID)
 	}
 	s.link(in.ID, in.uses()...)
-	if r.Name != nil {
-		in.Name = *r.Name
-	}
-	if r.IsProtected != nil {
-		in.IsProtected = *r.IsProtected
-	}
-	if r.DiskSize != nil {
-		in.DiskSize = *r.DiskSize
-	}
+	setGiven(&in.Name, r.Name)
+	setGiven(&in.IsProtected, r.IsProtected)
+	setGiven(&in.DiskSize, r.DiskSize)
 	in.UpdatedAt = stamp(c.now)
 	return &in.instanceBody, nil
 }

@@ -142,16 +142,12 @@ func replaceSecurityGroup(s *state, c call, g *securityGroup, r *groupReplace) (
 // patchSecurityGroup changes what is given (nil: kept); the status is unchanged, and the instances
 // that use the group show its new name.
 func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*securityGroup, *Error) {
-	if r.Description != nil {
-		g.Description = *r.Description
-	}
+	setGiven(&g.Description, r.Description)
 	if r.Rules.list != nil {
 		g.Rules = r.Rules.list
 	}
-	if r.Name != nil {
-		g.Name = *r.Name
-		s.renamed("group", g.ID, g.Name)
-	}
+	setGiven(&g.Name, r.Name)
+	s.renamed("group", g.ID, g.Name)
 	g.UpdatedAt = stamp(c.now)
 	return g, nil
 }

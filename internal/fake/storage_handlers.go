@@ -33,15 +33,9 @@ type storageUpdate struct {
 
 // apply changes the fields given; updated_at moves only when there is one.
 func (r *storageUpdate) apply(name, description *string, size *int, updated *stamp, c call) {
-	if r.Name != nil {
-		*name = *r.Name
-	}
-	if r.Description != nil {
-		*description = *r.Description
-	}
-	if r.Size != nil {
-		*size = *r.Size
-	}
+	setGiven(name, r.Name)
+	setGiven(description, r.Description)
+	setGiven(size, r.Size)
 	if r.Name != nil || r.Description != nil || r.Size != nil {
 		*updated = stamp(c.now)
 	}
