@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -63,10 +64,7 @@ func decodeBody(raw []byte, req any) *Error {
 func decodeObject(where string, raw json.RawMessage, v reflect.Value) *Error {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
-		if where == "" {
-			return malformed("the body must be a JSON object")
-		}
-		return malformed("%s must be a JSON object", where)
+		return malformed("%s must be a JSON object", cmp.Or(where, "the body"))
 	}
 	t := v.Type()
 	known := map[string]bool{}
