@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -185,13 +186,10 @@ func (l *listChange) decodeJSON(name string, raw json.RawMessage) *Error {
 		return decodeValue(name, raw, reflect.ValueOf(&l.ids).Elem())
 	}
 	var keys map[string]json.RawMessage
-	if json.Unmarshal(raw, &keys) != nil || keys == nil {
+	err := json.Unmarshal(raw, &keys)
+	maps.DeleteFunc(keys, func(k string, _ json.RawMessage) bool { return k == "attach" || k == "detach" })
+	if err != nil || keys == nil || len(keys) > 0 { // not an object, or one with other keys
 		return typeError(name, "array of strings or an {attach} or {detach} object")
-	}
-	for k := range keys {
-		if k != "attach" && k != "detach" {
-			return typeError(name, "array of strings or an {attach} or {detach} object")
-		}
 	}
 	var m struct {
 		Attach string `json:"attach"`
