@@ -236,11 +236,9 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if hit && fault.Latency > 0 {
-		t := time.NewTimer(fault.Latency)
 		select {
-		case <-t.C:
+		case <-time.After(fault.Latency): // a timer no longer referenced is collected, fired or not
 		case <-r.Context().Done():
-			t.Stop()
 			return
 		}
 	}
