@@ -136,7 +136,7 @@ func (r *controlRule) rule() (Rule, *Error) {
 // json is the rule in its JSON form. The caller holds e.mu.
 func (r *faultRule) json() controlRule {
 	f := r.Fault
-	c := controlRule{ID: r.id, Times: max(r.left, 0), Probability: r.Probability, Fault: controlFault{Drop: f.Drop,
+	c := controlRule{ID: r.id, Times: max(r.Times, 0), Probability: r.Probability, Fault: controlFault{Drop: f.Drop,
 		Status: f.Status, Code: f.Code, Message: f.Message, RetryAfter: f.RetryAfter, Body: string(f.Body),
 		ContentType: f.ContentType, DropAfterProcessing: f.DropAfterProcessing}}
 	if f.Latency > 0 {
