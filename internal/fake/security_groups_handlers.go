@@ -100,17 +100,16 @@ func readRule(raw json.RawMessage) (sgRule, string) {
 		key string
 		dst **int
 	}{{"port_range_min", &r.PortRangeMin}, {"port_range_max", &r.PortRangeMax}} {
-		key := p.key
-		v, ok := m[key]
+		v, ok := m[p.key]
 		switch {
 		case !ok && r.Protocol != "icmp":
-			return r, fmt.Sprintf("%s is required for protocol %s (null means all ports)", key, r.Protocol)
+			return r, fmt.Sprintf("%s is required for protocol %s (null means all ports)", p.key, r.Protocol)
 		case !ok || isNull(v):
 			continue
 		}
 		n, ok := parseInteger(v)
 		if !ok || n < 0 || n > maxPort {
-			return r, fmt.Sprintf("%s must be null or an integer from 0 to %d", key, maxPort)
+			return r, fmt.Sprintf("%s must be null or an integer from 0 to %d", p.key, maxPort)
 		}
 		*p.dst = &n
 	}
