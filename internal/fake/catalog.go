@@ -227,8 +227,10 @@ func (c Catalog) Clone() Catalog {
 }
 
 // liveCatalog is the catalogue as it is now: its SSH keys and volumes are the account's as the API
-// has left them (created and deleted ones included, volume statuses as attachments made them).
-func (s *state) liveCatalog() Catalog {
+// has left them (created and deleted ones included, volume statuses as attachments made them). The
+// caller holds e.mu.
+func (e *Engine) liveCatalog() Catalog {
+	s, _ := e.state()
 	out := s.catalog.Clone()
 	out.SSHKeys = []SSHKey{}
 	for i := range s.sshKeys.len() {
@@ -242,7 +244,7 @@ func (s *state) liveCatalog() Catalog {
 		switch {
 		case v.locked:
 			status = VolumeLocked
-		case s.holder(v.ID) != "":
+		case s.holder("volume", v.ID) != "":
 			status = VolumeInUse
 		case v.Status != storageCreated:
 			status = v.Status
@@ -270,41 +272,36 @@ func ParseCatalog(b []byte) (Catalog, error) {
 	if len(c.Regions) == 0 {
 		return Catalog{}, errors.New("the catalogue has no regions")
 	}
-	regions := map[string]bool{}
-	seen := map[string]bool{}
+	regions, seen := map[string]bool{}, map[string]bool{}
+	// problems are what is wrong with the catalogue, in the order found: the first is reported.
+	var problems []error
 	// entry checks an entry of a list: it has an id, listed once, and names only listed regions.
-	entry := func(kind, id string, in ...string) error {
+	entry := func(kind, id string, in ...string) {
 		switch {
 		case id == "":
-			return fmt.Errorf("a %s has no id", kind)
+			problems = append(problems, fmt.Errorf("a %s has no id", kind))
 		case seen[kind+"\x00"+id]:
-			return fmt.Errorf("%s %q is listed twice", kind, id)
+			problems = append(problems, fmt.Errorf("%s %q is listed twice", kind, id))
 		}
 		seen[kind+"\x00"+id] = true
 		for _, r := range in {
 			if !regions[r] {
-				return fmt.Errorf("%s %q names region %q, which the catalogue does not list", kind, id, r)
+				problems = append(problems, fmt.Errorf("%s %q names region %q, which the catalogue does not list", kind, id, r))
 			}
 		}
-		return nil
 	}
 	for _, r := range c.Regions {
-		if err := entry("region", r.ID); err != nil {
-			return Catalog{}, err
-		}
+		entry("region", r.ID)
 		regions[r.ID] = true
 	}
 	for _, t := range c.InstanceTypes {
-		if err := entry("instance type", t.ID, t.Regions...); err != nil {
-			return Catalog{}, err
-		}
+		entry("instance type", t.ID, t.Regions...)
 	}
 	for i, im := range c.Images {
-		if err := entry("image", im.ID, im.Regions...); err != nil {
-			return Catalog{}, err
-		}
+		entry("image", im.ID, im.Regions...)
 		if !slices.Contains(ImageTypes[:3], im.Type) {
-			return Catalog{}, fmt.Errorf("image %q has type %q; it must be base-os, cloud-image or preconfigured", im.ID, im.Type)
+			problems = append(problems,
+				fmt.Errorf("image %q has type %q; it must be base-os, cloud-image or preconfigured", im.ID, im.Type))
 		}
 		if im.CreatedAt.IsZero() {
 			c.Images[i].CreatedAt = catalogTime
@@ -315,25 +312,23 @@ func ParseCatalog(b []byte) (Catalog, error) {
 		c.Images[i].Versions = nonNil(im.Versions)
 	}
 	for _, k := range c.SSHKeys {
-		if err := entry("ssh key", k.ID); err != nil {
-			return Catalog{}, err
-		}
+		entry("ssh key", k.ID)
 	}
 	for _, v := range c.Volumes {
-		if err := entry("volume", v.ID, v.Region); err != nil {
-			return Catalog{}, err
-		}
+		entry("volume", v.ID, v.Region)
 		if v.Status != VolumeAvailable && v.Status != VolumeLocked {
-			return Catalog{}, fmt.Errorf("volume %q has status %q; it must be available or locked", v.ID, v.Status)
+			problems = append(problems, fmt.Errorf("volume %q has status %q; it must be available or locked", v.ID, v.Status))
 		}
 	}
 	for _, r := range c.Reservations {
-		if err := entry("reservation", r.ID, r.Region); err != nil {
-			return Catalog{}, err
-		}
+		entry("reservation", r.ID, r.Region)
 		if r.Capacity < 1 {
-			return Catalog{}, fmt.Errorf("reservation %q has capacity %d; it must hold at least one instance", r.ID, r.Capacity)
+			problems = append(problems,
+				fmt.Errorf("reservation %q has capacity %d; it must hold at least one instance", r.ID, r.Capacity))
 		}
+	}
+	if len(problems) > 0 {
+		return Catalog{}, problems[0]
 	}
 	return c, nil
 }

@@ -41,7 +41,7 @@ var controlDocument []byte
 
 // ctl makes a handler of a function of the engine and the operation's typed request, which the
 // strict decoder fills from the body: the control endpoint's handlers use the engine rather than
-// its state, and take its lock themselves (op is ctl for the API's handlers).
+// its state, and run with e.mu held, as serveControl calls them (op is ctl for the API's handlers).
 func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
 	return func(e *Engine, c call, body []byte) (any, *Error) {
 		var req Req
@@ -70,7 +70,9 @@ func (e *Engine) serveControl(w http.ResponseWriter, r *http.Request) {
 	}
 	var doc document
 	if refusal == nil {
+		e.mu.Lock()
 		doc, refusal = rt.respond(e, call{ids: ids, query: r.URL.Query()}, body)
+		e.mu.Unlock()
 	}
 	write(w, rt.status, doc, refusal)
 }
@@ -134,7 +136,7 @@ func (r *controlRule) rule() (Rule, *Error) {
 // json is the rule in its JSON form. The caller holds e.mu.
 func (r *faultRule) json() controlRule {
 	f := r.Fault
-	c := controlRule{ID: r.id, Times: max(r.left, 0), Probability: r.Probability, Fault: controlFault{Drop: f.Drop,
+	c := controlRule{ID: r.id, Times: max(r.Times, 0), Probability: r.Probability, Fault: controlFault{Drop: f.Drop,
 		Status: f.Status, Code: f.Code, Message: f.Message, RetryAfter: f.RetryAfter, Body: string(f.Body),
 		ContentType: f.ContentType, DropAfterProcessing: f.DropAfterProcessing}}
 	if f.Latency > 0 {
@@ -149,15 +151,11 @@ func addFault(e *Engine, _ call, r *controlRule) (controlRule, *Error) {
 	if err != nil {
 		return controlRule{}, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	return e.inject(rule).json(), nil
 }
 
 // listFaults shows the rules in the order they are tried.
 func listFaults(e *Engine, _ call, _ *none) ([]controlRule, *Error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	out := []controlRule{}
 	for _, r := range e.rules {
 		out = append(out, r.json())
@@ -166,13 +164,11 @@ func listFaults(e *Engine, _ call, _ *none) ([]controlRule, *Error) {
 }
 
 func clearFaults(e *Engine, _ call, _ *none) (none, *Error) {
-	e.ClearFaults()
+	e.rules = nil
 	return none{}, nil
 }
 
 func removeFault(e *Engine, c call, _ *none) (none, *Error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	n := len(e.rules)
 	if e.rules = slices.DeleteFunc(e.rules, func(r *faultRule) bool { return r.id == c.ids[0] }); len(e.rules) == n {
 		return none{}, notFound(codeBadRequest, "fault rule %q not found", c.ids[0])
@@ -195,7 +191,7 @@ type controlRequest struct {
 
 func listRequests(e *Engine, _ call, _ *none) ([]controlRequest, *Error) {
 	out := []controlRequest{}
-	for _, r := range e.Requests() {
+	for _, r := range e.log {
 		out = append(out, controlRequest{Time: stamp(r.Time), Method: r.Method, Path: r.Path, Query: r.Query,
 			Body: string(r.Body), Auth: r.Auth, Status: r.Status, Fault: r.Fault, Processed: r.Processed})
 	}
@@ -203,7 +199,7 @@ func listRequests(e *Engine, _ call, _ *none) ([]controlRequest, *Error) {
 }
 
 func clearRequests(e *Engine, _ call, _ *none) (none, *Error) {
-	e.ResetRequests()
+	e.log = nil
 	return none{}, nil
 }
 
@@ -214,8 +210,6 @@ type statusChange struct {
 
 // forceStatus is SetInstanceStatus for every kind with a status (see store.force).
 func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	s, now := e.state()
 	for _, k := range s.kinds {
 		if k.spec().collection == c.ids[0] {
@@ -227,8 +221,6 @@ func forceStatus(e *Engine, c call, r *statusChange) (none, *Error) {
 
 // getQuotas shows the account's quotas by key, 0 meaning none.
 func getQuotas(e *Engine, _ call, _ *none) (map[string]int, *Error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	return e.s.limits.values(), nil
 }
 
@@ -254,8 +246,6 @@ func (q *quotaSet) decodeJSON(_ string, raw json.RawMessage) *Error {
 // setQuotas replaces the account's quotas until the next reset. A create past a quota is refused
 // from then on; what exists already stays.
 func setQuotas(e *Engine, _ call, q *quotaSet) (map[string]int, *Error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	var l Limits
 	fields := l.byKey()
 	for _, key := range slices.Sorted(maps.Keys(q.values)) {
@@ -283,13 +273,14 @@ func advance(e *Engine, _ call, r *advanceBy) (none, *Error) {
 	if err != nil || d <= 0 {
 		return none{}, badRequest(codeBadRequest, "duration must be a positive Go duration such as \"30s\", got %q", r.Duration)
 	}
-	e.Advance(d)
+	e.offset += d
+	e.state()
 	return none{}, nil
 }
 
 func reset(e *Engine, _ call, _ *none) (none, *Error) {
-	e.Reset()
+	e.reset()
 	return none{}, nil
 }
 
-func catalog(e *Engine, _ call, _ *none) (Catalog, *Error) { return e.Catalog(), nil }
+func catalog(e *Engine, _ call, _ *none) (Catalog, *Error) { return e.liveCatalog(), nil }

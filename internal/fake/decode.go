@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -63,10 +64,7 @@ func decodeBody(raw []byte, req any) *Error {
 func decodeObject(where string, raw json.RawMessage, v reflect.Value) *Error {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil || m == nil {
-		if where == "" {
-			return malformed("the body must be a JSON object")
-		}
-		return malformed("%s must be a JSON object", where)
+		return malformed("%s must be a JSON object", cmp.Or(where, "the body"))
 	}
 	t := v.Type()
 	known := map[string]bool{}
@@ -201,10 +199,16 @@ func join(where, key string) string {
 	return where + "." + key
 }
 
-// presence is a key that may not be sent: it records whether it was, whatever its value.
-type presence bool
+// setGiven sets *dst to the value an update gave, and leaves it when v is nil (not given).
+func setGiven[T any](dst, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
 
-func (p *presence) decodeJSON(string, json.RawMessage) *Error {
-	*p = true
-	return nil
+// refusedKey is a key an update may not carry: sending it, whatever its value, is 02004.
+type refusedKey struct{}
+
+func (refusedKey) decodeJSON(name string, _ json.RawMessage) *Error {
+	return badRequest(codeBadRequest, "%s is not accepted in an update", name)
 }

@@ -25,7 +25,7 @@ type sampleRequest struct {
 	On      *bool         `json:"on"`
 	Share   float64       `json:"share"`
 	Nested  *sampleNested `json:"nested"`
-	Refused presence      `json:"refused"`
+	Refused refusedKey    `json:"refused"`
 }
 
 func (r *sampleRequest) check() *Error {
@@ -59,6 +59,7 @@ func TestDecodeBody(t *testing.T) {
 		`{"name":"a","nested":{"items":[{"kind":"k"}]}}`: `02003 nested.items[0].label is required`,
 		`{"size":"x"}`:                                   `02002 size must be a JSON integer`,
 		`{"name":"a","size":101}`:                        `02004 size is at most 100`,
+		`{"name":"a","refused":null}`:                    `02004 refused is not accepted in an update`,
 		`[]`:                                             `02002 the body must be a JSON object`,
 		`null`:                                           `02002 the body must be a JSON object`,
 		``:                                               `02002 the body must be a JSON object`,
@@ -84,9 +85,9 @@ func TestDecodeBody(t *testing.T) {
 
 func TestDecodeBodyFillsTheStruct(t *testing.T) {
 	var r sampleRequest
-	require.Nil(t, decodeBody([]byte(`{"name":"a","size":3,"tags":[],"on":false,"refused":null,"nested":{"items":[{"kind":"k","label":"l"}]}}`), &r))
+	require.Nil(t, decodeBody([]byte(`{"name":"a","size":3,"tags":[],"on":false,"nested":{"items":[{"kind":"k","label":"l"}]}}`), &r))
 	on, label := false, "l"
-	assert.Equal(t, sampleRequest{Name: "a", Size: 3, Tags: []string{}, On: &on, Refused: true,
+	assert.Equal(t, sampleRequest{Name: "a", Size: 3, Tags: []string{}, On: &on,
 		Nested: &sampleNested{Items: []sampleItem{{Kind: "k", Label: &label}}}}, r)
 
 	r = sampleRequest{}

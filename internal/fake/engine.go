@@ -93,14 +93,12 @@ type Engine struct {
 	ruleSeq int
 	rand    *rand.Rand
 	log     []*Request
-	buckets map[string]*bucket
+	buckets map[string]bucket
 }
 
 // New returns an Engine with the catalogue and nothing else.
 func New(cfg Config) *Engine {
-	if cfg.Token == "" {
-		cfg.Token = DefaultToken
-	}
+	cfg.Token = cmp.Or(cfg.Token, DefaultToken)
 	if cfg.ControlToken != "" && (cfg.ControlToken == cfg.Token || slices.Contains(cfg.ReadOnly, cfg.ControlToken)) {
 		// A control token that opens the API too could be confused with it: a mistake of the caller's.
 		panic("computetest: the control token must differ from the API's tokens")
@@ -108,9 +106,7 @@ func New(cfg Config) *Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	if cfg.Seed == 0 {
-		cfg.Seed = 1
-	}
+	cfg.Seed = cmp.Or(cfg.Seed, 1)
 	if cfg.Burst <= 0 {
 		cfg.Burst = max(1, int(cfg.Rate))
 	}
@@ -129,7 +125,7 @@ func New(cfg Config) *Engine {
 func (e *Engine) reset() {
 	e.s = newState(e.cfg)
 	e.rules, e.ruleSeq, e.log = nil, 0, nil
-	e.buckets = map[string]*bucket{}
+	e.buckets = map[string]bucket{}
 	e.rand = rand.New(rand.NewPCG(e.cfg.Seed, e.cfg.Seed^0x9e3779b97f4a7c15))
 }
 
@@ -167,9 +163,7 @@ func (e *Engine) state() (*state, time.Time) {
 func (e *Engine) Advance(d time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if d > 0 {
-		e.offset += d
-	}
+	e.offset += max(d, 0)
 	e.state()
 }
 
@@ -178,8 +172,7 @@ func (e *Engine) Advance(d time.Duration) {
 func (e *Engine) Catalog() Catalog {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, _ := e.state()
-	return s.liveCatalog()
+	return e.liveCatalog()
 }
 
 // SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
@@ -243,11 +236,9 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if hit && fault.Latency > 0 {
-		t := time.NewTimer(fault.Latency)
 		select {
-		case <-t.C:
+		case <-time.After(fault.Latency): // a timer no longer referenced is collected, fired or not
 		case <-r.Context().Done():
-			t.Stop()
 			return
 		}
 	}
@@ -301,21 +292,17 @@ func (e *Engine) authenticate(r *http.Request, entry *Request) (string, *Error) 
 		entry.Auth = "x-auth-token"
 		token = strings.TrimSpace(h)
 	}
-	if token == "" {
+	switch {
+	case token == "":
 		return "", fail(http.StatusUnauthorized, codeTokenNotProvided, "auth token not provided")
-	}
-	if same(token, e.cfg.Token) {
+	case same(token, e.cfg.Token):
 		return token, nil
+	case !slices.ContainsFunc(e.cfg.ReadOnly, func(ro string) bool { return same(token, ro) }):
+		return "", fail(http.StatusUnauthorized, codeAuthPermissionDenied, "invalid token")
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		return token, fail(http.StatusForbidden, codePermissionDenied, "permission denied: the token is read-only")
 	}
-	for _, ro := range e.cfg.ReadOnly {
-		if same(token, ro) {
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				return token, fail(http.StatusForbidden, codePermissionDenied, "permission denied: the token is read-only")
-			}
-			return token, nil
-		}
-	}
-	return "", fail(http.StatusUnauthorized, codeAuthPermissionDenied, "invalid token")
+	return token, nil
 }
 
 func same(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
@@ -326,11 +313,8 @@ func (e *Engine) limit(token string, now time.Time) *Error {
 		return nil
 	}
 	b := e.buckets[token]
-	if b == nil {
-		b = &bucket{}
-		e.buckets[token] = b
-	}
 	ok, retryAfter := b.take(now, e.cfg.Rate, e.cfg.Burst)
+	e.buckets[token] = b
 	if ok {
 		return nil
 	}

@@ -96,11 +96,11 @@ type Rule struct {
 	Fault Fault
 }
 
-// faultRule is a Rule with its identifier and its remaining count.
+// faultRule is a Rule with its identifier; its Times counts down the hits it has left (0 or less:
+// no bound).
 type faultRule struct {
 	Rule
-	id   string
-	left int // -1 = unbounded
+	id string
 }
 
 // Inject adds a fault rule. Rules are tried in the order they were added; the first that hits a request
@@ -116,10 +116,7 @@ func (e *Engine) Inject(r Rule) string {
 // inject adds a fault rule. The caller holds e.mu.
 func (e *Engine) inject(r Rule) *faultRule {
 	e.ruleSeq++
-	rule := &faultRule{Rule: r, id: fmt.Sprintf("rule-%d", e.ruleSeq), left: r.Times}
-	if r.Times <= 0 {
-		rule.left = -1
-	}
+	rule := &faultRule{Rule: r, id: fmt.Sprintf("rule-%d", e.ruleSeq)}
 	e.rules = append(e.rules, rule)
 	return rule
 }
@@ -148,9 +145,9 @@ func (e *Engine) pickFault(method, escapedPath string) (Fault, bool) {
 		if r.Probability > 0 && r.Probability < 1 && e.rand.Float64() >= r.Probability {
 			continue
 		}
-		if r.left > 0 {
-			r.left--
-			if r.left == 0 {
+		if r.Times > 0 {
+			r.Times--
+			if r.Times == 0 {
 				e.rules = slices.Delete(e.rules, i, i+1)
 			}
 		}

@@ -12,7 +12,8 @@ var floatingIPSpec = spec{collection: "floating-ips", quota: "floating_ips", cod
 	notFound: func(id string) *Error { return notFound(codeFloatingIPNotFound, "floating IP %q not found", id) },
 	statuses: []string{fipCreating, fipCreated, "deleting", "error"}}
 
-// floatingIP is a floating IP as the API shows it, with the transition it has in progress.
+// floatingIP is a floating IP as the API shows it (view fills in its instance), with the transition
+// it has in progress.
 type floatingIP struct {
 	ID          string     `json:"id"`
 	Name        string     `json:"name"`
@@ -28,7 +29,14 @@ type floatingIP struct {
 	lifecycle
 }
 
-func (f *floatingIP) view(*state) any { return f }
+// view is the floating IP with the instance that holds it.
+func (f *floatingIP) view(s *state) any {
+	b := *f
+	if holder := referrers(&s.instances, ref("fip", f.ID)); len(holder) > 0 {
+		b.Instance = &Ref{ID: holder[0].ID, Name: holder[0].Name}
+	}
+	return &b
+}
 
 // arrive completes a transition: a floating IP that is created for the first time gets its address,
 // which its instance, if it has one, shows as its public IP.
@@ -36,30 +44,36 @@ func (f *floatingIP) arrive(s *state, status string, at time.Time) {
 	f.Status, f.UpdatedAt = status, stamp(at)
 	if status == fipCreated && f.IPAddress == "" {
 		f.IPAddress = nullString(s.newAddress("100.64.", f.Version))
-		s.refreshPublicIP(f)
+		for _, in := range referrers(&s.instances, ref("fip", f.ID)) {
+			s.refreshPublicIP(in)
+		}
 	}
 }
 
-// refreshPublicIP shows a floating IP's address as its instance's public IP once both have one.
-func (s *state) refreshPublicIP(f *floatingIP) {
-	if f.Instance == nil || f.IPAddress == "" {
+// refreshPublicIP shows an instance's floating IP's address as its public IP once both have one.
+func (s *state) refreshPublicIP(in *instance) {
+	if in.FloatingIP == nil || in.PrivateIP == "" {
 		return
 	}
-	if in, ok := s.instances.find(f.Instance.ID); ok && in.PrivateIP != "" {
+	if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.IPAddress != "" {
 		in.PublicIP = f.IPAddress
 	}
 }
 
-// attachableFloatingIP is an instance create's floating IP: one of the region that no instance holds.
-func (s *state) attachableFloatingIP(id, region string) (*floatingIP, *Error) {
+// floatingIPRef resolves an instance create's floating IP, nil for none: one of the region that no
+// instance holds.
+func (s *state) floatingIPRef(id, region string) (*Ref, *Error) {
 	f, ok := s.floatingIPs.find(id)
+	holder := s.holder("fip", id)
 	switch {
+	case id == "":
+		return nil, nil
 	case !ok:
 		return nil, badRequest(codeFloatingIPNotFound, "floating IP %q not found", id)
 	case f.Region != region:
 		return nil, badRequest(codeRegionsMismatch, "regions mismatch: floating IP %q is in %s, not %s", id, f.Region, region)
-	case f.Instance != nil:
-		return nil, badRequest(codeFloatingIPInUse, "floating IP %q is in use by instance %q", id, f.Instance.ID)
+	case holder != "":
+		return nil, badRequest(codeFloatingIPInUse, "floating IP %q is in use by instance %q", id, holder)
 	}
-	return f, nil
+	return &Ref{ID: f.ID, Name: f.Name}, nil
 }

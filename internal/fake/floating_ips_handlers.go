@@ -49,26 +49,22 @@ func (r *floatingIPUpdate) check() *Error {
 	return nil
 }
 
-func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (*floatingIP, *Error) {
+func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (any, *Error) {
 	if r.Name != nil { // its instance shows the new name
 		f.Name = *r.Name
-		if f.Instance != nil {
-			if in, ok := s.instances.find(f.Instance.ID); ok && in.FloatingIP != nil {
-				in.FloatingIP.Name = f.Name
-			}
+		for _, in := range referrers(&s.instances, ref("fip", f.ID)) {
+			in.FloatingIP.Name = f.Name
 		}
 	}
-	if r.Description != nil {
-		f.Description = *r.Description
-	}
+	setGiven(&f.Description, r.Description)
 	f.UpdatedAt = stamp(c.now)
-	return f, nil
+	return f.view(s), nil
 }
 
 // deleteFloatingIP deletes a floating IP that no instance holds (02064 otherwise).
 func deleteFloatingIP(s *state, _ call, f *floatingIP, _ *none) (none, *Error) {
-	if f.Instance != nil {
-		return none{}, badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, f.Instance.ID)
+	if owner := s.holder("fip", f.ID); owner != "" {
+		return none{}, badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, owner)
 	}
 	s.floatingIPs.remove(f.ID)
 	return none{}, nil

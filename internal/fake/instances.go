@@ -66,7 +66,8 @@ type instance struct {
 func (in *instance) flavor() string  { return in.Type }
 func (in *instance) view(*state) any { return &in.instanceBody }
 
-// uses are the resources the instance refers to, as refs names them.
+// uses are the resources the instance refers to, as refs names them: a floating IP's instance is
+// the one that uses it.
 func (in *instance) uses() []string {
 	keys := []string{ref("image", in.Image.ID)}
 	for kind, refs := range in.lists() {
@@ -76,6 +77,9 @@ func (in *instance) uses() []string {
 	}
 	if in.ReservationID != "" {
 		keys = append(keys, ref("reservation", string(in.ReservationID)))
+	}
+	if in.FloatingIP != nil {
+		keys = append(keys, ref("fip", in.FloatingIP.ID))
 	}
 	return keys
 }
@@ -108,14 +112,9 @@ func (s *state) beginInstance(in *instance, now time.Time, status, to string, d 
 
 // arrive completes a transition: an instance that becomes active for the first time gets its
 // addresses (its floating IP's address, once it has one, as its public IP); one that is gone is
-// removed, its volumes free again and its floating IP unattached (its snapshots stay).
+// removed, its volumes and its floating IP free again (its snapshots stay).
 func (in *instance) arrive(s *state, status string, at time.Time) {
 	if status == statusGone {
-		if in.FloatingIP != nil {
-			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
-				f.Instance = nil
-			}
-		}
 		s.unlink(in.ID, in.uses()...)
 		s.instances.remove(in.ID)
 		return
@@ -124,11 +123,7 @@ func (in *instance) arrive(s *state, status string, at time.Time) {
 	if in.Status == instanceActive && in.PrivateIP == "" {
 		in.PrivateIP = nullString(s.newAddress("10.0.", "ipv4"))
 		in.PublicIP = nullString(s.newAddress("172.16.", "ipv4"))
-		if in.FloatingIP != nil {
-			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok {
-				s.refreshPublicIP(f)
-			}
-		}
+		s.refreshPublicIP(in)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -124,11 +125,9 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 	if err != nil {
 		return nil, err
 	}
-	var fip *floatingIP
-	if r.FloatingIP != "" {
-		if fip, err = s.attachableFloatingIP(r.FloatingIP, r.Region); err != nil {
-			return nil, err
-		}
+	fip, err := s.floatingIPRef(r.FloatingIP, r.Region)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.quota(&s.instances); err != nil {
 		return nil, err
@@ -137,15 +136,11 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 		ID: s.newID("ins"), Name: r.Name, Hostname: r.Hostname,
 		DNSName: fmt.Sprintf("%s.%s.compute.example", r.Hostname, strings.ToLower(r.Region)),
 		Type:    r.Type, Region: r.Region, PlacementOption: placement, Image: img.ref,
-		SSHKeys: keys, SecurityGroups: groups, Volumes: vols, IsProtected: r.IsProtected,
+		SSHKeys: keys, SecurityGroups: groups, Volumes: vols, FloatingIP: fip, IsProtected: r.IsProtected,
 		DiskSize: disk, OSType: img.osType, ReservationID: nullString(r.ReservationID), CreatedAt: stamp(c.now),
 	}}
 	if r.Metadata.raw != nil {
 		in.userMetadata = r.Metadata.raw
-	}
-	if fip != nil {
-		fip.Instance = &Ref{ID: in.ID, Name: in.Name}
-		in.FloatingIP = &Ref{ID: fip.ID, Name: fip.Name}
 	}
 	s.instances.add(in.ID, in)
 	s.link(in.ID, in.uses()...)
@@ -191,13 +186,10 @@ func (l *listChange) decodeJSON(name string, raw json.RawMessage) *Error {
 		return decodeValue(name, raw, reflect.ValueOf(&l.ids).Elem())
 	}
 	var keys map[string]json.RawMessage
-	if json.Unmarshal(raw, &keys) != nil || keys == nil {
+	err := json.Unmarshal(raw, &keys)
+	maps.DeleteFunc(keys, func(k string, _ json.RawMessage) bool { return k == "attach" || k == "detach" })
+	if err != nil || keys == nil || len(keys) > 0 { // not an object, or one with other keys
 		return typeError(name, "array of strings or an {attach} or {detach} object")
-	}
-	for k := range keys {
-		if k != "attach" && k != "detach" {
-			return typeError(name, "array of strings or an {attach} or {detach} object")
-		}
 	}
 	var m struct {
 		Attach string `json:"attach"`
@@ -271,20 +263,9 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 		in.ReservationID = nullString(*r.ReservationID)
 	}
 	s.link(in.ID, in.uses()...)
-	if r.Name != nil { // its floating IP shows the new name
-		in.Name = *r.Name
-		if in.FloatingIP != nil {
-			if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.Instance != nil {
-				f.Instance.Name = in.Name
-			}
-		}
-	}
-	if r.IsProtected != nil {
-		in.IsProtected = *r.IsProtected
-	}
-	if r.DiskSize != nil {
-		in.DiskSize = *r.DiskSize
-	}
+	setGiven(&in.Name, r.Name)
+	setGiven(&in.IsProtected, r.IsProtected)
+	setGiven(&in.DiskSize, r.DiskSize)
 	in.UpdatedAt = stamp(c.now)
 	return &in.instanceBody, nil
 }

@@ -20,33 +20,26 @@ func (r *groupCreate) check() *Error { return checkGroupName(r.Name) }
 // groupReplace is the body of PUT /security-groups/{id}, the API's update: name and rules
 // required, description left out becomes empty, region refused.
 type groupReplace struct {
-	Name        string   `json:"name" fake:"required"`
-	Description string   `json:"description"`
-	Rules       rules    `json:"rules" fake:"required"`
-	Region      presence `json:"region"`
+	Name        string     `json:"name" fake:"required"`
+	Description string     `json:"description"`
+	Rules       rules      `json:"rules" fake:"required"`
+	Region      refusedKey `json:"region"`
 }
 
-func (r *groupReplace) check() *Error {
-	if r.Region {
-		return badRequest(codeBadRequest, "region is not accepted in an update")
-	}
-	return checkGroupName(r.Name)
-}
+func (r *groupReplace) check() *Error { return checkGroupName(r.Name) }
 
 // groupPatch is the body of PATCH /security-groups/{id}, the update of the service's description
 // and own clients: name, description and rules all optional, only those given change, at least
 // one given; region refused.
 type groupPatch struct {
-	Name        *string  `json:"name"`
-	Description *string  `json:"description"`
-	Rules       rules    `json:"rules"`
-	Region      presence `json:"region"`
+	Name        *string    `json:"name"`
+	Description *string    `json:"description"`
+	Rules       rules      `json:"rules"`
+	Region      refusedKey `json:"region"`
 }
 
 func (r *groupPatch) check() *Error {
 	switch {
-	case bool(r.Region):
-		return badRequest(codeBadRequest, "region is not accepted in an update")
 	case r.Name == nil && r.Description == nil && r.Rules.list == nil:
 		return badRequest(codeMissingParameters, "give name, description or rules")
 	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
@@ -107,17 +100,16 @@ func readRule(raw json.RawMessage) (sgRule, string) {
 		key string
 		dst **int
 	}{{"port_range_min", &r.PortRangeMin}, {"port_range_max", &r.PortRangeMax}} {
-		key := p.key
-		v, ok := m[key]
+		v, ok := m[p.key]
 		switch {
 		case !ok && r.Protocol != "icmp":
-			return r, fmt.Sprintf("%s is required for protocol %s (null means all ports)", key, r.Protocol)
+			return r, fmt.Sprintf("%s is required for protocol %s (null means all ports)", p.key, r.Protocol)
 		case !ok || isNull(v):
 			continue
 		}
 		n, ok := parseInteger(v)
 		if !ok || n < 0 || n > maxPort {
-			return r, fmt.Sprintf("%s must be null or an integer from 0 to %d", key, maxPort)
+			return r, fmt.Sprintf("%s must be null or an integer from 0 to %d", p.key, maxPort)
 		}
 		*p.dst = &n
 	}
@@ -141,27 +133,20 @@ func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroup, *Err
 	return g, nil
 }
 
+// replaceSecurityGroup is the patch of all three: name, description and rules.
 func replaceSecurityGroup(s *state, c call, g *securityGroup, r *groupReplace) (*securityGroup, *Error) {
-	return updateGroup(s, c, g, &r.Name, &r.Description, r.Rules.list)
+	return patchSecurityGroup(s, c, g, &groupPatch{Name: &r.Name, Description: &r.Description, Rules: r.Rules})
 }
 
+// patchSecurityGroup changes what is given (nil: kept); the status is unchanged, and the instances
+// that use the group show its new name.
 func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*securityGroup, *Error) {
-	return updateGroup(s, c, g, r.Name, r.Description, r.Rules.list)
-}
-
-// updateGroup changes what is given (nil: kept); the status is unchanged, and the instances that use
-// the group show its new name.
-func updateGroup(s *state, c call, g *securityGroup, name, description *string, rules []sgRule) (*securityGroup, *Error) {
-	if description != nil {
-		g.Description = *description
+	setGiven(&g.Description, r.Description)
+	if r.Rules.list != nil {
+		g.Rules = r.Rules.list
 	}
-	if rules != nil {
-		g.Rules = rules
-	}
-	if name != nil {
-		g.Name = *name
-		s.renamed("group", g.ID, g.Name)
-	}
+	setGiven(&g.Name, r.Name)
+	s.renamed("group", g.ID, g.Name)
 	g.UpdatedAt = stamp(c.now)
 	return g, nil
 }

@@ -42,16 +42,22 @@ func (sn *snapshot) arrive(_ *state, status string, at time.Time) {
 	sn.Status, sn.UpdatedAt = status, stamp(at)
 }
 
-// addSnapshot stores a snapshot. One taken of an instance is created at once, the only status the
-// API shows for it; an import or a clone is creating until Durations.SnapshotCreate has passed.
-func (s *state) addSnapshot(sn *snapshot, now time.Time) {
+// addSnapshot stores a snapshot under the next ID, or refuses it past the snapshots quota. One
+// taken of an instance is created at once, the only status the API shows for it; an import or a
+// clone is creating until Durations.SnapshotCreate has passed.
+func (s *state) addSnapshot(sn *snapshot, now time.Time) (*snapshot, *Error) {
+	if err := s.quota(&s.snapshots); err != nil {
+		return nil, err
+	}
+	sn.ID = s.newID("snap")
 	s.snapshots.add(sn.ID, sn)
 	if id := sn.SourceInstanceID; id != "" {
 		s.link(sn.ID, ref("instance", id))
-		return
+		return sn, nil
 	}
 	sn.Status = snapshotCreating
 	s.snapshots.begin(sn, now, s.durations.SnapshotCreate, snapshotCreated)
+	return sn, nil
 }
 
 // imageBody is an image as GET /images shows it: the catalogue's form, its timestamps in the API's

@@ -23,10 +23,7 @@ func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshot, *
 	case s.limits.MaxSnapshotsPerInstance > 0 && len(s.refs[ref("instance", in.ID)]) >= s.limits.MaxSnapshotsPerInstance:
 		return nil, badRequest(codeSnapshotQuotaReached, "max instance snapshots quota reached (%d)", s.limits.MaxSnapshotsPerInstance)
 	}
-	if err := s.quota(&s.snapshots); err != nil {
-		return nil, err
-	}
-	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: in.DiskSize, Region: in.Region, Status: snapshotCreated,
+	sn := &snapshot{Name: r.Name, Size: in.DiskSize, Region: in.Region, Status: snapshotCreated,
 		OSType: in.OSType, SourceInstanceID: in.ID, ResourceID: in.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now),
 		baseImage: in.baseImage, regions: []string{in.Region}}
 	if i := slices.IndexFunc(s.catalog.Images, func(im Image) bool { return im.ID == in.baseImage }); i >= 0 {
@@ -35,8 +32,7 @@ func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshot, *
 	if r.ReplicatedRegion != "" && r.ReplicatedRegion != in.Region {
 		sn.regions = append(sn.regions, r.ReplicatedRegion)
 	}
-	s.addSnapshot(sn, c.now)
-	return sn, nil
+	return s.addSnapshot(sn, c.now)
 }
 
 func listInstanceSnapshots(s *state, c call, in *instance, _ *none) (page, *Error) {
@@ -73,13 +69,8 @@ func importSnapshot(s *state, c call, r *snapshotImport) (*snapshot, *Error) {
 	if !s.knownRegion(r.Region) {
 		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
 	}
-	if err := s.quota(&s.snapshots); err != nil {
-		return nil, err
-	}
-	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: r.Size, Region: r.Region, OSType: r.OSType,
-		CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), regions: []string{r.Region}}
-	s.addSnapshot(sn, c.now)
-	return sn, nil
+	return s.addSnapshot(&snapshot{Name: r.Name, Size: r.Size, Region: r.Region, OSType: r.OSType,
+		CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), regions: []string{r.Region}}, c.now)
 }
 
 // snapshotClone is the body of POST /snapshots/{id}/clone.
@@ -97,14 +88,9 @@ func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshot
 	case src.Status != snapshotCreated:
 		return nil, badRequest(codeNotAllowed, "snapshot %q is %s; only a created snapshot can be cloned", src.ID, src.Status)
 	}
-	if err := s.quota(&s.snapshots); err != nil {
-		return nil, err
-	}
-	sn := &snapshot{ID: s.newID("snap"), Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,
+	return s.addSnapshot(&snapshot{Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,
 		SourceSnapshotID: src.ID, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), baseImage: src.baseImage,
-		family: src.family, regions: []string{r.Region}}
-	s.addSnapshot(sn, c.now)
-	return sn, nil
+		family: src.family, regions: []string{r.Region}}, c.now)
 }
 
 // rename is the body of an update that can only rename (an SSH key, a snapshot). An empty body

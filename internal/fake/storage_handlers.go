@@ -33,15 +33,9 @@ type storageUpdate struct {
 
 // apply changes the fields given; updated_at moves only when there is one.
 func (r *storageUpdate) apply(name, description *string, size *int, updated *stamp, c call) {
-	if r.Name != nil {
-		*name = *r.Name
-	}
-	if r.Description != nil {
-		*description = *r.Description
-	}
-	if r.Size != nil {
-		*size = *r.Size
-	}
+	setGiven(name, r.Name)
+	setGiven(description, r.Description)
+	setGiven(size, r.Size)
 	if r.Name != nil || r.Description != nil || r.Size != nil {
 		*updated = stamp(c.now)
 	}
@@ -81,7 +75,7 @@ func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
 // deleteVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
 // its volumes when it completes.
 func deleteVolume(s *state, _ call, v *volume, _ *none) (none, *Error) {
-	if owner := s.holder(v.ID); owner != "" {
+	if owner := s.holder("volume", v.ID); owner != "" {
 		return none{}, badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", v.ID, owner)
 	}
 	s.volumes.remove(v.ID)

@@ -57,10 +57,10 @@ func (v *volume) view(s *state) any {
 	return &b
 }
 
-// holder is the instance a volume is attached to, "" when none: a volume is attached to one
-// instance at a time.
-func (s *state) holder(volumeID string) string {
-	if users := referrers(&s.instances, ref("volume", volumeID)); len(users) > 0 {
+// holder is the instance a volume or a floating IP (kind "volume" or "fip") is attached to, "" when
+// none: each is attached to one instance at a time.
+func (s *state) holder(kind, id string) string {
+	if users := referrers(&s.instances, ref(kind, id)); len(users) > 0 {
 		return users[0].ID
 	}
 	return ""
@@ -76,7 +76,7 @@ func (s *state) attachableVolumes(ids []string, region, owner string) ([]Ref, *E
 		if !ok {
 			return nil, badRequest(codeVolumeNotFound, "volume %q not found", id)
 		}
-		holder := s.holder(id)
+		holder := s.holder("volume", id)
 		switch {
 		case hasRef(out, id):
 			return nil, badRequest(codeVolumeAlreadyAttached, "volume %q is listed twice", id)
