@@ -338,6 +338,44 @@ func TestCreateOnceAdoptsOnlyAMatch(t *testing.T) {
 	})
 }
 
+// TestCreateOnceRefusesWhatTheRequestWouldNotMake: a resource with the name that is in error, or
+// differs from the request in what the kind compares (an instance's type, a volume's type and size,
+// a filesystem's size, a floating IP's version), is reported with the reason, and nothing is
+// created.
+func TestCreateOnceRefusesWhatTheRequestWouldNotMake(t *testing.T) {
+	type change struct {
+		field  string
+		value  any
+		reason string
+	}
+	changes := map[string][]change{
+		"instance":    {{"type", "vcpu-64_memory-256g", "is of type vcpu-64_memory-256g, not n1.large"}},
+		"volume":      {{"type", "hdd", "is hdd, not ssd"}, {"size", 99, "holds 99 GiB, not 50"}},
+		"filesystem":  {{"size", 99, "holds 99 GiB, not 50"}},
+		"floating IP": {{"version", "ipv6", "is ipv6, not ipv4"}},
+	}
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		cases := changes[k.name]
+		if k.key != "ssh_keys" {
+			cases = append(cases, change{"status", "error", "is error"})
+		}
+		for i, ch := range cases {
+			name := fmt.Sprintf("web-%d", i)
+			item := k.item(fmt.Sprintf("id-%d", i), name)
+			item[ch.field] = ch.value
+			s.mu.Lock()
+			s.items = append(s.items, item)
+			s.mu.Unlock()
+			_, err := k.create(context.Background(), c, name)
+			var nameErr *NameError
+			require.ErrorAs(t, err, &nameErr, "%s %v", ch.field, ch.value)
+			assert.Contains(t, nameErr.Reason, ch.reason)
+		}
+		posts, _ := s.counts()
+		assert.Zero(t, posts)
+	})
+}
+
 // TestCreateOnceReadsPastAShortTotalCount: the resource is the first of a second page whose
 // total_count says the list ends with the first; the lookup reads to the short page and adopts it.
 func TestCreateOnceReadsPastAShortTotalCount(t *testing.T) {

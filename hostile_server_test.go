@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -679,20 +680,39 @@ func TestHostileStringsAreCutWhereverTheyGo(t *testing.T) {
 	})
 }
 
-// TestHostileDeleteWithAnEndlessBody: a DELETE answered 204 with a body that never ends succeeds
-// at once: the service said yes, and a delete's body is not needed.
+// TestHostileDeleteWithAnEndlessBody: every delete and the instance action, answered 200, 202 or
+// 204 with an endless body, succeed without reading it: the service said yes.
 func TestHostileDeleteWithAnEndlessBody(t *testing.T) {
 	// Not parallel: allocatedBy counts the whole process's allocations.
+	var status int
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: 204, Header: http.Header{}, Body: io.NopCloser(repeatReader("", "x", 1<<62, "")), Request: r}, nil
+		return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(repeatReader("", "x", 1<<62, "")), Request: r}, nil
 	})
 	c, err := NewClient(testToken, WithBaseURL("https://api.example.com"), WithHTTPClient(&http.Client{Transport: rt}), WithoutRetries())
 	require.NoError(t, err)
-	var delErr error
-	alloc := allocatedBy(func() { delErr = c.Instances.Delete(context.Background(), "i-1") })
-	require.NoError(t, delErr)
-	assert.Less(t, alloc, uint64(1<<20))
-	require.NoError(t, c.Instances.Start(context.Background(), "i-1"), "an action's body is not read either")
+	calls := map[string]func(context.Context) error{
+		"Instances.Delete":        func(ctx context.Context) error { return c.Instances.Delete(ctx, "i-1") },
+		"Instances.PerformAction": func(ctx context.Context) error { return c.Instances.Start(ctx, "i-1") },
+		"SecurityGroups.Delete":   func(ctx context.Context) error { return c.SecurityGroups.Delete(ctx, "sg-1") },
+		"FloatingIPs.Delete":      func(ctx context.Context) error { return c.FloatingIPs.Delete(ctx, "fip-1") },
+		"SSHKeys.Delete":          func(ctx context.Context) error { return c.SSHKeys.Delete(ctx, "key-1") },
+		"Volumes.Delete":          func(ctx context.Context) error { return c.Volumes.Delete(ctx, "vol-1") },
+		"Filesystems.Delete":      func(ctx context.Context) error { return c.Filesystems.Delete(ctx, "fs-1") },
+		"Snapshots.Delete":        func(ctx context.Context) error { return c.Snapshots.Delete(ctx, "s-1") },
+	}
+	for _, op := range operations {
+		if op.method == http.MethodDelete {
+			assert.Contains(t, calls, op.name, "every delete is tried")
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(calls)) {
+		for _, status = range []int{200, 202, 204} {
+			var callErr error
+			alloc := allocatedBy(func() { callErr = calls[name](context.Background()) })
+			require.NoError(t, callErr, "%s answered %d", name, status)
+			assert.Less(t, alloc, uint64(1<<20), "%s answered %d", name, status)
+		}
+	}
 }
 
 // TestHostileResponseAboutAnotherResource: a Get, an Update or a wait answered with another

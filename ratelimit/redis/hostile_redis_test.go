@@ -680,7 +680,8 @@ func TestAClientThatIgnoresTheTimeoutDoesNotHoldTheCaller(t *testing.T) {
 // TestTheGoSideFollowsTheReplies: one goroutine of a process asks Redis at a time (Redis sees one
 // waiter per process), and waits until its grant is due before the next caller asks; a caller
 // waits its grant's due time exactly, and a hold exactly before asking
-// again; an armed grant's done reports the response.
+// again; an armed grant's done reports the response; every command keeps the budget's key ten
+// minutes past its last use.
 func TestTheGoSideFollowsTheReplies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newFakeRedis(map[string]func(redisCall) answer{
@@ -738,6 +739,9 @@ func TestTheGoSideFollowsTheReplies(t *testing.T) {
 		responded := fake.Calls("responded")
 		require.Len(t, responded, 1)
 		assert.Equal(t, int64(3), responded[0].Arg(4))
+		for _, c := range append(calls, responded...) {
+			assert.Equal(t, (10 * time.Minute).Milliseconds(), c.Arg(3), "the budget's state, armed pacing included, outlives its last use by ten minutes")
+		}
 		assert.Zero(t, fallback.Waits())
 		assert.Empty(t, rep.All())
 	})

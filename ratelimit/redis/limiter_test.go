@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"regexp"
 	"slices"
@@ -403,4 +405,16 @@ func TestMain(m *testing.M) {
 		os.Exit(fleetWorker())
 	}
 	os.Exit(m.Run())
+}
+
+// TestThePackageDocSaysRedisMustBeTrusted: what the limiter cannot bound is said where users read
+// it, with what it can cost.
+func TestThePackageDocSaysRedisMustBeTrusted(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "limiter.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	require.NoError(t, err)
+	require.NotNil(t, f.Doc, "limiter.go holds the package doc")
+	text := f.Doc.Text()
+	assert.Contains(t, text, "# Redis must be trusted")
+	assert.Contains(t, text, "allocate as much memory as it claims to send")
+	assert.Contains(t, text, "stall every process's")
 }
