@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -374,6 +375,23 @@ func TestCreateOnceRefusesWhatTheRequestWouldNotMake(t *testing.T) {
 		posts, _ := s.counts()
 		assert.Zero(t, posts)
 	})
+}
+
+// TestCreateOnceLookupIsBounded: a list that serves full pages of other resources forever, with a
+// total_count of one page, ends the lookup after that page and one more with an error; nothing is
+// created.
+func TestCreateOnceLookupIsBounded(t *testing.T) {
+	var n atomic.Int64
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		items := make([]map[string]any, MaxPerPage)
+		for i := range items {
+			items[i] = map[string]any{"id": fmt.Sprint(n.Add(1)), "name": "other"}
+		}
+		replyJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": 5})
+	}, WithoutRateLimit())
+	_, err := c.Instances.CreateOnce(context.Background(), validCreate())
+	require.ErrorContains(t, err, "stopping the walk")
+	assert.Equal(t, 2, rec.count(), "total_count's page and one more, then no create")
 }
 
 // TestCreateOnceReadsPastAShortTotalCount: the resource is the first of a second page whose
