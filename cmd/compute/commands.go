@@ -131,6 +131,11 @@ type waiter[T any, S ~string] struct {
 	gone     func(context.Context, *compute.Client, string, ...compute.WaitOption) error
 }
 
+// watch is the option that shows each status the wait sees on p.
+func (w waiter[T, S]) watch(p *progress) compute.WaitOption {
+	return watch(p, func(t *T) string { return string(w.status(t)) })
+}
+
 // waitCmd returns "<kind> wait ID [--status S | --deleted]".
 func waitCmd[T any, S ~string](a *app, k kind, v view[T], w waiter[T, S], example string) *cobra.Command {
 	var status string
@@ -151,7 +156,7 @@ changes and the time waited.`, k.one, w.target),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
 			id := args[0]
 			p := a.progress(k.name, id)
-			opt := watch(p, func(t *T) string { return string(w.status(t)) })
+			opt := w.watch(p)
 			if deleted {
 				if cmd.Flags().Changed("status") {
 					return usagef("--deleted and --status cannot be used together")
@@ -181,13 +186,12 @@ changes and the time waited.`, k.one, w.target),
 
 // waitFor waits after a create or an action when --wait is given, with progress on a terminal, and
 // returns the resource as it is then; without --wait it returns item as it is.
-func waitFor[T any, S ~string](a *app, k kind, on bool, item *T, id string, target S, status func(*T) S,
-	wait func(string, S, ...compute.WaitOption) (*T, error)) (*T, error) {
+func waitFor[T any, S ~string](ctx context.Context, a *app, c *compute.Client, k kind, w waiter[T, S], on bool, item *T, id string, target S) (*T, error) {
 	if !on {
 		return item, nil
 	}
 	p := a.progress(k.name, id)
-	got, err := wait(id, target, watch(p, func(t *T) string { return string(status(t)) }))
+	got, err := w.wait(ctx, c, id, target, w.watch(p))
 	if err != nil {
 		return nil, err
 	}

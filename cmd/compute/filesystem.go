@@ -40,22 +40,9 @@ func (a *app) filesystemCmd() *cobra.Command {
 			delWait: func(ctx context.Context, c *compute.Client, id string, opts ...compute.DeleteOption) error {
 				return c.Filesystems.DeleteAndWait(ctx, id, opts...)
 			},
-			watch: func(p *progress) compute.WaitOption {
-				return watch(p, func(f *compute.Filesystem) string { return string(f.Status) })
-			},
+			watch: filesystemWaiter.watch,
 		}, "  compute filesystem delete fs-000001 --wait"),
-		waitCmd(a, filesystemKind, filesystemView, waiter[compute.Filesystem, compute.FilesystemStatus]{
-			statuses: []compute.FilesystemStatus{compute.FilesystemStatusCreating, compute.FilesystemStatusCreated,
-				compute.FilesystemStatusDeleting, compute.FilesystemStatusError},
-			target: compute.FilesystemStatusCreated,
-			status: filesystemStatus,
-			wait: func(ctx context.Context, c *compute.Client, id string, s compute.FilesystemStatus, opts ...compute.WaitOption) (*compute.Filesystem, error) {
-				return c.Filesystems.WaitForStatus(ctx, id, s, opts...)
-			},
-			gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
-				return c.Filesystems.WaitForDeletion(ctx, id, opts...)
-			},
-		}, "  compute filesystem wait fs-000001"),
+		waitCmd(a, filesystemKind, filesystemView, filesystemWaiter, "  compute filesystem wait fs-000001"),
 	)
 	return cmd
 }
@@ -78,10 +65,7 @@ a second one. Its mount path is set once it is created: --wait waits for it.`,
 			if err != nil {
 				return err
 			}
-			f, err = waitFor(a, filesystemKind, wait, f, f.ID, compute.FilesystemStatusCreated, filesystemStatus,
-				func(id string, s compute.FilesystemStatus, o ...compute.WaitOption) (*compute.Filesystem, error) {
-					return c.Filesystems.WaitForStatus(ctx, id, s, o...)
-				})
+			f, err = waitFor(ctx, a, c, filesystemKind, filesystemWaiter, wait, f, f.ID, compute.FilesystemStatusCreated)
 			if err != nil {
 				return err
 			}
@@ -127,4 +111,18 @@ func (a *app) filesystemUpdateCmd() *cobra.Command {
 	cmd.Flags().IntVar(&size, "size", 0, "the new size in GiB (a filesystem only grows)")
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return needOneOf(cmd, "name", "description", "size") }
 	return cmd
+}
+
+// filesystemWaiter waits on filesystems for the wait command, --wait and delete --wait.
+var filesystemWaiter = waiter[compute.Filesystem, compute.FilesystemStatus]{
+	statuses: []compute.FilesystemStatus{compute.FilesystemStatusCreating, compute.FilesystemStatusCreated,
+		compute.FilesystemStatusDeleting, compute.FilesystemStatusError},
+	target: compute.FilesystemStatusCreated,
+	status: filesystemStatus,
+	wait: func(ctx context.Context, c *compute.Client, id string, s compute.FilesystemStatus, opts ...compute.WaitOption) (*compute.Filesystem, error) {
+		return c.Filesystems.WaitForStatus(ctx, id, s, opts...)
+	},
+	gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
+		return c.Filesystems.WaitForDeletion(ctx, id, opts...)
+	},
 }

@@ -44,22 +44,9 @@ func (a *app) floatingIPCmd() *cobra.Command {
 			delWait: func(ctx context.Context, c *compute.Client, id string, opts ...compute.DeleteOption) error {
 				return c.FloatingIPs.DeleteAndWait(ctx, id, opts...)
 			},
-			watch: func(p *progress) compute.WaitOption {
-				return watch(p, func(f *compute.FloatingIP) string { return string(f.Status) })
-			},
+			watch: floatingIPWaiter.watch,
 		}, "  compute floating-ip delete fip-000001 --wait"),
-		waitCmd(a, floatingIPKind, floatingIPView, waiter[compute.FloatingIP, compute.FloatingIPStatus]{
-			statuses: []compute.FloatingIPStatus{compute.FloatingIPStatusCreating, compute.FloatingIPStatusCreated,
-				compute.FloatingIPStatusDeleting, compute.FloatingIPStatusError},
-			target: compute.FloatingIPStatusCreated,
-			status: floatingIPStatus,
-			wait: func(ctx context.Context, c *compute.Client, id string, s compute.FloatingIPStatus, opts ...compute.WaitOption) (*compute.FloatingIP, error) {
-				return c.FloatingIPs.WaitForStatus(ctx, id, s, opts...)
-			},
-			gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
-				return c.FloatingIPs.WaitForDeletion(ctx, id, opts...)
-			},
-		}, "  compute floating-ip wait fip-000001 -o json"),
+		waitCmd(a, floatingIPKind, floatingIPView, floatingIPWaiter, "  compute floating-ip wait fip-000001 -o json"),
 	)
 	return cmd
 }
@@ -82,10 +69,7 @@ once it is created: --wait waits for it.`,
 			if err != nil {
 				return err
 			}
-			f, err = waitFor(a, floatingIPKind, wait, f, f.ID, compute.FloatingIPStatusCreated, floatingIPStatus,
-				func(id string, s compute.FloatingIPStatus, o ...compute.WaitOption) (*compute.FloatingIP, error) {
-					return c.FloatingIPs.WaitForStatus(ctx, id, s, o...)
-				})
+			f, err = waitFor(ctx, a, c, floatingIPKind, floatingIPWaiter, wait, f, f.ID, compute.FloatingIPStatusCreated)
 			if err != nil {
 				return err
 			}
@@ -126,4 +110,18 @@ func (a *app) floatingIPUpdateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&description, "description", "", "the new description (\"\" clears it)")
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return needOneOf(cmd, "name", "description") }
 	return cmd
+}
+
+// floatingIPWaiter waits on floatingIPs for the wait command, --wait and delete --wait.
+var floatingIPWaiter = waiter[compute.FloatingIP, compute.FloatingIPStatus]{
+	statuses: []compute.FloatingIPStatus{compute.FloatingIPStatusCreating, compute.FloatingIPStatusCreated,
+		compute.FloatingIPStatusDeleting, compute.FloatingIPStatusError},
+	target: compute.FloatingIPStatusCreated,
+	status: floatingIPStatus,
+	wait: func(ctx context.Context, c *compute.Client, id string, s compute.FloatingIPStatus, opts ...compute.WaitOption) (*compute.FloatingIP, error) {
+		return c.FloatingIPs.WaitForStatus(ctx, id, s, opts...)
+	},
+	gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
+		return c.FloatingIPs.WaitForDeletion(ctx, id, opts...)
+	},
 }

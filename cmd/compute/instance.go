@@ -50,9 +50,7 @@ func (a *app) instanceCmd() *cobra.Command {
 			delWait: func(ctx context.Context, c *compute.Client, id string, opts ...compute.DeleteOption) error {
 				return c.Instances.DeleteAndWait(ctx, id, opts...)
 			},
-			watch: func(p *progress) compute.WaitOption {
-				return watch(p, func(i *compute.Instance) string { return string(i.Status) })
-			},
+			watch: instanceWaiter.watch,
 			force: true,
 		}, "  compute instance delete ins-000001 --wait\n  compute instance delete ins-000001 --force"),
 		a.instanceActionCmd(compute.ActionStart, compute.InstanceStatusActive, "Start a stopped instance"),
@@ -65,17 +63,7 @@ func (a *app) instanceCmd() *cobra.Command {
 		a.instanceAttachCmd("detach-volume", "VOLUME_ID", "vol-data-1", "Detach one volume from an instance", (*compute.InstancesService).DetachVolume),
 		a.instanceAttachCmd("attach-security-group", "SECURITY_GROUP_ID", "sg-000001", "Attach one security group to an instance", (*compute.InstancesService).AttachSecurityGroup),
 		a.instanceAttachCmd("detach-security-group", "SECURITY_GROUP_ID", "sg-000001", "Detach one security group from an instance", (*compute.InstancesService).DetachSecurityGroup),
-		waitCmd(a, instanceKind, instanceView, waiter[compute.Instance, compute.InstanceStatus]{
-			statuses: instanceStatuses,
-			target:   compute.InstanceStatusActive,
-			status:   instanceStatus,
-			wait: func(ctx context.Context, c *compute.Client, id string, s compute.InstanceStatus, opts ...compute.WaitOption) (*compute.Instance, error) {
-				return c.Instances.WaitForStatus(ctx, id, s, opts...)
-			},
-			gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
-				return c.Instances.WaitForDeletion(ctx, id, opts...)
-			},
-		}, "  compute instance wait ins-000001 --status stopped --timeout 5m"),
+		waitCmd(a, instanceKind, instanceView, instanceWaiter, "  compute instance wait ins-000001 --status stopped --timeout 5m"),
 	)
 	return cmd
 }
@@ -121,10 +109,7 @@ active, showing its status on a terminal.`,
 			if err != nil {
 				return err
 			}
-			inst, err = waitFor(a, instanceKind, wait, inst, inst.ID, compute.InstanceStatusActive, instanceStatus,
-				func(id string, s compute.InstanceStatus, o ...compute.WaitOption) (*compute.Instance, error) {
-					return c.Instances.WaitForStatus(ctx, id, s, o...)
-				})
+			inst, err = waitFor(ctx, a, c, instanceKind, instanceWaiter, wait, inst, inst.ID, compute.InstanceStatusActive)
 			if err != nil {
 				return err
 			}
@@ -266,10 +251,7 @@ func (a *app) instanceActionCmd(action compute.InstanceAction, target compute.In
 				a.note("instance %s: %s requested", id, action)
 				return nil
 			}
-			inst, err := waitFor(a, instanceKind, true, nil, id, target, instanceStatus,
-				func(id string, s compute.InstanceStatus, o ...compute.WaitOption) (*compute.Instance, error) {
-					return c.Instances.WaitForStatus(ctx, id, s, o...)
-				})
+			inst, err := waitFor(ctx, a, c, instanceKind, instanceWaiter, true, nil, id, target)
 			if err != nil {
 				return err
 			}
@@ -382,4 +364,17 @@ lost after it took effect: then it exits with 7 (outcome unknown); read the inst
 			return printItem(a, instanceView, inst)
 		}),
 	}
+}
+
+// instanceWaiter waits on instances for the wait command, --wait and delete --wait.
+var instanceWaiter = waiter[compute.Instance, compute.InstanceStatus]{
+	statuses: instanceStatuses,
+	target:   compute.InstanceStatusActive,
+	status:   instanceStatus,
+	wait: func(ctx context.Context, c *compute.Client, id string, s compute.InstanceStatus, opts ...compute.WaitOption) (*compute.Instance, error) {
+		return c.Instances.WaitForStatus(ctx, id, s, opts...)
+	},
+	gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
+		return c.Instances.WaitForDeletion(ctx, id, opts...)
+	},
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -50,22 +49,9 @@ func (a *app) securityGroupCmd() *cobra.Command {
 			delWait: func(ctx context.Context, c *compute.Client, id string, opts ...compute.DeleteOption) error {
 				return c.SecurityGroups.DeleteAndWait(ctx, id, opts...)
 			},
-			watch: func(p *progress) compute.WaitOption {
-				return watch(p, func(g *compute.SecurityGroup) string { return string(g.Status) })
-			},
+			watch: securityGroupWaiter.watch,
 		}, "  compute security-group delete sg-000001 --wait"),
-		waitCmd(a, securityGroupKind, securityGroupView, waiter[compute.SecurityGroup, compute.SecurityGroupStatus]{
-			statuses: []compute.SecurityGroupStatus{compute.SecurityGroupStatusCreating, compute.SecurityGroupStatusCreated,
-				compute.SecurityGroupStatusDeleting, compute.SecurityGroupStatusError},
-			target: compute.SecurityGroupStatusCreated,
-			status: securityGroupStatus,
-			wait: func(ctx context.Context, c *compute.Client, id string, s compute.SecurityGroupStatus, opts ...compute.WaitOption) (*compute.SecurityGroup, error) {
-				return c.SecurityGroups.WaitForStatus(ctx, id, s, opts...)
-			},
-			gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
-				return c.SecurityGroups.WaitForDeletion(ctx, id, opts...)
-			},
-		}, "  compute security-group wait sg-000001"),
+		waitCmd(a, securityGroupKind, securityGroupView, securityGroupWaiter, "  compute security-group wait sg-000001"),
 	)
 	return cmd
 }
@@ -91,10 +77,7 @@ are reserved names.`,
 			if err != nil {
 				return err
 			}
-			g, err = waitFor(a, securityGroupKind, wait, g, g.ID, compute.SecurityGroupStatusCreated, securityGroupStatus,
-				func(id string, s compute.SecurityGroupStatus, o ...compute.WaitOption) (*compute.SecurityGroup, error) {
-					return c.SecurityGroups.WaitForStatus(ctx, id, s, o...)
-				})
+			g, err = waitFor(ctx, a, c, securityGroupKind, securityGroupWaiter, wait, g, g.ID, compute.SecurityGroupStatusCreated)
 			if err != nil {
 				return err
 			}
@@ -133,7 +116,10 @@ the read and the update is overwritten.`,
 				return err
 			}
 			// Refuse bad input before the read, so that nothing is sent.
-			probe := compute.SecurityGroupUpdateRequest{Name: cmp.Or(name, "probe"), Rules: newRules}
+			probe := compute.SecurityGroupUpdateRequest{Name: "probe", Rules: newRules}
+			if cmd.Flags().Changed("name") {
+				probe.Name = name // an empty --name is refused here
+			}
 			if err := probe.Validate(); err != nil {
 				return err
 			}
@@ -211,4 +197,18 @@ func formatRule(r compute.SecurityGroupRule) string {
 		s += fmt.Sprintf(":%d-%d", *r.PortRangeMin, *r.PortRangeMax)
 	}
 	return s
+}
+
+// securityGroupWaiter waits on securityGroups for the wait command, --wait and delete --wait.
+var securityGroupWaiter = waiter[compute.SecurityGroup, compute.SecurityGroupStatus]{
+	statuses: []compute.SecurityGroupStatus{compute.SecurityGroupStatusCreating, compute.SecurityGroupStatusCreated,
+		compute.SecurityGroupStatusDeleting, compute.SecurityGroupStatusError},
+	target: compute.SecurityGroupStatusCreated,
+	status: securityGroupStatus,
+	wait: func(ctx context.Context, c *compute.Client, id string, s compute.SecurityGroupStatus, opts ...compute.WaitOption) (*compute.SecurityGroup, error) {
+		return c.SecurityGroups.WaitForStatus(ctx, id, s, opts...)
+	},
+	gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
+		return c.SecurityGroups.WaitForDeletion(ctx, id, opts...)
+	},
 }

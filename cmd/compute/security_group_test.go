@@ -75,6 +75,7 @@ func TestSecurityGroupBadRules(t *testing.T) {
 		{[]string{"security-group", "create", "--name", "x", "--region", region, "--rule", "gre:ingress"}, `invalid --rule (rules[0].protocol)`},
 		{[]string{"security-group", "create", "--name", "default", "--region", region}, `invalid --name`},
 		{[]string{"security-group", "update", "sg-000001", "--rule", "tcp:sideways:22"}, `invalid --rule (rules[0].direction)`},
+		{[]string{"security-group", "update", "sg-000001", "--name", ""}, `invalid --name`},
 		{[]string{"security-group", "update", "sg-000001"}, `nothing to change: give at least one of --name, --description, --rule, --no-rules`},
 		{[]string{"security-group", "update", "sg-000001", "--rule", "tcp:ingress:22", "--no-rules"}, `[no-rules rule] were all set`},
 	} {

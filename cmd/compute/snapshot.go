@@ -38,24 +38,11 @@ func (a *app) snapshotCmd() *cobra.Command {
 			delWait: func(ctx context.Context, c *compute.Client, id string, opts ...compute.DeleteOption) error {
 				return c.Snapshots.DeleteAndWait(ctx, id, opts...)
 			},
-			watch: func(p *progress) compute.WaitOption {
-				return watch(p, func(s *compute.Snapshot) string { return string(s.Status) })
-			},
+			watch: snapshotWaiter.watch,
 		}, "  compute snapshot delete snap-000001 --wait"),
 		a.snapshotCloneCmd(),
 		a.snapshotImportCmd(),
-		waitCmd(a, snapshotKind, snapshotView, waiter[compute.Snapshot, compute.SnapshotStatus]{
-			statuses: []compute.SnapshotStatus{compute.SnapshotStatusCreating, compute.SnapshotStatusCreated,
-				compute.SnapshotStatusPendingDelete, compute.SnapshotStatusDeleting, compute.SnapshotStatusError},
-			target: compute.SnapshotStatusCreated,
-			status: snapshotStatus,
-			wait: func(ctx context.Context, c *compute.Client, id string, s compute.SnapshotStatus, opts ...compute.WaitOption) (*compute.Snapshot, error) {
-				return c.Snapshots.WaitForStatus(ctx, id, s, opts...)
-			},
-			gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
-				return c.Snapshots.WaitForDeletion(ctx, id, opts...)
-			},
-		}, "  compute snapshot wait snap-000002"),
+		waitCmd(a, snapshotKind, snapshotView, snapshotWaiter, "  compute snapshot wait snap-000002"),
 	)
 	return cmd
 }
@@ -159,12 +146,23 @@ adopted and printed instead of importing a second one.`,
 
 // printSnapshotAfter waits for a new snapshot when --wait is given, then prints it.
 func (a *app) printSnapshotAfter(ctx context.Context, c *compute.Client, wait bool, snap *compute.Snapshot) error {
-	snap, err := waitFor(a, snapshotKind, wait, snap, snap.ID, compute.SnapshotStatusCreated, snapshotStatus,
-		func(id string, s compute.SnapshotStatus, o ...compute.WaitOption) (*compute.Snapshot, error) {
-			return c.Snapshots.WaitForStatus(ctx, id, s, o...)
-		})
+	snap, err := waitFor(ctx, a, c, snapshotKind, snapshotWaiter, wait, snap, snap.ID, compute.SnapshotStatusCreated)
 	if err != nil {
 		return err
 	}
 	return printItem(a, snapshotView, snap)
+}
+
+// snapshotWaiter waits on snapshots for the wait command, --wait and delete --wait.
+var snapshotWaiter = waiter[compute.Snapshot, compute.SnapshotStatus]{
+	statuses: []compute.SnapshotStatus{compute.SnapshotStatusCreating, compute.SnapshotStatusCreated,
+		compute.SnapshotStatusPendingDelete, compute.SnapshotStatusDeleting, compute.SnapshotStatusError},
+	target: compute.SnapshotStatusCreated,
+	status: snapshotStatus,
+	wait: func(ctx context.Context, c *compute.Client, id string, s compute.SnapshotStatus, opts ...compute.WaitOption) (*compute.Snapshot, error) {
+		return c.Snapshots.WaitForStatus(ctx, id, s, opts...)
+	},
+	gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
+		return c.Snapshots.WaitForDeletion(ctx, id, opts...)
+	},
 }

@@ -40,22 +40,9 @@ func (a *app) volumeCmd() *cobra.Command {
 			delWait: func(ctx context.Context, c *compute.Client, id string, opts ...compute.DeleteOption) error {
 				return c.Volumes.DeleteAndWait(ctx, id, opts...)
 			},
-			watch: func(p *progress) compute.WaitOption {
-				return watch(p, func(v *compute.Volume) string { return string(v.Status) })
-			},
+			watch: volumeWaiter.watch,
 		}, "  compute volume delete vol-000001 --wait"),
-		waitCmd(a, volumeKind, volumeView, waiter[compute.Volume, compute.VolumeStatus]{
-			statuses: []compute.VolumeStatus{compute.VolumeStatusCreating, compute.VolumeStatusCreated,
-				compute.VolumeStatusPendingDelete, compute.VolumeStatusDeleting, compute.VolumeStatusError},
-			target: compute.VolumeStatusCreated,
-			status: volumeStatus,
-			wait: func(ctx context.Context, c *compute.Client, id string, s compute.VolumeStatus, opts ...compute.WaitOption) (*compute.Volume, error) {
-				return c.Volumes.WaitForStatus(ctx, id, s, opts...)
-			},
-			gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
-				return c.Volumes.WaitForDeletion(ctx, id, opts...)
-			},
-		}, "  compute volume wait vol-000001"),
+		waitCmd(a, volumeKind, volumeView, volumeWaiter, "  compute volume wait vol-000001"),
 	)
 	return cmd
 }
@@ -78,10 +65,7 @@ one. Attach it with "compute instance attach-volume" once it is created.`,
 			if err != nil {
 				return err
 			}
-			v, err = waitFor(a, volumeKind, wait, v, v.ID, compute.VolumeStatusCreated, volumeStatus,
-				func(id string, s compute.VolumeStatus, o ...compute.WaitOption) (*compute.Volume, error) {
-					return c.Volumes.WaitForStatus(ctx, id, s, o...)
-				})
+			v, err = waitFor(ctx, a, c, volumeKind, volumeWaiter, wait, v, v.ID, compute.VolumeStatusCreated)
 			if err != nil {
 				return err
 			}
@@ -128,4 +112,18 @@ func (a *app) volumeUpdateCmd() *cobra.Command {
 	cmd.Flags().IntVar(&size, "size", 0, "the new size in GiB (a volume only grows)")
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return needOneOf(cmd, "name", "description", "size") }
 	return cmd
+}
+
+// volumeWaiter waits on volumes for the wait command, --wait and delete --wait.
+var volumeWaiter = waiter[compute.Volume, compute.VolumeStatus]{
+	statuses: []compute.VolumeStatus{compute.VolumeStatusCreating, compute.VolumeStatusCreated,
+		compute.VolumeStatusPendingDelete, compute.VolumeStatusDeleting, compute.VolumeStatusError},
+	target: compute.VolumeStatusCreated,
+	status: volumeStatus,
+	wait: func(ctx context.Context, c *compute.Client, id string, s compute.VolumeStatus, opts ...compute.WaitOption) (*compute.Volume, error) {
+		return c.Volumes.WaitForStatus(ctx, id, s, opts...)
+	},
+	gone: func(ctx context.Context, c *compute.Client, id string, opts ...compute.WaitOption) error {
+		return c.Volumes.WaitForDeletion(ctx, id, opts...)
+	},
 }
