@@ -44,7 +44,7 @@ func (c *Client) do(ctx context.Context, r request, read func(data []byte) error
 		start = time.Now()
 	}
 	if c.observer.CallStart != nil {
-		if next := c.observer.CallStart(ctx, c.call(r.op)); next != nil {
+		if next := c.observer.CallStart(ctx, r.op.call(c.transport.host)); next != nil {
 			ctx = next
 		}
 	}
@@ -64,11 +64,6 @@ func (c *Client) do(ctx context.Context, r request, read func(data []byte) error
 		c.observer.CallEnd(ctx, resp, err)
 	}
 	return err
-}
-
-// call describes op for an observer.
-func (c *Client) call(op operation) Call {
-	return Call{Operation: op.name, Method: op.method, Path: op.path, Host: c.transport.host}
 }
 
 // send builds, validates and sends r, and turns its response into bytes or an error.

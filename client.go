@@ -386,7 +386,8 @@ type Limiter interface {
 	// fail early when the wait would outlast ctx's deadline. The client calls the done it returns,
 	// if not nil, once the attempt's response has arrived (not when the attempt got no response).
 	Wait(ctx context.Context) (done func(), err error)
-	// Throttled reports a 429 whose request will wait at least wait before it is retried.
+	// Throttled reports a 429 and the wait it asked for (its Retry-After, capped, or the backoff),
+	// whether or not the request is then retried.
 	Throttled(ctx context.Context, wait time.Duration)
 }
 

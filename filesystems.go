@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -143,7 +144,7 @@ func (s *FilesystemsService) Delete(ctx context.Context, id string) error {
 // target, as [InstancesService.WaitForStatus] does; error and deleting are failure statuses.
 func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, target FilesystemStatus, opts ...WaitOption) (*Filesystem, error) {
 	w := s.waiter(id)
-	w.failed = failedUnless(FilesystemStatusError, FilesystemStatusDeleting)
+	w.failed = failedUnless(filesystemFailures...)
 	return w.wait(ctx, target, opts)
 }
 
@@ -161,7 +162,7 @@ func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCrea
 		create: func(ctx context.Context) (*Filesystem, error) { return s.Create(ctx, req) },
 		mismatch: func(v *Filesystem) string {
 			var w why
-			w.add(v.Status == FilesystemStatusDeleting || v.Status == FilesystemStatusError, "is %s", v.Status)
+			w.add(slices.Contains(filesystemFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			w.add(v.Size != req.Size, "holds %d GiB, not %d", v.Size, req.Size)
 			w.add(req.Type != "" && v.Type != req.Type, "is %s, not %s", v.Type, req.Type)
@@ -180,19 +181,23 @@ func (s *FilesystemsService) FindByName(ctx context.Context, name string) ([]Fil
 // as [InstancesService.WaitForDeletion] does; lacking a not-found code, any 404 but an invalid
 // route's means gone.
 func (s *FilesystemsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	return s.waiter(id).untilGone(ctx, opDeleteFilesystem, opts)
+	return s.waiter(id).untilGone(ctx, opts)
 }
 
 // DeleteAndWait deletes a filesystem (DELETE /compute/v1/filesystems/{filesystem_id}) and waits
 // until it is gone, as [InstancesService.DeleteAndWait] does.
 func (s *FilesystemsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, s.waiter(id), opDeleteFilesystem, nil, opts)
+	return deleteAndWait(ctx, s.waiter(id), nil, opts)
 }
 
 // waiter is what a wait on the filesystem id reads.
 func (s *FilesystemsService) waiter(id string) waiter[Filesystem, FilesystemStatus] {
-	return waiter[Filesystem, FilesystemStatus]{c: s.c, shared: s.polls, resource: "filesystem", id: id, idField: "filesystem_id",
+	return waiter[Filesystem, FilesystemStatus]{c: s.c, shared: s.polls, resource: "filesystem", id: id, idField: "filesystem_id", del: opDeleteFilesystem,
 		get:    func(ctx context.Context) (*Filesystem, error) { return s.Get(ctx, id) },
 		status: func(f *Filesystem) FilesystemStatus { return f.Status },
 	}
 }
+
+// filesystemFailures are the failure statuses: a wait ends on one unless it is the target, and
+// CreateOnce does not adopt a filesystem in one.
+var filesystemFailures = []FilesystemStatus{FilesystemStatusError, FilesystemStatusDeleting}

@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -160,7 +161,7 @@ func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 // [InstancesService.WaitForStatus] does; error and deleting are failure statuses.
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
 	w := s.waiter(id)
-	w.failed = failedUnless(FloatingIPStatusError, FloatingIPStatusDeleting)
+	w.failed = failedUnless(floatingIPFailures...)
 	return w.wait(ctx, target, opts)
 }
 
@@ -182,7 +183,7 @@ func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCrea
 		create: func(ctx context.Context) (*FloatingIP, error) { return s.Create(ctx, req) },
 		mismatch: func(v *FloatingIP) string {
 			var w why
-			w.add(v.Status == FloatingIPStatusDeleting || v.Status == FloatingIPStatusError, "is %s", v.Status)
+			w.add(slices.Contains(floatingIPFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			w.add(v.Version != "" && v.Version != version, "is %s, not %s", v.Version, version)
 			return w.String()
@@ -199,19 +200,23 @@ func (s *FloatingIPsService) FindByName(ctx context.Context, name string) ([]Flo
 // WaitForDeletion polls GET /compute/v1/floating-ips/{floating_ip_id} after a Delete until the IP is
 // gone, as [InstancesService.WaitForDeletion] does.
 func (s *FloatingIPsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	return s.waiter(id).untilGone(ctx, opDeleteFloatingIP, opts)
+	return s.waiter(id).untilGone(ctx, opts)
 }
 
 // DeleteAndWait deletes a floating IP (DELETE /compute/v1/floating-ips/{floating_ip_id}) and waits
 // until it is gone, as [InstancesService.DeleteAndWait] does, retrying while the IP is attached.
 func (s *FloatingIPsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, s.waiter(id), opDeleteFloatingIP, nil, opts)
+	return deleteAndWait(ctx, s.waiter(id), nil, opts)
 }
 
 // waiter is what a wait on the floating IP id reads.
 func (s *FloatingIPsService) waiter(id string) waiter[FloatingIP, FloatingIPStatus] {
-	return waiter[FloatingIP, FloatingIPStatus]{c: s.c, shared: s.polls, resource: "floating IP", id: id, idField: "floating_ip_id",
+	return waiter[FloatingIP, FloatingIPStatus]{c: s.c, shared: s.polls, resource: "floating IP", id: id, idField: "floating_ip_id", del: opDeleteFloatingIP,
 		get:    func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
 		status: func(f *FloatingIP) FloatingIPStatus { return f.Status },
 	}
 }
+
+// floatingIPFailures are the failure statuses: a wait ends on one unless it is the target, and
+// CreateOnce does not adopt a floating IP in one.
+var floatingIPFailures = []FloatingIPStatus{FloatingIPStatusError, FloatingIPStatusDeleting}

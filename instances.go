@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -348,7 +349,7 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 // error, and absence from a list proves nothing. It polls like [InstancesService.WaitForStatus],
 // but no status ends it: an instance whose delete was lost stays active until ctx ends.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	return s.waiter(id).untilGone(ctx, opDeleteInstance, opts)
+	return s.waiter(id).untilGone(ctx, opts)
 }
 
 // DeleteAndWait deletes an instance (DELETE /compute/v1/instances/{instance_id}) as soon as the
@@ -361,7 +362,7 @@ func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts 
 // groups and floating IPs they use and the snapshots they were built from (each is refused while in
 // use); SSH keys and filesystems have no such tie.
 func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, s.waiter(id), opDeleteInstance, func(ctx context.Context) error {
+	return deleteAndWait(ctx, s.waiter(id), func(ctx context.Context) error {
 		_, err := s.Update(ctx, id, &InstanceUpdateRequest{IsProtected: Ptr(false)})
 		if errors.Is(err, CodeUpdateRequiresActive) {
 			// Only an active instance can be updated: start a stopped one, and try again once it is.
@@ -383,7 +384,7 @@ func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ..
 // *WaitError that wraps the cause and names the last status seen.
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {
 	w := s.waiter(id)
-	w.failed = failedUnless(InstanceStatusError, InstanceStatusDeleting)
+	w.failed = failedUnless(instanceFailures...)
 	return w.wait(ctx, target, opts)
 }
 
@@ -405,7 +406,7 @@ func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRe
 		create: func(ctx context.Context) (*Instance, error) { return s.Create(ctx, req) },
 		mismatch: func(v *Instance) string {
 			var w why
-			w.add(v.Status == InstanceStatusDeleting || v.Status == InstanceStatusError, "is %s", v.Status)
+			w.add(slices.Contains(instanceFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			w.add(v.Type != req.Type, "is of type %s, not %s", v.Type, req.Type)
 			return w.String()
@@ -420,8 +421,12 @@ func (s *InstancesService) FindByName(ctx context.Context, name string) ([]Insta
 
 // waiter is what a wait on the instance id reads.
 func (s *InstancesService) waiter(id string) waiter[Instance, InstanceStatus] {
-	return waiter[Instance, InstanceStatus]{c: s.c, shared: s.polls, resource: "instance", id: id, idField: "instance_id",
+	return waiter[Instance, InstanceStatus]{c: s.c, shared: s.polls, resource: "instance", id: id, idField: "instance_id", del: opDeleteInstance,
 		get:    func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
 		status: func(i *Instance) InstanceStatus { return i.Status },
 	}
 }
+
+// instanceFailures are the failure statuses: a wait ends on one unless it is the target, and
+// CreateOnce does not adopt an instance in one.
+var instanceFailures = []InstanceStatus{InstanceStatusError, InstanceStatusDeleting}

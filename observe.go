@@ -61,15 +61,16 @@ type Poll struct {
 	Err          error  // the poll's failure
 }
 
-// PageRead describes one page of a walk (an All method, a lookup by name, a walk serving waits).
+// PageRead describes one page a list read: a List call, or a page of a walk (an All method, a
+// lookup by name, a walk serving waits).
 type PageRead struct {
 	Operation   string // the list ("Instances.List")
 	Page, Items int    // the page's number and how many items it held
 	TotalCount  int    // the whole list's size, as the page says
 }
 
-// Observer is told about a client's calls, their attempts, the polls of waits and the pages of
-// walks, for metrics, traces and logs (module github.com/compute-sdk/compute-go/otel builds
+// Observer is told about a client's calls, their attempts, the polls of waits and the pages lists
+// read, for metrics, traces and logs (module github.com/compute-sdk/compute-go/otel builds
 // OpenTelemetry's). Every field is optional; each runs on the call's goroutine and must be quick.
 // Pass one with [WithObserver].
 type Observer struct {
@@ -83,7 +84,7 @@ type Observer struct {
 	Attempt func(ctx context.Context, a Attempt)
 	// Poll is called after each poll of a wait.
 	Poll func(ctx context.Context, p Poll)
-	// Page is called after each page of a walk.
+	// Page is called after each page a list reads: a List call, or a page of a walk.
 	Page func(ctx context.Context, p PageRead)
 }
 

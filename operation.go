@@ -40,6 +40,11 @@ func (op operation) gone(e *APIError) bool {
 	return e.Code != "" && e.Code != CodeInvalidRoute
 }
 
+// call describes a call of op to host, for observers.
+func (op operation) call(host string) Call {
+	return Call{Operation: op.name, Method: op.method, Path: op.path, Host: host}
+}
+
 // maxResponseBody bounds the body of a success response, decompressed: a page of 100 instances is
 // well under it.
 const maxResponseBody = 1 << 20

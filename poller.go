@@ -116,8 +116,8 @@ func (p *poller[T]) run(ctx context.Context) {
 	}
 }
 
-// walk reads the list until it has seen every awaited resource, to its end, or, when the list holds
-// more pages than there are waits, for one page; it publishes what it saw and returns the pages
+// walk reads the list until it has seen every awaited resource, to its end (at most total_count's
+// pages plus one), or, when the list holds more pages than there are waits, for one page; it publishes what it saw and returns the pages
 // read. Waits can join while a page comes, so the awaited set is read after each page.
 func (p *poller[T]) walk(ctx context.Context) int {
 	seen := map[string]T{}
@@ -145,7 +145,9 @@ func (p *poller[T]) walk(ctx context.Context) int {
 		}
 		costly := p.pages > len(p.waits)
 		p.mu.Unlock()
-		if all || costly || len(pg.Items) < MaxPerPage {
+		// Past total_count's pages plus one the list is broken: what the walk missed, each wait reads
+		// on its own.
+		if all || costly || len(pg.Items) < MaxPerPage || page > p.pages {
 			break
 		}
 	}

@@ -22,6 +22,7 @@ type pollServer struct {
 	got    map[string]string // id -> status, as its GET says; "" is a 404
 	total  int               // total_count; len(listed) when 0
 	status int               // when set, every list is refused with it
+	full   bool              // every page is full of other instances, whatever total_count says
 	lists  int
 	gets   map[string]int
 }
@@ -58,6 +59,12 @@ func (s *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	if page > 1 {
 		items = nil
+	}
+	if s.full {
+		items = nil
+		for i := range 100 {
+			items = append(items, map[string]any{"id": strconv.Itoa(page*100 + i), "status": "active"})
+		}
 	}
 	replyJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": total, "page": page, "per_page": 100})
 }
@@ -144,6 +151,26 @@ func TestAListLongerThanTheWaitsIsNotWalked(t *testing.T) {
 		lists, gets := s.counts("a")
 		assert.Equal(t, 1, lists, "one page showed the list's length")
 		assert.Greater(t, gets, 3)
+	})
+}
+
+// TestAWalkStopsPastTotalCount: a list whose pages stay full past what its total_count says ends
+// each walk a page past the count; the waits read what it missed on their own.
+func TestAWalkStopsPastTotalCount(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.got["a"], s.got["b"] = "creating", "creating"
+		s.full, s.total = true, 1
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		lists, gets := s.counts("a")
+		assert.LessOrEqual(t, lists, 30, "two pages a walk, a walk every two seconds")
+		assert.Greater(t, gets, 1, "a was read on its own")
 	})
 }
 

@@ -14,8 +14,8 @@ import (
 
 // RetryPolicy bounds how the client retries; what is retried does not depend on it (see the package
 // overview and [ErrOutcomeUnknown]). Waits grow exponentially with full jitter between MinWait and
-// MaxWait; a Retry-After replaces the computed wait, capped at MaxWait. A wait that would outlast
-// the context's deadline is not taken: the call fails at once with the last response.
+// MaxWait; a Retry-After replaces the computed wait, capped at MaxWait. A wait after a response that
+// would outlast the context's deadline is not taken: the call fails at once with that response.
 type RetryPolicy struct {
 	MaxRetries int           // re-sends after the first attempt (default 4)
 	MinWait    time.Duration // shortest wait before a retry (default 250 ms)
@@ -100,7 +100,7 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 		st.wait = wait
 	}
 	if r.observer.Attempt != nil && !isNotSent(err) {
-		a := Attempt{Call: Call{Operation: st.op.name, Method: st.op.method, Path: st.op.path, Host: r.host},
+		a := Attempt{Call: st.op.call(r.host),
 			Number: st.n, Start: st.sent, StatusCode: status, Err: r.cred.outsideErr(err), Backoff: st.backoff, LimiterWait: st.attemptWait,
 			Duration: st.ended.Sub(st.sent), RetryAfter: retryAfter, Retried: retry && st.checks <= r.policy.MaxRetries}
 		if resp != nil {

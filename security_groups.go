@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -240,7 +241,7 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 // group with Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
 	w := s.waiter(id)
-	w.failed = failedUnless(SecurityGroupStatusError, SecurityGroupStatusDeleting)
+	w.failed = failedUnless(securityGroupFailures...)
 	return w.wait(ctx, target, opts)
 }
 
@@ -258,7 +259,7 @@ func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGro
 		create: func(ctx context.Context) (*SecurityGroup, error) { return s.Create(ctx, req) },
 		mismatch: func(v *SecurityGroup) string {
 			var w why
-			w.add(v.Status == SecurityGroupStatusDeleting || v.Status == SecurityGroupStatusError, "is %s", v.Status)
+			w.add(slices.Contains(securityGroupFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			return w.String()
 		},
@@ -274,19 +275,19 @@ func (s *SecurityGroupsService) FindByName(ctx context.Context, name string) ([]
 // WaitForDeletion polls GET /compute/v1/security-groups/{security_group_id} after a Delete until the
 // group is gone, as [InstancesService.WaitForDeletion] does.
 func (s *SecurityGroupsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	return s.waiter(id).untilGone(ctx, opDeleteSecurityGroup, opts)
+	return s.waiter(id).untilGone(ctx, opts)
 }
 
 // DeleteAndWait deletes a security group (DELETE /compute/v1/security-groups/{security_group_id})
 // and waits until it is gone, as [InstancesService.DeleteAndWait] does, retrying while instances
 // use it.
 func (s *SecurityGroupsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, s.waiter(id), opDeleteSecurityGroup, nil, opts)
+	return deleteAndWait(ctx, s.waiter(id), nil, opts)
 }
 
 // waiter is what a wait on the security group id reads.
 func (s *SecurityGroupsService) waiter(id string) waiter[SecurityGroup, SecurityGroupStatus] {
-	return waiter[SecurityGroup, SecurityGroupStatus]{c: s.c, shared: s.polls, resource: "security group", id: id, idField: "security_group_id",
+	return waiter[SecurityGroup, SecurityGroupStatus]{c: s.c, shared: s.polls, resource: "security group", id: id, idField: "security_group_id", del: opDeleteSecurityGroup,
 		get: func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
 		status: func(g *SecurityGroup) SecurityGroupStatus {
 			if g.Status == "" {
@@ -296,3 +297,7 @@ func (s *SecurityGroupsService) waiter(id string) waiter[SecurityGroup, Security
 		},
 	}
 }
+
+// securityGroupFailures are the failure statuses: a wait ends on one unless it is the target, and
+// CreateOnce does not adopt a security group in one.
+var securityGroupFailures = []SecurityGroupStatus{SecurityGroupStatusError, SecurityGroupStatusDeleting}

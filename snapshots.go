@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -221,7 +222,7 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 // [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
 	w := s.waiter(id)
-	w.failed = failedUnless(SnapshotStatusError, SnapshotStatusPendingDelete, SnapshotStatusDeleting)
+	w.failed = failedUnless(snapshotFailures...)
 	return w.wait(ctx, target, opts)
 }
 
@@ -244,9 +245,8 @@ func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, re
 		create: func(ctx context.Context) (*Snapshot, error) { return s.Create(ctx, instanceID, req) },
 		mismatch: func(v *Snapshot) string {
 			var w why
-			w.add(snapshotGoing(v.Status), "is %s", v.Status)
+			w.add(slices.Contains(snapshotFailures, v.Status), "is %s", v.Status)
 			return w.String() // ListByInstance refuses another instance's snapshot
-
 		},
 	}, opts)
 }
@@ -267,7 +267,7 @@ func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *Snapsh
 		create: func(ctx context.Context) (*Snapshot, error) { return s.Clone(ctx, id, req) },
 		mismatch: func(v *Snapshot) string {
 			var w why
-			w.add(snapshotGoing(v.Status), "is %s", v.Status)
+			w.add(slices.Contains(snapshotFailures, v.Status), "is %s", v.Status)
 			w.add(v.ID == id, "is the snapshot to copy")
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			w.add(v.SourceSnapshotID != "" && v.SourceSnapshotID != id, "is a copy of %s", v.SourceSnapshotID)
@@ -289,7 +289,7 @@ func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRe
 		create: func(ctx context.Context) (*Snapshot, error) { return s.Import(ctx, req) },
 		mismatch: func(v *Snapshot) string {
 			var w why
-			w.add(snapshotGoing(v.Status), "is %s", v.Status)
+			w.add(slices.Contains(snapshotFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			w.add(v.SourceInstanceID != "" || v.SourceSnapshotID != "", "was not imported")
 			return w.String()
@@ -302,27 +302,26 @@ func (s *SnapshotsService) FindByName(ctx context.Context, name string) ([]Snaps
 	return findByName(ctx, s.c, s.List, name, 0)
 }
 
-// snapshotGoing reports a snapshot status from which it only goes away.
-func snapshotGoing(st SnapshotStatus) bool {
-	return st == SnapshotStatusDeleting || st == SnapshotStatusPendingDelete || st == SnapshotStatusError
-}
-
 // WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the snapshot
 // is gone, as [InstancesService.WaitForDeletion] does.
 func (s *SnapshotsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	return s.waiter(id).untilGone(ctx, opDeleteSnapshot, opts)
+	return s.waiter(id).untilGone(ctx, opts)
 }
 
 // DeleteAndWait deletes a snapshot (DELETE /compute/v1/snapshots/{snapshot_id}) and waits until it
 // is gone, as [InstancesService.DeleteAndWait] does, retrying while an instance is built from it.
 func (s *SnapshotsService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, s.waiter(id), opDeleteSnapshot, nil, opts)
+	return deleteAndWait(ctx, s.waiter(id), nil, opts)
 }
 
 // waiter is what a wait on the snapshot id reads.
 func (s *SnapshotsService) waiter(id string) waiter[Snapshot, SnapshotStatus] {
-	return waiter[Snapshot, SnapshotStatus]{c: s.c, shared: s.polls, resource: "snapshot", id: id, idField: "snapshot_id",
+	return waiter[Snapshot, SnapshotStatus]{c: s.c, shared: s.polls, resource: "snapshot", id: id, idField: "snapshot_id", del: opDeleteSnapshot,
 		get:    func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
 		status: func(v *Snapshot) SnapshotStatus { return v.Status },
 	}
 }
+
+// snapshotFailures are the failure statuses: a wait ends on one unless it is the target, and
+// CreateOnce does not adopt a snapshot in one.
+var snapshotFailures = []SnapshotStatus{SnapshotStatusError, SnapshotStatusPendingDelete, SnapshotStatusDeleting}

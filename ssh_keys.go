@@ -148,13 +148,13 @@ func publicKey(value string) string {
 // WaitForDeletion polls GET /compute/v1/ssh-keys/{ssh_key_id} after a Delete until the key is gone,
 // as [InstancesService.WaitForDeletion] does.
 func (s *SSHKeysService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	return s.waiter(id).untilGone(ctx, opDeleteSSHKey, opts)
+	return s.waiter(id).untilGone(ctx, opts)
 }
 
 // DeleteAndWait deletes an SSH key (DELETE /compute/v1/ssh-keys/{ssh_key_id}) and waits until it is
 // gone, as [InstancesService.DeleteAndWait] does.
 func (s *SSHKeysService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, s.waiter(id), opDeleteSSHKey, nil, opts)
+	return deleteAndWait(ctx, s.waiter(id), nil, opts)
 }
 
 // publicKeyTypes are the key types of OpenSSH's public key format.
@@ -181,7 +181,7 @@ func isPublicKey(value string) bool {
 
 // waiter is what a wait on the SSH key id reads.
 func (s *SSHKeysService) waiter(id string) waiter[SSHKey, string] {
-	return waiter[SSHKey, string]{c: s.c, shared: s.polls, resource: "SSH key", id: id, idField: "ssh_key_id",
+	return waiter[SSHKey, string]{c: s.c, shared: s.polls, resource: "SSH key", id: id, idField: "ssh_key_id", del: opDeleteSSHKey,
 		get:    func(ctx context.Context) (*SSHKey, error) { return s.Get(ctx, id) },
 		status: func(*SSHKey) string { return "" },
 	}

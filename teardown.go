@@ -30,11 +30,11 @@ func RemoveProtection() DeleteOption {
 }
 
 // deleteAndWait is every DeleteAndWait, as [InstancesService.DeleteAndWait] describes: it deletes
-// the resource w waits on with the delete op del, trying again while it is refused for its state,
+// the resource w waits on with its kind's delete, trying again while it is refused for its state,
 // then waits until it is gone. unprotect, nil for a kind without termination protection, turns the
 // protection off. When the context ends or the maximum wait passes, it returns a [*WaitError] with
 // the last refusal as LastErr.
-func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], del operation, unprotect func(context.Context) error, opts []DeleteOption) error {
+func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], unprotect func(context.Context) error, opts []DeleteOption) error {
 	if err := checkPathID(w.idField, w.id); err != nil {
 		return err
 	}
@@ -55,12 +55,12 @@ func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], del op
 	defer cancel()
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: "deleted"}
 	for n := 0; ; n++ {
-		err := send(ctx, w.c, request{op: del, ids: []string{w.id}})
+		err := send(ctx, w.c, request{op: w.del, ids: []string{w.id}})
 		var apiErr *APIError
 		switch {
 		case err == nil:
-			return w.untilGone(ctx, del, cfg.wait)
-		case errors.As(err, &apiErr) && del.gone(apiErr):
+			return w.untilGone(ctx, cfg.wait)
+		case errors.As(err, &apiErr) && w.del.gone(apiErr):
 			return nil // it was gone already
 		case errors.Is(err, CodeTerminationProtected) && cfg.unprotect && unprotect != nil:
 			if uerr := unprotect(ctx); uerr != nil && !errors.Is(uerr, ErrConflict) && !transient(uerr) {
@@ -82,18 +82,13 @@ func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], del op
 	}
 }
 
-// absent returns the rule that tells, from the error of a read, that what op deletes is gone: a 404
-// with op's not-found code or with none; without such a code, any 404 but an invalid route's.
+// absent returns the rule that tells, from the error of a read, that what op deletes is gone: a
+// 404 that op's own response would take for gone ([operation.gone]), or a 404 without a code, which
+// a read has no other reason to get.
 func absent(op operation) func(error) bool {
 	return func(err error) bool {
 		var e *APIError
-		if !errors.As(err, &e) || e.StatusCode != http.StatusNotFound {
-			return false
-		}
-		if op.notFound != "" {
-			return e.Code == op.notFound || e.Code == ""
-		}
-		return e.Code != CodeInvalidRoute
+		return errors.As(err, &e) && (op.gone(e) || e.StatusCode == http.StatusNotFound && e.Code == "")
 	}
 }
 

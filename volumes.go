@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -161,7 +162,7 @@ func (s *VolumesService) Delete(ctx context.Context, id string) error {
 // [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target VolumeStatus, opts ...WaitOption) (*Volume, error) {
 	w := s.waiter(id)
-	w.failed = failedUnless(VolumeStatusError, VolumeStatusPendingDelete, VolumeStatusDeleting)
+	w.failed = failedUnless(volumeFailures...)
 	return w.wait(ctx, target, opts)
 }
 
@@ -179,7 +180,7 @@ func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateReques
 		create: func(ctx context.Context) (*Volume, error) { return s.Create(ctx, req) },
 		mismatch: func(v *Volume) string {
 			var w why
-			w.add(v.Status == VolumeStatusDeleting || v.Status == VolumeStatusPendingDelete || v.Status == VolumeStatusError, "is %s", v.Status)
+			w.add(slices.Contains(volumeFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			w.add(v.Size != req.Size, "holds %d GiB, not %d", v.Size, req.Size)
 			w.add(req.Type != "" && v.Type != req.Type, "is %s, not %s", v.Type, req.Type)
@@ -196,19 +197,23 @@ func (s *VolumesService) FindByName(ctx context.Context, name string) ([]Volume,
 // WaitForDeletion polls GET /compute/v1/volumes/{volume_id} after a Delete until the volume is gone,
 // as [InstancesService.WaitForDeletion] does.
 func (s *VolumesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
-	return s.waiter(id).untilGone(ctx, opDeleteVolume, opts)
+	return s.waiter(id).untilGone(ctx, opts)
 }
 
 // DeleteAndWait deletes a volume (DELETE /compute/v1/volumes/{volume_id}) and waits until it is
 // gone, as [InstancesService.DeleteAndWait] does, retrying while the volume is attached.
 func (s *VolumesService) DeleteAndWait(ctx context.Context, id string, opts ...DeleteOption) error {
-	return deleteAndWait(ctx, s.waiter(id), opDeleteVolume, nil, opts)
+	return deleteAndWait(ctx, s.waiter(id), nil, opts)
 }
 
 // waiter is what a wait on the volume id reads.
 func (s *VolumesService) waiter(id string) waiter[Volume, VolumeStatus] {
-	return waiter[Volume, VolumeStatus]{c: s.c, shared: s.polls, resource: "volume", id: id, idField: "volume_id",
+	return waiter[Volume, VolumeStatus]{c: s.c, shared: s.polls, resource: "volume", id: id, idField: "volume_id", del: opDeleteVolume,
 		get:    func(ctx context.Context) (*Volume, error) { return s.Get(ctx, id) },
 		status: func(v *Volume) VolumeStatus { return v.Status },
 	}
 }
+
+// volumeFailures are the failure statuses: a wait ends on one unless it is the target, and
+// CreateOnce does not adopt a volume in one.
+var volumeFailures = []VolumeStatus{VolumeStatusError, VolumeStatusPendingDelete, VolumeStatusDeleting}

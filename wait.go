@@ -113,8 +113,10 @@ type waiter[T any, S ~string] struct {
 	id       string
 	// idField names the ID as the get's path does ("instance_id").
 	idField string
-	get     func(context.Context) (*T, error)
-	status  func(*T) S
+	// del is the kind's delete: its not-found code tells a wait for deletion that the resource is gone.
+	del    operation
+	get    func(context.Context) (*T, error)
+	status func(*T) S
 	// failed reports whether status s can no longer lead to target.
 	failed func(s, target S) bool
 	// gone, when set, reports the error that means the resource is gone: a WaitForDeletion's success.
@@ -199,9 +201,9 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	}
 }
 
-// untilGone waits until the resource is gone: until its read fails as the delete op's not-found.
-func (w waiter[T, S]) untilGone(ctx context.Context, del operation, opts []WaitOption) error {
-	w.failed, w.gone = never[S], absent(del)
+// untilGone waits until the resource is gone: until its read fails as the kind's delete's not-found.
+func (w waiter[T, S]) untilGone(ctx context.Context, opts []WaitOption) error {
+	w.failed, w.gone = never[S], absent(w.del)
 	_, err := w.wait(ctx, "deleted", opts)
 	return err
 }
