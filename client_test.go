@@ -196,7 +196,7 @@ func TestBaseURLEndingInTheAPIPrefix(t *testing.T) {
 	}
 }
 
-// TestBaseURLWithAFragmentIsRefused: a fragment (or an empty one) is not part of a base URL.
+// TestBaseURLWithAFragmentIsRefused: a fragment is not part of a base URL.
 func TestBaseURLWithAFragmentIsRefused(t *testing.T) {
 	t.Parallel()
 	for _, u := range []string{"https://api.example.com/#frag", "https://api.example.com#x"} {

@@ -341,8 +341,8 @@ func TestCreateOnceAdoptsOnlyAMatch(t *testing.T) {
 
 // TestCreateOnceRefusesWhatTheRequestWouldNotMake: a resource with the name that is in error, or
 // differs from the request in what the kind compares (an instance's type, a volume's type and size,
-// a filesystem's size, a floating IP's version), is reported with the reason, and nothing is
-// created.
+// a filesystem's size, a floating IP's version, an SSH key's public key), is reported with the
+// reason, and nothing is created. Every kind has at least one such case.
 func TestCreateOnceRefusesWhatTheRequestWouldNotMake(t *testing.T) {
 	type change struct {
 		field  string
@@ -354,12 +354,14 @@ func TestCreateOnceRefusesWhatTheRequestWouldNotMake(t *testing.T) {
 		"volume":      {{"type", "hdd", "is hdd, not ssd"}, {"size", 99, "holds 99 GiB, not 50"}},
 		"filesystem":  {{"size", 99, "holds 99 GiB, not 50"}},
 		"floating IP": {{"version", "ipv6", "is ipv6, not ipv4"}},
+		"SSH key":     {{"value", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH4x9Jk2Q7v5Zp1cW3mN8bR6tY0uE2oI4aS6dF8gH0jK other", "holds another public key"}},
 	}
 	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
 		cases := changes[k.name]
 		if k.key != "ssh_keys" {
 			cases = append(cases, change{"status", "error", "is error"})
 		}
+		require.NotEmpty(t, cases)
 		for i, ch := range cases {
 			name := fmt.Sprintf("web-%d", i)
 			item := k.item(fmt.Sprintf("id-%d", i), name)

@@ -416,3 +416,37 @@ func checkReadmeRow(t *testing.T, tc faultCase, cells []string) {
 		assert.Regexp(t, fmt.Sprintf(`^%g s( |$)`, tc.waited.Seconds()), waited, "%s: Time waited", tc.name)
 	}
 }
+
+// TestFamilyCreatesAreNeverResent: every create of the rest of the compute family is a POST sent once: a response that is lost (the
+// connection closes after the request), a 5xx, or a 201 whose body cannot be read all leave the
+// outcome unknown, and nothing is sent again. The attach and detach forms of the instance update
+// follow the same rule, since a repeat is not harmless ("already attached").
+func TestFamilyCreatesAreNeverResent(t *testing.T) {
+	t.Parallel()
+	creates := map[string]func(context.Context, *Client) error{}
+	for _, op := range familyOperations() {
+		if !op.idempotent {
+			creates[op.name] = op.call
+		}
+	}
+	require.Len(t, creates, 9)
+	faults := map[string]http.HandlerFunc{
+		"connection closed after the request": func(w http.ResponseWriter, r *http.Request) { hangUp(w) },
+		"503":                                 withStatus(http.StatusServiceUnavailable),
+		"201 cut off":                         func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, `{"volume": {"id": "v-`) },
+		"201 without the key":                 func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, `{}`) },
+	}
+	for name, call := range creates {
+		for fault, serve := range faults {
+			t.Run(name+"/"+fault, func(t *testing.T) {
+				t.Parallel()
+				c, rec := newTestClient(t, serve, WithRetry(RetryPolicy{MaxRetries: 3, MinWait: 1, MaxWait: 1}))
+				err := call(context.Background(), c)
+				require.ErrorIs(t, err, ErrOutcomeUnknown)
+				assert.Equal(t, 1, rec.count(), "a POST that may have been processed is never re-sent")
+				reqs := rec.all()
+				assert.Contains(t, []string{http.MethodPost, http.MethodPatch}, reqs[0].Method)
+			})
+		}
+	}
+}

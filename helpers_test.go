@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,18 +90,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-// syncWriter is a log sink whose buffer and lock belong to the test (security_test.go).
-type syncWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // newTestClient serves h on an in-memory network (so it works inside a testing/synctest bubble, where
@@ -610,4 +601,37 @@ func declaredOperations() ([]string, error) {
 		}
 	}
 	return declared, nil
+}
+
+// firstErr drains a sequence and returns its first error.
+func firstErr[T any](seq iter.Seq2[T, error]) error {
+	for _, err := range seq {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pagedServer serves total things in pages, honouring page and per_page (default 2) unless
+// ignorePage is set, and reports which pages were asked through asked.
+func pagedServer(total int, ignorePage bool, asked chan<- int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		if page == 0 || ignorePage {
+			page = 1
+		}
+		perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+		if perPage == 0 {
+			perPage = 2
+		}
+		if asked != nil {
+			asked <- page
+		}
+		items := []thing{}
+		for i := (page - 1) * perPage; i < min(page*perPage, total); i++ {
+			items = append(items, thing{ID: fmt.Sprintf("t%d", i+1)})
+		}
+		replyJSON(w, 200, map[string]any{"instances": items, "total_count": total, "page": page, "per_page": perPage})
+	}
 }

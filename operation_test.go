@@ -3,7 +3,6 @@ package compute
 import (
 	"context"
 	"errors"
-	"iter"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -24,16 +23,6 @@ type opCase struct {
 	call       func(context.Context, *Client) error
 	invalid    func(context.Context, *Client) error
 	field      string
-}
-
-// firstErr drains a sequence and returns its first error.
-func firstErr[T any](seq iter.Seq2[T, error]) error {
-	for _, err := range seq {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func allOperations() []opCase {
@@ -185,7 +174,7 @@ func allOperations() []opCase {
 		{"OpenAPI", true,
 			func(ctx context.Context, c *Client) error { return noErr(c.OpenAPI(ctx)) },
 			nil, ""},
-	}, extendedOperations()...)
+	}, familyOperations()...)
 }
 
 // TestEveryOperationThroughTheSharedFailureCases walks every public operation through: refused input
@@ -262,10 +251,11 @@ func TestEveryOperationThroughTheSharedFailureCases(t *testing.T) {
 	}
 }
 
-// extendedOperations are the operations of the extended contract, for the shared failure cases of
+// familyOperations are the operations on the rest of the compute family (SSH keys, volumes,
+// filesystems, the snapshots collection, quotas, ...), for the shared failure cases of
 // TestEveryOperationThroughTheSharedFailureCases: each is called once with valid input and once
 // with input it must refuse before sending, naming the JSON field.
-func extendedOperations() []opCase {
+func familyOperations() []opCase {
 	badPage := &ListOptions{PerPage: 101}
 	return []opCase{
 		{"SSHKeys.Create", false,
@@ -439,39 +429,5 @@ func extendedOperations() []opCase {
 				return noErr(c.Availability.Instances(ctx, "r1", &AvailabilityOptions{Placement: "NONE"}))
 			},
 			func(ctx context.Context, c *Client) error { return noErr(c.Availability.Instances(ctx, "", nil)) }, "region"},
-	}
-}
-
-// Every create of the extended contract is a POST sent once: a response that is lost (the
-// connection closes after the request), a 5xx, or a 201 whose body cannot be read all leave the
-// outcome unknown, and nothing is sent again. The attach and detach forms of the instance update
-// follow the same rule, since a repeat is not harmless ("already attached").
-func TestExtendedContractCreatesAreNeverResent(t *testing.T) {
-	t.Parallel()
-	creates := map[string]func(context.Context, *Client) error{}
-	for _, op := range extendedOperations() {
-		if !op.idempotent {
-			creates[op.name] = op.call
-		}
-	}
-	require.Len(t, creates, 9)
-	faults := map[string]http.HandlerFunc{
-		"connection closed after the request": func(w http.ResponseWriter, r *http.Request) { hangUp(w) },
-		"503":                                 withStatus(http.StatusServiceUnavailable),
-		"201 cut off":                         func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, `{"volume": {"id": "v-`) },
-		"201 without the key":                 func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusCreated, `{}`) },
-	}
-	for name, call := range creates {
-		for fault, serve := range faults {
-			t.Run(name+"/"+fault, func(t *testing.T) {
-				t.Parallel()
-				c, rec := newTestClient(t, serve, WithRetry(RetryPolicy{MaxRetries: 3, MinWait: 1, MaxWait: 1}))
-				err := call(context.Background(), c)
-				require.ErrorIs(t, err, ErrOutcomeUnknown)
-				assert.Equal(t, 1, rec.count(), "a POST that may have been processed is never re-sent")
-				reqs := rec.all()
-				assert.Contains(t, []string{http.MethodPost, http.MethodPatch}, reqs[0].Method)
-			})
-		}
 	}
 }

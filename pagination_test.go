@@ -18,29 +18,6 @@ type thing struct {
 	ID string `json:"id"`
 }
 
-// pagedServer serves total things in pages, honouring page and per_page (default 2) unless
-// ignorePage is set, and reports which pages were asked through asked.
-func pagedServer(total int, ignorePage bool, asked chan<- int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		if page == 0 || ignorePage {
-			page = 1
-		}
-		perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-		if perPage == 0 {
-			perPage = 2
-		}
-		if asked != nil {
-			asked <- page
-		}
-		items := []thing{}
-		for i := (page - 1) * perPage; i < min(page*perPage, total); i++ {
-			items = append(items, thing{ID: fmt.Sprintf("t%d", i+1)})
-		}
-		replyJSON(w, 200, map[string]any{"instances": items, "total_count": total, "page": page, "per_page": perPage})
-	}
-}
-
 func listThings(c *Client) func(context.Context, *ListOptions) (*Page[thing], error) {
 	return func(ctx context.Context, o *ListOptions) (*Page[thing], error) {
 		return list(ctx, c, opListInstances, nil, o, &thingsPage{})

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"go/ast"
@@ -496,9 +495,8 @@ func TestClientPrintsWithoutToken(t *testing.T) {
 // headers in its error page, and greps every error string and log line for the token.
 func TestTokenNeverLeaks(t *testing.T) {
 	t.Parallel()
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logs lockedBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/compute/v1/instances/echo":
@@ -526,8 +524,6 @@ func TestTokenNeverLeaks(t *testing.T) {
 		require.Error(t, err)
 		requireNoToken(t, fmt.Sprintf("%v %+v %#v %s", err, err, err, err.Error()))
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	require.NotEmpty(t, logs.String(), "the logger saw the attempts")
 	requireNoToken(t, logs.String())
 	assert.Contains(t, logs.String(), "attempt=")

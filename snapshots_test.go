@@ -90,10 +90,8 @@ func TestSnapshotsAllByInstance(t *testing.T) {
 func TestSnapshotsOfAnotherInstanceAreRefused(t *testing.T) {
 	t.Parallel()
 	c, _ := newTestClient(t, serveJSON(golden(t, "snapshot_list_response.json")))
-	for _, err := range c.Snapshots.AllByInstance(context.Background(), "i-other", nil) {
-		require.ErrorContains(t, err, `of instance "c1f7a3de-5b2e-4d8a-9f0e-1a2b3c4d5e6f", not of the one asked for`)
-		break
-	}
+	err := firstErr(c.Snapshots.AllByInstance(context.Background(), "i-other", nil))
+	require.ErrorContains(t, err, `of instance "c1f7a3de-5b2e-4d8a-9f0e-1a2b3c4d5e6f", not of the one asked for`)
 }
 
 func TestSnapshotCreateValidation(t *testing.T) {
@@ -195,7 +193,7 @@ func TestSnapshotsCollectionGolden(t *testing.T) {
 			status: http.StatusOK, respFile: "snapshot_get_response.json",
 			call: func(ctx context.Context, c *Client) (any, error) { return c.Snapshots.Get(ctx, id) },
 			check: func(t *testing.T, result any, respBody []byte) {
-				// Every field but the seed's resource_id, which the service no longer sends (D3).
+				// Every field but resource_id, which the service no longer sends.
 				checkOne[Snapshot]("snapshot", false)(t, result, respBody)
 				s := result.(*Snapshot)
 				assert.Equal(t, OSTypeWindows, s.OSType)

@@ -143,7 +143,7 @@ func TestVolumesWire(t *testing.T) {
 
 	srv.Advance(time.Minute)
 	vol = rawAuthed(t, srv, http.MethodGet, "/compute/v1/volumes/"+id, nil).wrapped(t, "volume")
-	assert.Equal(t, "created", vol["status"], "the service's enum says created for the seed's available (D11)")
+	assert.Equal(t, "created", vol["status"], "the service's statuses say created where the contract's example says available")
 
 	rawAuthed(t, srv, http.MethodPost, "/compute/v1/volumes", map[string]any{"name": "x", "region": "NORD-NO-KRS-1", "size": 1, "type": "nvme"}).
 		requireError(t, http.StatusBadRequest, compute.CodeVolumeTypeUnavailable)
@@ -518,7 +518,7 @@ func TestCatalogShowsTheLiveFamily(t *testing.T) {
 }
 
 // An update with an empty body changes nothing and responds 200 (the extended document refuses
-// nothing there), unlike the seed's floating IP update, which the contract refuses with 02003.
+// nothing there), unlike a floating IP update, which the contract refuses with 02003.
 func TestFamilyEmptyUpdateChangesNothing(t *testing.T) {
 	t.Parallel()
 	srv, _ := newFake(t)
