@@ -153,7 +153,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if tcp, ok := l.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "compute-fake: warning: listening on %s, beyond this machine; the fake guards nothing, and its default token is public\n", l.Addr())
 	}
-	if err := printBanner(stdout, displayURL(l.Addr(), "http://"+l.Addr().String()), s, e.Catalog()); err != nil {
+	if err := printBanner(stdout, displayURL(l.Addr()), s, e.Catalog()); err != nil {
 		fmt.Fprintf(stderr, "compute-fake: printing the start-up banner: %v\n", err)
 	}
 
@@ -256,10 +256,10 @@ func printCatalog(w io.Writer, cat fake.Catalog) error {
 
 // displayURL is the URL to show: the server's, except that an address listening on every interface
 // (":8080", "0.0.0.0:8080") is shown as the loopback address, which reaches it from this machine.
-func displayURL(addr net.Addr, serverURL string) string {
+func displayURL(addr net.Addr) string {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok || !tcp.IP.IsUnspecified() {
-		return serverURL
+		return "http://" + addr.String()
 	}
 	return "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
 }

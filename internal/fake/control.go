@@ -31,9 +31,7 @@ var controlRoutes = []route{
 	{"POST", "advance", 204, "", ctl(advance)},
 	{"POST", "reset", 204, "", ctl(reset)},
 	{"GET", "catalog", 200, "", ctl(catalog)},
-	{"GET", "openapi.yaml", 200, "", ctl(func(*Engine, call, *none) (document, *Error) {
-		return document{contentType: "application/yaml", body: controlDocument}, nil
-	})},
+	{"GET", "openapi.yaml", 200, "", yamlDocument(controlDocument)},
 }
 
 //go:embed control.yaml

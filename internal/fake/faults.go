@@ -90,7 +90,7 @@ type Rule struct {
 	// Times is how many matching requests the rule hits before it is spent; 0 means no bound.
 	Times int
 	// Probability, when in (0, 1), hits each matching request with that probability (see
-	// WithSeed); 0 hits every matching request.
+	// Config.Seed); 0 hits every matching request.
 	Probability float64
 	// Fault is what happens to a hit request.
 	Fault Fault

@@ -52,9 +52,7 @@ func (r *floatingIPUpdate) check() *Error {
 func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (any, *Error) {
 	if r.Name != nil { // its instance shows the new name
 		f.Name = *r.Name
-		for _, in := range referrers(&s.instances, ref("fip", f.ID)) {
-			in.FloatingIP.Name = f.Name
-		}
+		s.renamed("fip", f.ID, f.Name)
 	}
 	setGiven(&f.Description, r.Description)
 	f.UpdatedAt = stamp(c.now)

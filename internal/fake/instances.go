@@ -69,8 +69,8 @@ func (in *instance) view(*state) any { return &in.instanceBody }
 // uses are the resources the instance refers to, as refs names them: a floating IP's instance is
 // the one that uses it.
 func (in *instance) uses() []string {
-	keys := []string{ref("image", in.Image.ID)}
-	for kind, refs := range in.lists() {
+	var keys []string
+	for kind, refs := range in.refsTo() {
 		for _, r := range refs {
 			keys = append(keys, ref(kind, r.ID))
 		}
@@ -78,22 +78,32 @@ func (in *instance) uses() []string {
 	if in.ReservationID != "" {
 		keys = append(keys, ref("reservation", string(in.ReservationID)))
 	}
-	if in.FloatingIP != nil {
-		keys = append(keys, ref("fip", in.FloatingIP.ID))
-	}
 	return keys
 }
 
-// lists are the instance's references to volumes, security groups and SSH keys, by kind as refs
-// names them.
-func (in *instance) lists() map[string][]Ref {
-	return map[string][]Ref{"volume": in.Volumes, "group": in.SecurityGroups, "key": in.SSHKeys}
+// refsTo are the instance's references to its image, floating IP, volumes, security groups and SSH
+// keys, by kind as ref names them.
+func (in *instance) refsTo() map[string][]*Ref {
+	out := map[string][]*Ref{"image": {&in.Image}}
+	if in.FloatingIP != nil {
+		out["fip"] = []*Ref{in.FloatingIP}
+	}
+	for kind, refs := range map[string][]Ref{"volume": in.Volumes, "group": in.SecurityGroups, "key": in.SSHKeys} {
+		for i := range refs {
+			out[kind] = append(out[kind], &refs[i])
+		}
+	}
+	return out
 }
 
-// renamed shows the new name of a volume, security group or SSH key in the instances that list it.
+// renamed shows the new name of what an instance refers to (see refsTo) in the instances that do.
 func (s *state) renamed(kind, id, name string) {
 	for _, in := range referrers(&s.instances, ref(kind, id)) {
-		renameRef(in.lists()[kind], id, name)
+		for _, r := range in.refsTo()[kind] {
+			if r.ID == id {
+				r.Name = name
+			}
+		}
 	}
 }
 

@@ -69,9 +69,7 @@ var routes = []route{
 	{"GET", "quotas", 200, "quotas", op(listQuotas)},
 	{"GET", "reservations", 200, "reservations", op(listReservations)},
 	{"GET", "availability/{}/instances", 200, "availability", op(getAvailability)},
-	{"GET", "openapi.yaml", 200, "", op(func(*state, call, *none) (document, *Error) {
-		return document{contentType: "application/yaml", body: openAPIDocument}, nil
-	})},
+	{"GET", "openapi.yaml", 200, "", yamlDocument(openAPIDocument)},
 }
 
 // openAPIDocument describes the routes; TestOpenAPIDescribesEveryRoute holds the two together, and
@@ -94,6 +92,11 @@ type handler func(e *Engine, c call, body []byte) (any, *Error)
 // strict decoder fills from the body (none reads no body). It runs with e.mu held.
 func op[Req, Res any](h func(s *state, c call, r *Req) (Res, *Error)) handler {
 	return ctl(func(e *Engine, c call, r *Req) (Res, *Error) { return h(e.s, c, r) })
+}
+
+// yamlDocument serves a YAML document, to a request without a body.
+func yamlDocument(b []byte) handler {
+	return ctl(func(*Engine, call, *none) (document, *Error) { return document{contentType: "application/yaml", body: b}, nil })
 }
 
 // on is op for an operation on the resource the path names, which is looked up first: an unknown

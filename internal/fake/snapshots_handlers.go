@@ -102,9 +102,7 @@ type rename struct {
 func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshot, *Error) {
 	if r.Name != nil { // the instances built from it show the new name
 		sn.Name, sn.UpdatedAt = *r.Name, stamp(c.now)
-		for _, in := range referrers(&s.instances, ref("image", sn.ID)) {
-			in.Image.Name = sn.Name
-		}
+		s.renamed("image", sn.ID, sn.Name)
 	}
 	return sn, nil
 }

@@ -68,7 +68,7 @@ func (st *store[R]) remove(id string) {
 	}
 }
 
-func (st *store[R]) len() int { return st.order.live }
+func (st *store[R]) len() int { return st.order.len() }
 
 // at returns the resource at position i (from 0) of the order they were added in.
 func (st *store[R]) at(i int) R { return st.byID[st.order.ids[st.order.slot(i)]].v }
@@ -112,13 +112,14 @@ func (st *store[R]) force(id, status string, now time.Time) *Error {
 type order struct {
 	ids   []string // by slot; "" once removed
 	freed []int    // the removed slots, in increasing order
-	live  int
 }
+
+// len is the number of IDs still there.
+func (o *order) len() int { return len(o.ids) - len(o.freed) }
 
 // add appends an ID and returns its slot.
 func (o *order) add(id string) int {
 	o.ids = append(o.ids, id)
-	o.live++
 	return len(o.ids) - 1
 }
 
@@ -127,7 +128,6 @@ func (o *order) remove(slot int) {
 	o.ids[slot] = ""
 	i, _ := slices.BinarySearch(o.freed, slot)
 	o.freed = slices.Insert(o.freed, i, slot)
-	o.live--
 }
 
 // slot is the slot of the i-th ID still there (from 0): i plus the k slots freed before it, k being
@@ -139,7 +139,7 @@ func (o *order) slot(i int) int {
 // compact drops the freed slots once they outnumber the taken ones (so that, spread over the
 // removals, it costs each a constant) and reports whether the slots changed.
 func (o *order) compact() bool {
-	if len(o.ids) < 64 || 2*o.live > len(o.ids) {
+	if len(o.ids) < 64 || 2*o.len() > len(o.ids) {
 		return false
 	}
 	o.ids = slices.DeleteFunc(o.ids, func(id string) bool { return id == "" })

@@ -31,14 +31,14 @@ func TestOrderKeepsTheOrderOfAddingThroughRemovals(t *testing.T) {
 				}
 			}
 		}
-		require.Equal(t, len(want), o.live)
-		if step%97 == 0 || o.live < 5 {
+		require.Equal(t, len(want), o.len())
+		if step%97 == 0 || o.len() < 5 {
 			for i, id := range want {
 				require.Equal(t, id, o.ids[o.slot(i)], "step %d, position %d", step, i)
 			}
 		}
 	}
-	require.Less(t, len(o.ids), 2*o.live+64, "freed slots are dropped")
+	require.Less(t, len(o.ids), 2*o.len()+64, "freed slots are dropped")
 }
 
 func TestStoreCountsFlavorsAndFindsByPosition(t *testing.T) {

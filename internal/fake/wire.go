@@ -41,14 +41,6 @@ func hasRef(refs []Ref, id string) bool {
 	return slices.ContainsFunc(refs, func(r Ref) bool { return r.ID == id })
 }
 
-func renameRef(refs []Ref, id, name string) {
-	for i := range refs {
-		if refs[i].ID == id {
-			refs[i].Name = name
-		}
-	}
-}
-
 func refIDs(refs []Ref) []string {
 	ids := make([]string, 0, len(refs))
 	for _, r := range refs {
