@@ -96,7 +96,9 @@ func op[Req, Res any](h func(s *state, c call, r *Req) (Res, *Error)) handler {
 
 // yamlDocument serves a YAML document, to a request without a body.
 func yamlDocument(b []byte) handler {
-	return ctl(func(*Engine, call, *none) (document, *Error) { return document{contentType: "application/yaml", body: b}, nil })
+	return ctl(func(*Engine, call, *none) (document, *Error) {
+		return document{contentType: "application/yaml", body: b}, nil
+	})
 }
 
 // on is op for an operation on the resource the path names, which is looked up first: an unknown
