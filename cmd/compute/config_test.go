@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -192,4 +193,5 @@ func TestRedisDownFallsBack(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Equal(t, "key-laptop\nkey-ci\n", r.stdout)
 	assert.Contains(t, r.stderr, "compute: warning: the rate limit shared through Redis is unavailable, pacing this process alone")
+	assert.Equal(t, 1, strings.Count(r.stderr, "is unavailable"), "once")
 }
