@@ -24,8 +24,7 @@ func listQuotas(s *state, _ call, _ *none) ([]quotaBody, *Error) {
 	return out, nil
 }
 
-// listReservations shows the catalogue's reservations; used counts the instances associated with
-// each. Not paginated.
+// listReservations shows the catalogue's reservations, used counting their instances. Not paginated.
 func listReservations(s *state, _ call, _ *none) ([]reservationBody, *Error) {
 	out := make([]reservationBody, 0, len(s.catalog.Reservations))
 	for _, r := range s.catalog.Reservations {

@@ -226,9 +226,7 @@ func (c Catalog) Clone() Catalog {
 	return out
 }
 
-// liveCatalog is the catalogue as it is now: its SSH keys and volumes are the account's as the API
-// has left them (created and deleted ones included, volume statuses as attachments made them). The
-// caller holds e.mu.
+// liveCatalog is Engine.Catalog, for a caller that holds e.mu.
 func (e *Engine) liveCatalog() Catalog {
 	s, _ := e.state()
 	out := s.catalog.Clone()

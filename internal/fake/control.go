@@ -37,9 +37,8 @@ var controlRoutes = []route{
 //go:embed control.yaml
 var controlDocument []byte
 
-// ctl makes a handler of a function of the engine and the operation's typed request, which the
-// strict decoder fills from the body: the control endpoint's handlers use the engine rather than
-// its state, and run with e.mu held, as serveControl calls them (op is ctl for the API's handlers).
+// ctl is op for the control endpoint's handlers, which use the engine rather than its state; they
+// too run with e.mu held.
 func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
 	return func(e *Engine, c call, body []byte) (any, *Error) {
 		var req Req

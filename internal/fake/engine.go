@@ -149,9 +149,8 @@ func (e *Engine) now() time.Time {
 	return e.cfg.Clock().Add(e.offset).UTC().Truncate(time.Millisecond)
 }
 
-// state is the state as it is now, every transition due completed in order of due time: every read
-// and change of the state comes after it, so that it sees the state as it is at now. The caller
-// holds e.mu.
+// state is the state as it is now, every transition due by now completed in order of due time.
+// Every read and change of the state goes through it. The caller holds e.mu.
 func (e *Engine) state() (*state, time.Time) {
 	now := e.now()
 	e.s.queue.settle(now)
@@ -258,8 +257,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.respond(w, entry, status, doc, refusal)
 }
 
-// readBody reads a request's body, up to one byte past what the fake accepts (decodeBody refuses
-// a longer one).
+// readBody reads a request's body, up to one byte past what decodeBody accepts.
 func readBody(r *http.Request) ([]byte, error) { return io.ReadAll(io.LimitReader(r.Body, maxBody+1)) }
 
 // process runs the request's route against the state as it is now.

@@ -77,9 +77,8 @@ type Fault struct {
 	Body []byte
 	// ContentType is the Content-Type of Body.
 	ContentType string
-	// DropAfterProcessing processes the request (it takes effect: an instance is created, a
-	// charge is made) and then closes the connection without sending a response, the case where the client
-	// cannot know the outcome.
+	// DropAfterProcessing processes the request (an instance is created, a charge is made) and then
+	// closes the connection without a response: the client cannot know the outcome.
 	DropAfterProcessing bool
 }
 
@@ -96,8 +95,7 @@ type Rule struct {
 	Fault Fault
 }
 
-// faultRule is a Rule with its identifier; its Times counts down the hits it has left (0 or less:
-// no bound).
+// faultRule is a Rule with its identifier; its Times counts down the hits it has left.
 type faultRule struct {
 	Rule
 	id string

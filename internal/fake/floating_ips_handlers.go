@@ -58,12 +58,3 @@ func updateFloatingIP(s *state, c call, f *floatingIP, r *floatingIPUpdate) (any
 	f.UpdatedAt = stamp(c.now)
 	return f.view(s), nil
 }
-
-// deleteFloatingIP deletes a floating IP that no instance holds (02064 otherwise).
-func deleteFloatingIP(s *state, _ call, f *floatingIP, _ *none) (none, *Error) {
-	if owner := s.holder("fip", f.ID); owner != "" {
-		return none{}, badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", f.ID, owner)
-	}
-	s.floatingIPs.remove(f.ID)
-	return none{}, nil
-}

@@ -66,8 +66,7 @@ type instance struct {
 func (in *instance) flavor() string  { return in.Type }
 func (in *instance) view(*state) any { return &in.instanceBody }
 
-// uses are the resources the instance refers to, as refs names them: a floating IP's instance is
-// the one that uses it.
+// uses are the resources the instance refers to (see refsTo), and its reservation.
 func (in *instance) uses() []string {
 	var keys []string
 	for kind, refs := range in.refsTo() {
@@ -125,7 +124,6 @@ func (s *state) beginInstance(in *instance, now time.Time, status, to string, d 
 // removed, its volumes and its floating IP free again (its snapshots stay).
 func (in *instance) arrive(s *state, status string, at time.Time) {
 	if status == statusGone {
-		s.unlink(in.ID, in.uses()...)
 		s.instances.remove(in.ID)
 		return
 	}
@@ -137,8 +135,7 @@ func (in *instance) arrive(s *state, status string, at time.Time) {
 	}
 }
 
-// instanceType checks that a type is offered in a region: 02020 for an unknown region or type, or
-// a type not offered there.
+// instanceType checks that a known type is offered in a known region (02020 otherwise).
 func (s *state) instanceType(id, region string) (InstanceType, *Error) {
 	if !s.knownRegion(region) {
 		return InstanceType{}, badRequest(codeInstanceConfigNotAllowed, "instance config not allowed: unknown region %q", region)

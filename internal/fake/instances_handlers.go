@@ -143,13 +143,11 @@ func createInstance(s *state, c call, r *instanceCreate) (*instanceBody, *Error)
 		in.userMetadata = r.Metadata.raw
 	}
 	s.instances.add(in.ID, in)
-	s.link(in.ID, in.uses()...)
 	s.beginInstance(in, c.now, instanceCreating, instanceActive, s.durations.InstanceCreate)
 	return &in.instanceBody, nil
 }
 
-// instanceUpdate is the body of PATCH /instances/{id}: only what it carries changes, and it must
-// carry something.
+// instanceUpdate is the body of PATCH /instances/{id}: only what it carries changes.
 type instanceUpdate struct {
 	SecurityGroups listChange `json:"security_groups"`
 	Volumes        listChange `json:"volumes"`

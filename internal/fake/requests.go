@@ -33,8 +33,7 @@ type Request struct {
 	Processed bool
 }
 
-// Requests returns a copy of every request received so far, in order of arrival; changing it
-// changes nothing in the server.
+// Requests returns a copy of every request received so far, in order of arrival.
 func (e *Engine) Requests() []Request {
 	e.mu.Lock()
 	defer e.mu.Unlock()

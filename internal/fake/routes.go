@@ -28,12 +28,12 @@ var routes = []route{
 	{"GET", "security-groups/{}", 200, "security_group", on(groups, show)},
 	{"PUT", "security-groups/{}", 200, "security_group", on(groups, replaceSecurityGroup)},
 	{"PATCH", "security-groups/{}", 200, "security_group", on(groups, patchSecurityGroup)},
-	{"DELETE", "security-groups/{}", 204, "", on(groups, deleteSecurityGroup)},
+	{"DELETE", "security-groups/{}", 204, "", remove(groups)},
 	{"POST", "floating-ips", 201, "floating_ip", op(createFloatingIP)},
 	{"GET", "floating-ips", 200, "floating_ips", list(floatingIPs)},
 	{"GET", "floating-ips/{}", 200, "floating_ip", on(floatingIPs, show)},
 	{"PATCH", "floating-ips/{}", 200, "floating_ip", on(floatingIPs, updateFloatingIP)},
-	{"DELETE", "floating-ips/{}", 204, "", on(floatingIPs, deleteFloatingIP)},
+	{"DELETE", "floating-ips/{}", 204, "", remove(floatingIPs)},
 	{"POST", "instances", 201, "instance", op(createInstance)},
 	{"GET", "instances", 200, "instances", list(instances)},
 	{"GET", "instances/{}", 200, "instance", on(instances, show)},
@@ -49,22 +49,22 @@ var routes = []route{
 	{"GET", "ssh-keys", 200, "ssh_keys", list(sshKeys)},
 	{"GET", "ssh-keys/{}", 200, "", on(sshKeys, show)},
 	{"PATCH", "ssh-keys/{}", 200, "", on(sshKeys, updateSSHKey)},
-	{"DELETE", "ssh-keys/{}", 204, "", on(sshKeys, deleteSSHKey)},
+	{"DELETE", "ssh-keys/{}", 204, "", remove(sshKeys)},
 	{"POST", "volumes", 201, "volume", op(createVolume)},
 	{"GET", "volumes", 200, "volumes", list(volumes)},
 	{"GET", "volumes/{}", 200, "volume", on(volumes, show)},
 	{"PATCH", "volumes/{}", 200, "volume", on(volumes, updateVolume)},
-	{"DELETE", "volumes/{}", 204, "", on(volumes, deleteVolume)},
+	{"DELETE", "volumes/{}", 204, "", remove(volumes)},
 	{"POST", "filesystems", 201, "filesystem", op(createFilesystem)},
 	{"GET", "filesystems", 200, "filesystems", list(filesystems)},
 	{"GET", "filesystems/{}", 200, "filesystem", on(filesystems, show)},
 	{"PATCH", "filesystems/{}", 200, "filesystem", on(filesystems, updateFilesystem)},
-	{"DELETE", "filesystems/{}", 204, "", on(filesystems, deleteFilesystem)},
+	{"DELETE", "filesystems/{}", 204, "", remove(filesystems)},
 	{"POST", "snapshots", 201, "snapshot", op(importSnapshot)},
 	{"GET", "snapshots", 200, "snapshots", list(snapshots)},
 	{"GET", "snapshots/{}", 200, "snapshot", on(snapshots, show)},
 	{"PATCH", "snapshots/{}", 200, "snapshot", on(snapshots, updateSnapshot)},
-	{"DELETE", "snapshots/{}", 204, "", on(snapshots, deleteSnapshot)},
+	{"DELETE", "snapshots/{}", 204, "", remove(snapshots)},
 	{"POST", "snapshots/{}/clone", 201, "snapshot", on(snapshots, cloneSnapshot)},
 	{"GET", "quotas", 200, "quotas", op(listQuotas)},
 	{"GET", "reservations", 200, "reservations", op(listReservations)},
@@ -72,8 +72,7 @@ var routes = []route{
 	{"GET", "openapi.yaml", 200, "", yamlDocument(openAPIDocument)},
 }
 
-// openAPIDocument describes the routes; TestOpenAPIDescribesEveryRoute holds the two together, and
-// control.yaml to controlRoutes.
+// openAPIDocument describes the routes (TestOpenAPIDescribesEveryRoute holds the two together).
 //
 //go:embed openapi.yaml
 var openAPIDocument []byte
@@ -88,8 +87,8 @@ type call struct {
 // handler runs one operation and returns its result, not yet wrapped.
 type handler func(e *Engine, c call, body []byte) (any, *Error)
 
-// op makes a handler of a function of the state and the operation's typed request, which the
-// strict decoder fills from the body (none reads no body). It runs with e.mu held.
+// op makes a handler of a function of the state and the operation's typed request, which
+// decodeBody fills. It runs with e.mu held.
 func op[Req, Res any](h func(s *state, c call, r *Req) (Res, *Error)) handler {
 	return ctl(func(e *Engine, c call, r *Req) (Res, *Error) { return h(e.s, c, r) })
 }
@@ -115,6 +114,19 @@ func on[R resource, Req, Res any](st func(*state) *store[R], h func(s *state, c 
 
 // show is the GET of one resource.
 func show[R resource](s *state, _ call, r R, _ *none) (any, *Error) { return r.view(s), nil }
+
+// remove is the DELETE of a resource, refused by its kind's inUse while an instance refers to it.
+func remove[R resource](st func(*state) *store[R]) handler {
+	return on(st, func(s *state, c call, _ R, _ *none) (none, *Error) {
+		if sp := st(s).sp; sp.inUse != nil {
+			if in := s.holder(sp.ref, c.ids[0]); in != "" {
+				return none{}, sp.inUse(c.ids[0], in)
+			}
+		}
+		st(s).remove(c.ids[0])
+		return none{}, nil
+	})
+}
 
 // list is the GET of a kind's collection: the page the query asks for.
 func list[R resource](st func(*state) *store[R]) handler {

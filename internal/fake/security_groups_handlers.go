@@ -150,12 +150,3 @@ func patchSecurityGroup(s *state, c call, g *securityGroup, r *groupPatch) (*sec
 	g.UpdatedAt = stamp(c.now)
 	return g, nil
 }
-
-// deleteSecurityGroup deletes a security group that no instance uses (02027 otherwise).
-func deleteSecurityGroup(s *state, _ call, g *securityGroup, _ *none) (none, *Error) {
-	if users := referrers(&s.instances, ref("group", g.ID)); len(users) > 0 {
-		return none{}, badRequest(codeSecurityGroupUsedByInstances, "security group %q is used by instance %q", g.ID, users[0].ID)
-	}
-	s.groups.remove(g.ID)
-	return none{}, nil
-}

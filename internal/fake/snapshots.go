@@ -10,7 +10,10 @@ const (
 
 var snapshotSpec = spec{collection: "snapshots", quota: "snapshots", code: codeMaxQuotaReached,
 	notFound: func(id string) *Error { return notFound(codeSnapshotNotFound, "snapshot %q not found", id) },
-	statuses: []string{snapshotCreating, snapshotCreated, "deleting", "error", "pending_delete"}}
+	statuses: []string{snapshotCreating, snapshotCreated, "deleting", "error", "pending_delete"}, ref: "image",
+	inUse: func(id, in string) *Error {
+		return badRequest(codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it", id, in)
+	}}
 
 // snapshot is a snapshot as the API shows it (size in GiB), with the transition it has in
 // progress. A snapshot of an instance carries source_instance_id and resource_id, both the
@@ -38,6 +41,14 @@ type snapshot struct {
 
 func (sn *snapshot) view(*state) any { return sn }
 
+// uses is the instance a snapshot was taken of, which lists it among its snapshots.
+func (sn *snapshot) uses() []string {
+	if sn.SourceInstanceID == "" {
+		return nil
+	}
+	return []string{ref("instance", sn.SourceInstanceID)}
+}
+
 func (sn *snapshot) arrive(_ *state, status string, at time.Time) {
 	sn.Status, sn.UpdatedAt = status, stamp(at)
 }
@@ -51,8 +62,7 @@ func (s *state) addSnapshot(sn *snapshot, now time.Time) (*snapshot, *Error) {
 	}
 	sn.ID = s.newID("snap")
 	s.snapshots.add(sn.ID, sn)
-	if id := sn.SourceInstanceID; id != "" {
-		s.link(sn.ID, ref("instance", id))
+	if sn.SourceInstanceID != "" {
 		return sn, nil
 	}
 	sn.Status = snapshotCreating

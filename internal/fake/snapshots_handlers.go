@@ -107,18 +107,6 @@ func updateSnapshot(s *state, c call, sn *snapshot, r *rename) (*snapshot, *Erro
 	return sn, nil
 }
 
-// deleteSnapshot deletes a snapshot that no instance runs from (02016 otherwise).
-func deleteSnapshot(s *state, _ call, sn *snapshot, _ *none) (none, *Error) {
-	if users := referrers(&s.instances, ref("image", sn.ID)); len(users) > 0 {
-		return none{}, badRequest(codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it", sn.ID, users[0].ID)
-	}
-	if id := sn.SourceInstanceID; id != "" {
-		s.unlink(sn.ID, ref("instance", id))
-	}
-	s.snapshots.remove(sn.ID)
-	return none{}, nil
-}
-
 // listImages lists the catalogue's images and then the account's snapshots, filtered by type.
 func listImages(s *state, c call, _ *none) (page, *Error) {
 	typ := c.query.Get("type")

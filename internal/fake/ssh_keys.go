@@ -9,6 +9,8 @@ import (
 	"time"
 )
 
+// A key can always be deleted: it only matters when an instance is created, so the instances
+// created with it keep showing it.
 var sshKeySpec = spec{collection: "ssh-keys", quota: "ssh_keys", code: codeMaxQuotaReached,
 	notFound: func(id string) *Error { return notFound(codeSSHKeyNotFound, "ssh key %q not found", id) }}
 

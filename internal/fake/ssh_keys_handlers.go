@@ -28,10 +28,3 @@ func updateSSHKey(s *state, c call, k *sshKey, r *rename) (*sshKey, *Error) {
 	}
 	return k, nil
 }
-
-// deleteSSHKey removes a key. A key only matters when an instance is created, so the instances
-// created with it keep showing it.
-func deleteSSHKey(s *state, _ call, k *sshKey, _ *none) (none, *Error) {
-	s.sshKeys.remove(k.ID)
-	return none{}, nil
-}

@@ -15,6 +15,10 @@ type spec struct {
 	code       string                 // what a create past the quota gets
 	product    string                 // its name in the quota's flavors
 	statuses   []string               // what the control endpoint can force; none: it has no status
+	// inUse refuses the delete of a resource that an instance refers to as ref (see
+	// instance.refsTo), given the two IDs; nil allows it.
+	ref   string
+	inUse func(id, instance string) *Error
 }
 
 // resource is what the state needs of every resource type.
@@ -25,6 +29,7 @@ type resource interface {
 	pending() **transition // the place of its transition in progress
 	flavor() string        // what the quotas list counts it under, "" for nothing
 	view(s *state) any     // the resource as a response shows it
+	uses() []string        // what it refers to, named by ref: its store links them while it holds it
 }
 
 // lifecycle is the transition a resource has in progress; resources embed it.
@@ -32,9 +37,10 @@ type lifecycle struct{ next *transition }
 
 func (l *lifecycle) pending() **transition { return &l.next }
 func (l *lifecycle) flavor() string        { return "" }
+func (l *lifecycle) uses() []string        { return nil }
 
-// kind is a resource kind as the rest of the fake sees it: its store, registered once (see
-// register), so that the quotas and the control endpoint go through every kind without naming them.
+// kind is a resource kind's store as the quotas and the control endpoint see it, which go through
+// every kind (see register) without naming them.
 type kind interface {
 	spec() *spec
 	len() int
@@ -43,8 +49,7 @@ type kind interface {
 }
 
 // state is everything the fake holds: the catalogue, the resources, the transitions in progress,
-// the counters behind IDs and addresses, and the account's quotas. It is not safe for concurrent
-// use: the engine holds its lock around every use.
+// the counters behind IDs and addresses, and the quotas. The engine holds its lock around every use.
 type state struct {
 	catalog   Catalog
 	durations Durations
@@ -88,8 +93,7 @@ func newState(cfg Config) *state {
 	return s
 }
 
-// register makes a kind's store and adds it to s.kinds, through which the quotas and the control
-// endpoint reach every kind.
+// register makes a kind's store and adds it to s.kinds.
 func register[R resource](s *state, st *store[R], sp *spec) {
 	*st = store[R]{s: s, sp: sp, byID: map[string]*entry[R]{}, flavors: map[string]int{}}
 	s.kinds = append(s.kinds, st)
@@ -111,8 +115,7 @@ func (s *state) newID(prefix string) string {
 	return fmt.Sprintf("%s-%06d", prefix, s.seq[prefix])
 }
 
-// newAddress hands out addresses, one per call, from a prefix of two octets: 62,500 before one
-// repeats.
+// newAddress hands out addresses from a prefix of two octets: 62,500 before one repeats.
 func (s *state) newAddress(prefix string, version string) string {
 	s.seq["addr:"+prefix]++
 	n := s.seq["addr:"+prefix]
@@ -152,6 +155,15 @@ func referrers[R resource](st *store[R], to string) []R {
 		}
 	}
 	return out
+}
+
+// holder is the first instance that refers to a resource as kind (see instance.refsTo), "" when none
+// does: a volume or a floating IP is attached to one at a time.
+func (s *state) holder(kind, id string) string {
+	if users := referrers(&s.instances, ref(kind, id)); len(users) > 0 {
+		return users[0].ID
+	}
+	return ""
 }
 
 // ref names a resource in refs: its kind and its ID.

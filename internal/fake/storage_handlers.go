@@ -72,16 +72,6 @@ func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
 	return v.view(s), nil
 }
 
-// deleteVolume deletes a volume no instance holds (02022 otherwise). An instance's delete releases
-// its volumes when it completes.
-func deleteVolume(s *state, _ call, v *volume, _ *none) (none, *Error) {
-	if owner := s.holder("volume", v.ID); owner != "" {
-		return none{}, badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", v.ID, owner)
-	}
-	s.volumes.remove(v.ID)
-	return none{}, nil
-}
-
 // createFilesystem makes a filesystem that is creating and becomes created after
 // Durations.FilesystemCreate. The only type is vast, the default.
 func createFilesystem(s *state, c call, r *storageCreate) (*filesystem, *Error) {
@@ -110,11 +100,4 @@ func updateFilesystem(_ *state, c call, fs *filesystem, r *storageUpdate) (*file
 	}
 	r.apply(&fs.Name, &fs.Description, &fs.Size, &fs.UpdatedAt, c)
 	return fs, nil
-}
-
-// deleteFilesystem removes a filesystem and responds 204 with no body (the number is not stated
-// for this one; the fake uses the API's for body-less successes).
-func deleteFilesystem(s *state, _ call, fs *filesystem, _ *none) (none, *Error) {
-	s.filesystems.remove(fs.ID)
-	return none{}, nil
 }

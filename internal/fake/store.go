@@ -44,6 +44,7 @@ func (st *store[R]) find(id string) (r R, ok bool) {
 func (st *store[R]) add(id string, r R) {
 	st.byID[id] = &entry[R]{v: r, slot: st.order.add(id)}
 	st.flavors[r.flavor()]++
+	st.s.link(id, r.uses()...)
 }
 
 // begin starts a transition: r reaches status to after d.
@@ -58,6 +59,7 @@ func (st *store[R]) remove(id string) {
 		return
 	}
 	st.s.queue.cancel(e.v.pending())
+	st.s.unlink(id, e.v.uses()...)
 	delete(st.byID, id)
 	st.order.remove(e.slot)
 	st.flavors[e.v.flavor()]--
@@ -75,8 +77,7 @@ func (st *store[R]) at(i int) R { return st.byID[st.order.ids[st.order.slot(i)]]
 
 func (st *store[R]) spec() *spec { return st.sp }
 
-// flavorCounts are the resources by flavor, for the quotas list, in flavor order; none for a kind
-// whose resources have no flavor.
+// flavorCounts are the resources by flavor, in flavor order, for the quotas list.
 func (st *store[R]) flavorCounts() []quotaFlavor {
 	out := []quotaFlavor{}
 	for name, n := range st.flavors {
@@ -88,8 +89,7 @@ func (st *store[R]) flavorCounts() []quotaFlavor {
 	return out
 }
 
-// force puts a resource into a status at once, with the effects of reaching it, and cancels the
-// transition it had in progress.
+// force puts a resource into a status at once, as if it had reached it, cancelling its transition.
 func (st *store[R]) force(id, status string, now time.Time) *Error {
 	if len(st.sp.statuses) == 0 {
 		return badRequest(codeBadRequest, "%s have no status", st.sp.collection)

@@ -12,7 +12,11 @@ const (
 
 var volumeSpec = spec{collection: "volumes", quota: "volumes", code: codeMaxQuotaReached, product: "volume",
 	notFound: func(id string) *Error { return notFound(codeVolumeNotFound, "volume %q not found", id) },
-	statuses: []string{storageCreating, storageCreated, "deleting", "error", "pending_delete"}}
+	statuses: []string{storageCreating, storageCreated, "deleting", "error", "pending_delete"}, ref: "volume",
+	// An instance's delete releases its volumes when it completes.
+	inUse: func(id, in string) *Error {
+		return badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", id, in)
+	}}
 
 // volumeTypes are the volume types; a create without type gets ssd.
 var volumeTypes = []string{"hdd", "ssd"}
@@ -55,15 +59,6 @@ func (v *volume) view(s *state) any {
 		b.Instances = append(b.Instances, Ref{ID: in.ID, Name: in.Name})
 	}
 	return &b
-}
-
-// holder is the instance a volume or a floating IP (kind "volume" or "fip") is attached to, "" when
-// none: each is attached to one instance at a time.
-func (s *state) holder(kind, id string) string {
-	if users := referrers(&s.instances, ref(kind, id)); len(users) > 0 {
-		return users[0].ID
-	}
-	return ""
 }
 
 // attachableVolumes checks that each volume exists in the region and is available (created and
