@@ -45,13 +45,6 @@ func (s *state) quota(k kind) *Error {
 	return nil
 }
 
-type quotaFlavor struct {
-	FlavorName  string `json:"flavor_name"`
-	ProductName string `json:"product_name"`
-	Unit        string `json:"unit"`
-	Used        int    `json:"used"`
-}
-
 type quotaBody struct {
 	Key      string        `json:"key"`
 	Capacity int           `json:"capacity"`

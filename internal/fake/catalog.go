@@ -226,32 +226,6 @@ func (c Catalog) Clone() Catalog {
 	return out
 }
 
-// liveCatalog is Engine.Catalog, for a caller that holds e.mu.
-func (e *Engine) liveCatalog() Catalog {
-	s, _ := e.state()
-	out := s.catalog.Clone()
-	out.SSHKeys = []SSHKey{}
-	for i := range s.sshKeys.len() {
-		k := s.sshKeys.at(i)
-		out.SSHKeys = append(out.SSHKeys, SSHKey{ID: k.ID, Name: k.Name})
-	}
-	out.Volumes = []Volume{}
-	for i := range s.volumes.len() {
-		v := s.volumes.at(i)
-		status := VolumeAvailable
-		switch {
-		case v.locked:
-			status = VolumeLocked
-		case s.holder("volume", v.ID) != "":
-			status = VolumeInUse
-		case v.Status != storageCreated:
-			status = v.Status
-		}
-		out.Volumes = append(out.Volumes, Volume{ID: v.ID, Name: v.Name, Region: v.Region, Status: status})
-	}
-	return out
-}
-
 // ParseCatalog reads a catalogue in its JSON form (the format DefaultCatalog marshals to), refusing
 // unknown keys and a catalogue that contradicts itself: no region, a duplicate id, a type, image or
 // volume in a region the catalogue does not list, an image type other than base-os, cloud-image or

@@ -4,17 +4,22 @@ import (
 	"cmp"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 )
 
-// The control endpoint lets tests in any language do over HTTP what Go tests do with the engine's
-// methods, and more (control.yaml describes it). It is off unless Config.ControlToken is set, and
-// every control request carries that token in this header; the API's tokens do not open it, nor it
-// the API. Its requests are not logged, rate limited or faulted.
+// This file holds what tests control: the engine's methods for Go tests (at the end), and the
+// control endpoint, through which tests in any language do the same over HTTP, and more
+// (control.yaml describes it).
+
+// controlHeader carries the control token on every control request. The endpoint is off unless
+// Config.ControlToken is set; the API's tokens do not open it, nor it the API. Its requests are not
+// logged, rate limited or faulted.
 const controlHeader = "X-Fake-Control-Token"
 
 // controlRoutes are the control endpoint's operations, under /_fake/.
@@ -36,18 +41,6 @@ var controlRoutes = []route{
 
 //go:embed control.yaml
 var controlDocument []byte
-
-// ctl is op for the control endpoint's handlers, which use the engine rather than its state; they
-// too run with e.mu held.
-func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
-	return func(e *Engine, c call, body []byte) (any, *Error) {
-		var req Req
-		if err := decodeBody(body, &req); err != nil {
-			return nil, err
-		}
-		return h(e, c, &req)
-	}
-}
 
 // serveControl serves the control endpoint. While it is disabled (no control token), /_fake/ paths
 // are like any other unknown path: 404 with 02001.
@@ -281,3 +274,125 @@ func reset(e *Engine, _ call, _ *none) (none, *Error) {
 }
 
 func catalog(e *Engine, _ call, _ *none) (Catalog, *Error) { return e.liveCatalog(), nil }
+
+// The engine's controls for Go tests.
+
+// Reset forgets every resource, request, fault rule, quota set since and rate-limit count: the
+// engine is as New made it, except that the clock keeps what Advance added.
+func (e *Engine) Reset() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.reset()
+}
+
+// Advance moves the engine's clock forward by d, completing the transitions due by then. It works
+// with any clock, real or fake. A negative d is ignored.
+func (e *Engine) Advance(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.offset += max(d, 0)
+	e.state()
+}
+
+// Catalog returns the catalogue as it is now: its SSH keys and volumes are the account's as the API
+// has left them (created and deleted ones included, volume statuses as attachments made them).
+func (e *Engine) Catalog() Catalog {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.liveCatalog()
+}
+
+// SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
+// a test can reach states the API cannot (error, pending_payment) or hold one (creating). It reports
+// whether the instance exists.
+func (e *Engine) SetInstanceStatus(id, status string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, now := e.state()
+	in, ok := s.instances.find(id)
+	if ok { // as store.force does for the statuses the API has
+		s.queue.cancel(in.pending())
+		in.arrive(s, status, now)
+	}
+	return ok
+}
+
+// liveCatalog is Engine.Catalog, for a caller that holds e.mu.
+func (e *Engine) liveCatalog() Catalog {
+	s, _ := e.state()
+	out := s.catalog.Clone()
+	out.SSHKeys = []SSHKey{}
+	for i := range s.sshKeys.len() {
+		k := s.sshKeys.at(i)
+		out.SSHKeys = append(out.SSHKeys, SSHKey{ID: k.ID, Name: k.Name})
+	}
+	out.Volumes = []Volume{}
+	for i := range s.volumes.len() {
+		v := s.volumes.at(i)
+		status := VolumeAvailable
+		switch {
+		case v.locked:
+			status = VolumeLocked
+		case s.holder("volume", v.ID) != "":
+			status = VolumeInUse
+		case v.Status != storageCreated:
+			status = v.Status
+		}
+		out.Volumes = append(out.Volumes, Volume{ID: v.ID, Name: v.Name, Region: v.Region, Status: status})
+	}
+	return out
+}
+
+// Requests returns a copy of every request received so far, in order of arrival.
+func (e *Engine) Requests() []Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Request, len(e.log))
+	for i, r := range e.log {
+		out[i] = *r
+		out[i].Header = r.Header.Clone()
+		out[i].Query = url.Values(http.Header(r.Query).Clone()) // both are a map[string][]string
+		out[i].Body = slices.Clone(r.Body)
+	}
+	return out
+}
+
+// ResetRequests forgets the requests received so far.
+func (e *Engine) ResetRequests() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.log = nil
+}
+
+// Inject adds a fault rule. Rules are tried in the order they were added; the first that hits a request
+// decides its fault. Authentication and rate limiting happen before faults, so a fault never hits a
+// request the service would have refused anyway. It returns the rule's identifier, "rule-1" for
+// the first.
+func (e *Engine) Inject(r Rule) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.inject(r).id
+}
+
+// inject adds a fault rule. The caller holds e.mu.
+func (e *Engine) inject(r Rule) *faultRule {
+	e.ruleSeq++
+	rule := &faultRule{Rule: r, id: fmt.Sprintf("rule-%d", e.ruleSeq)}
+	e.rules = append(e.rules, rule)
+	return rule
+}
+
+// FailNext makes the next n requests that match m fail with f. It is Inject with Times: n.
+func (e *Engine) FailNext(n int, m Match, f Fault) {
+	if n <= 0 {
+		return
+	}
+	e.Inject(Rule{Match: m, Times: n, Fault: f})
+}
+
+// ClearFaults removes every fault rule.
+func (e *Engine) ClearFaults() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rules = nil
+}

@@ -5,8 +5,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // maxBody bounds what the fake reads of a request body; a 64 KiB startup script fits many times.
@@ -211,4 +214,47 @@ type refusedKey struct{}
 
 func (refusedKey) decodeJSON(name string, _ json.RawMessage) *Error {
 	return badRequest(codeBadRequest, "%s is not accepted in an update", name)
+}
+
+// call is one request as a handler sees it, besides its body.
+type call struct {
+	ids   []string // the path parameters, unescaped, in order
+	query url.Values
+	now   time.Time
+}
+
+// page is one page of a list, its items in their wire form.
+type page struct {
+	items                  []any
+	total, number, perPage int
+}
+
+// pageOf is the page the query asks for of total items, item(i) being the i-th, turning only the
+// page's items into their wire form. per_page is 1 to 100 (default 50), page at least 1 (default
+// 1): anything else is 02004. A page past the end is empty, with the true total_count.
+func pageOf(c call, total int, item func(i int) any) (page, *Error) {
+	p := page{total: total, number: 1, perPage: 50}
+	if v := c.query.Get("per_page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return page{}, badRequest(codeBadRequest, "per_page must be an integer from 1 to 100, got %q", v)
+		}
+		p.perPage = n
+	}
+	if v := c.query.Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return page{}, badRequest(codeBadRequest, "page must be a positive integer, got %q", v)
+		}
+		p.number = n
+	}
+	start := total
+	if p.number-1 < total/p.perPage+1 { // else (p.number-1)*p.perPage is past the end, or overflows
+		start = min((p.number-1)*p.perPage, total)
+	}
+	p.items = make([]any, 0, min(p.perPage, total-start))
+	for i := start; i < min(start+p.perPage, total); i++ {
+		p.items = append(p.items, item(i))
+	}
+	return p, nil
 }

@@ -129,14 +129,6 @@ func (e *Engine) reset() {
 	e.rand = rand.New(rand.NewPCG(e.cfg.Seed, e.cfg.Seed^0x9e3779b97f4a7c15))
 }
 
-// Reset forgets every resource, request, fault rule, quota set since and rate-limit count: the
-// engine is as New made it, except that the clock keeps what Advance added.
-func (e *Engine) Reset() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.reset()
-}
-
 // Token is the token the engine accepts.
 func (e *Engine) Token() string { return e.cfg.Token }
 
@@ -155,38 +147,6 @@ func (e *Engine) state() (*state, time.Time) {
 	now := e.now()
 	e.s.queue.settle(now)
 	return e.s, now
-}
-
-// Advance moves the engine's clock forward by d, completing the transitions due by then. It works
-// with any clock, real or fake. A negative d is ignored.
-func (e *Engine) Advance(d time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.offset += max(d, 0)
-	e.state()
-}
-
-// Catalog returns the catalogue as it is now: its SSH keys and volumes are the account's as the API
-// has left them (created and deleted ones included, volume statuses as attachments made them).
-func (e *Engine) Catalog() Catalog {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.liveCatalog()
-}
-
-// SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
-// a test can reach states the API cannot (error, pending_payment) or hold one (creating). It reports
-// whether the instance exists.
-func (e *Engine) SetInstanceStatus(id, status string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s, now := e.state()
-	in, ok := s.instances.find(id)
-	if ok { // as store.force does for the statuses the API has
-		s.queue.cancel(in.pending())
-		in.arrive(s, status, now)
-	}
-	return ok
 }
 
 // prefix is where the compute family lives.
@@ -272,6 +232,26 @@ func (e *Engine) process(method string, body []byte, entry *Request) (int, docum
 	entry.Processed = true
 	doc, refusal := rt.respond(e, call{ids: ids, query: entry.Query, now: now}, body)
 	return rt.status, doc, refusal
+}
+
+// pickFault returns the fault for this request, if a rule hits it. The caller holds e.mu.
+func (e *Engine) pickFault(method, escapedPath string) (Fault, bool) {
+	for i, r := range e.rules {
+		if !r.Match.matches(method, escapedPath) {
+			continue
+		}
+		if r.Probability > 0 && r.Probability < 1 && e.rand.Float64() >= r.Probability {
+			continue
+		}
+		if r.Times > 0 {
+			r.Times--
+			if r.Times == 0 {
+				e.rules = slices.Delete(e.rules, i, i+1)
+			}
+		}
+		return r.Fault, true
+	}
+	return Fault{}, false
 }
 
 // authenticate checks the credential: Bearer or the deprecated X-Auth-Token; none is 401 with

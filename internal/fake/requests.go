@@ -3,7 +3,6 @@ package fake
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"time"
 )
 
@@ -31,25 +30,4 @@ type Request struct {
 	// Processed says the request took effect on the server's state (or, for a read, was served
 	// from it). A request refused by authentication, the rate limit or a fault is not processed.
 	Processed bool
-}
-
-// Requests returns a copy of every request received so far, in order of arrival.
-func (e *Engine) Requests() []Request {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Request, len(e.log))
-	for i, r := range e.log {
-		out[i] = *r
-		out[i].Header = r.Header.Clone()
-		out[i].Query = url.Values(http.Header(r.Query).Clone()) // both are a map[string][]string
-		out[i].Body = slices.Clone(r.Body)
-	}
-	return out
-}
-
-// ResetRequests forgets the requests received so far.
-func (e *Engine) ResetRequests() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.log = nil
 }

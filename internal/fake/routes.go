@@ -4,9 +4,7 @@ import (
 	_ "embed"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // route is one operation: a row of a route table.
@@ -77,13 +75,6 @@ var routes = []route{
 //go:embed openapi.yaml
 var openAPIDocument []byte
 
-// call is one request as a handler sees it, besides its body.
-type call struct {
-	ids   []string // the path parameters, unescaped, in order
-	query url.Values
-	now   time.Time
-}
-
 // handler runs one operation and returns its result, not yet wrapped.
 type handler func(e *Engine, c call, body []byte) (any, *Error)
 
@@ -91,6 +82,18 @@ type handler func(e *Engine, c call, body []byte) (any, *Error)
 // decodeBody fills. It runs with e.mu held.
 func op[Req, Res any](h func(s *state, c call, r *Req) (Res, *Error)) handler {
 	return ctl(func(e *Engine, c call, r *Req) (Res, *Error) { return h(e.s, c, r) })
+}
+
+// ctl is op for the control endpoint's handlers, which use the engine rather than its state; they
+// too run with e.mu held.
+func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler {
+	return func(e *Engine, c call, body []byte) (any, *Error) {
+		var req Req
+		if err := decodeBody(body, &req); err != nil {
+			return nil, err
+		}
+		return h(e, c, &req)
+	}
 }
 
 // yamlDocument serves a YAML document, to a request without a body.
@@ -192,40 +195,4 @@ func matchPath(pattern, escaped string) ([]string, bool) {
 		}
 	}
 	return ids, true
-}
-
-// page is one page of a list, its items in their wire form.
-type page struct {
-	items                  []any
-	total, number, perPage int
-}
-
-// pageOf is the page the query asks for of total items, item(i) being the i-th, turning only the
-// page's items into their wire form. per_page is 1 to 100 (default 50), page at least 1 (default
-// 1): anything else is 02004. A page past the end is empty, with the true total_count.
-func pageOf(c call, total int, item func(i int) any) (page, *Error) {
-	p := page{total: total, number: 1, perPage: 50}
-	if v := c.query.Get("per_page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			return page{}, badRequest(codeBadRequest, "per_page must be an integer from 1 to 100, got %q", v)
-		}
-		p.perPage = n
-	}
-	if v := c.query.Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return page{}, badRequest(codeBadRequest, "page must be a positive integer, got %q", v)
-		}
-		p.number = n
-	}
-	start := total
-	if p.number-1 < total/p.perPage+1 { // else (p.number-1)*p.perPage is past the end, or overflows
-		start = min((p.number-1)*p.perPage, total)
-	}
-	p.items = make([]any, 0, min(p.perPage, total-start))
-	for i := start; i < min(start+p.perPage, total); i++ {
-		p.items = append(p.items, item(i))
-	}
-	return p, nil
 }
