@@ -1,8 +1,11 @@
 package fake
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -108,4 +111,62 @@ func TestInstantTransitionsCompleteAtTheNextRequest(t *testing.T) {
 	in = ok(t, e, http.StatusOK, "GET", "/compute/v1/instances/ins-000001", "")["instance"].(map[string]any)
 	assert.Equal(t, "active", in["status"])
 	assert.NotNil(t, in["private_ip"])
+}
+
+// FuzzServeHTTP sends one request of any method, path and body, with the API's token or the
+// control endpoint's, to an engine that holds one resource of each kind: nothing panics, the status
+// is one the API or the control endpoint sends (never 500), a JSON body is valid JSON, and a refusal
+// carries a code and a message.
+func FuzzServeHTTP(f *testing.F) {
+	for _, s := range []struct{ method, path, body string }{
+		{"POST", "/compute/v1/instances", `{"name":"a","hostname":"a","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"img-ubuntu-2404","ssh_keys":["key-ci"],"metadata":{"user_data":[{"type":"cloud-config","content":"x"}]}}`},
+		{"PATCH", "/compute/v1/instances/ins-000001", `{"volumes":{"attach":"vol-data-1"},"security_groups":["sg-000001"]}`},
+		{"POST", "/compute/v1/instances/ins-000001/actions", `{"action":"stop"}`},
+		{"POST", "/compute/v1/instances/ins-000001/snapshots", `{"name":"s","replicated_region":"EUC-DE-MUC-1"}`},
+		{"PUT", "/compute/v1/security-groups/sg-000001", `{"name":"g","rules":[{"protocol":"tcp","direction":"ingress","port_range_min":22,"port_range_max":22}]}`},
+		{"POST", "/compute/v1/volumes", `{"name":"v","region":"NORD-NO-KRS-1","size":10,"type":"hdd"}`},
+		{"POST", "/compute/v1/snapshots/snap-000001/clone", `{"name":"c","region":"NORD-NO-KRS-1"}`},
+		{"GET", "/compute/v1/images?type=snapshot&per_page=2&page=3", ""},
+		{"DELETE", "/compute/v1/floating-ips/fip-000001", ""},
+		{"GET", "/compute/v1/volumes/vol-404", ""},
+		{"POST", "/_fake/faults", `{"match":{"method":"GET","path":"/compute/v1/*"},"times":1,"fault":{"status":503,"latency":"1s"}}`},
+		{"PUT", "/_fake/quotas", `{"instances":3}`},
+		{"PUT", "/_fake/volumes/vol-000001/status", `{"status":"error"}`},
+	} {
+		f.Add(s.method, s.path, []byte(s.body))
+	}
+	statuses := []int{200, 201, 204, 400, 401, 403, 404, 429}
+	f.Fuzz(func(t *testing.T, method, path string, body []byte) {
+		e := newEngine(Config{Clock: newClock().Now})
+		for _, r := range []struct{ path, body string }{
+			{"/compute/v1/security-groups", `{"name":"g","region":"NORD-NO-KRS-1","rules":[]}`},
+			{"/compute/v1/floating-ips", `{"name":"f","region":"NORD-NO-KRS-1"}`},
+			{"/compute/v1/instances", `{"name":"a","hostname":"a","type":"vcpu-2_memory-4g","region":"NORD-NO-KRS-1","image":"img-ubuntu-2404","ssh_keys":["key-ci"],"floating_ip":"fip-000001","security_groups":["sg-000001"]}`},
+			{"/compute/v1/instances/ins-000001/snapshots", `{"name":"s"}`},
+			{"/compute/v1/volumes", `{"name":"v","region":"NORD-NO-KRS-1","size":10}`},
+			{"/compute/v1/filesystems", `{"name":"fs","region":"NORD-NO-KRS-1","size":10}`},
+		} {
+			ok(t, e, http.StatusCreated, "POST", r.path, r.body)
+		}
+		r, err := http.NewRequest(method, "http://127.0.0.1"+path, bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		r.Header.Set("Authorization", "Bearer "+DefaultToken)
+		r.Header.Set(controlHeader, testControlToken)
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, r)
+		require.Contains(t, statuses, w.Code, "%s %q: %s", method, path, w.Body)
+		if w.Header().Get("Content-Type") != "application/json" {
+			return
+		}
+		var m any
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &m), "%s %q: %s", method, path, w.Body)
+		if w.Code >= 400 {
+			var refusal struct{ Code, Message string }
+			require.NoError(t, json.Unmarshal(w.Body.Bytes(), &refusal))
+			require.NotEmpty(t, refusal.Code, "%s %q: %s", method, path, w.Body)
+			require.NotEmpty(t, refusal.Message, "%s %q: %s", method, path, w.Body)
+		}
+	})
 }
