@@ -62,8 +62,9 @@ var (
 	advance    = apiCall{"POST", "/_fake/advance", `{"duration":"30s"}`, false, true}
 
 	walkThrough = []apiCall{listImages, createGroup, createFloatingIP, createInstance, getInstance,
-		stopInstance, deleteInstance, withoutToken, injectStorm, listRules, ruleNever, readLog, resetState,
-		setQuota, createFloatingIP, createFloatingIP, createDB, forceError, getInstance, advance}
+		stopInstance, deleteInstance, withoutToken, injectStorm, listRules, listImages, listImages, listImages,
+		ruleNever, readLog, resetState, setQuota, createFloatingIP, createFloatingIP, createDB, forceError,
+		getInstance, advance, getInstance}
 )
 
 // docBaseURL is the base URL the document's curl commands use: the default -addr.
