@@ -56,6 +56,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -98,9 +99,12 @@ type settings struct {
 	printCatalog bool
 }
 
-// requestLogLimit bounds the fake's request log: nothing reads it in this program, and a
-// long-running server would otherwise keep every request it ever received.
-const requestLogLimit = 1000
+// requestLogLimit and requestLogBytes bound the fake's request log (GET /_fake/requests), which a
+// long-running server would otherwise fill with every request it ever received.
+const (
+	requestLogLimit = 1000
+	requestLogBytes = 16 << 20
+)
 
 // run is the whole program: it parses args (and the environment variables getenv reads), serves
 // until ctx is done and returns the exit status: 0 after a clean stop (or -print-catalog, or -h), 1
@@ -141,7 +145,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	cfg := fake.Config{Token: s.token, Rate: s.rate, Durations: fake.UniformDurations(s.speed),
-		LogLimit: requestLogLimit, Catalog: &cat, ControlToken: s.control}
+		LogLimit: requestLogLimit, LogBytes: requestLogBytes, Catalog: &cat, ControlToken: s.control}
 	if s.readOnly != "" {
 		cfg.ReadOnly = []string{s.readOnly}
 	}
@@ -229,15 +233,16 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	}
 	switch {
 	case fs.NArg() > 0:
-		return bad("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		// Not echoed: a token written after a stray argument would be among them.
+		return bad("compute-fake takes no arguments, got %d after the flags (a flag's value goes as -flag=value)", len(fs.Args()))
 	case strings.TrimSpace(s.token) == "":
 		return bad("-token must not be empty")
 	case s.readOnly != "" && s.readOnly == s.token:
 		return bad("-read-only-token must differ from -token")
 	case s.control != "" && (s.control == s.token || s.control == s.readOnly):
 		return bad("-control-token must differ from -token and -read-only-token")
-	case s.rate < 0:
-		return bad("-rate must be 0 (no limit) or more, got %g", s.rate)
+	case !(s.rate >= 0) || math.IsInf(s.rate, 1): // NaN fails every comparison
+		return bad("-rate must be 0 (no limit) or a positive number, got %g", s.rate)
 	case s.speed < 0:
 		return bad("-speed must be 0 (instant) or more, got %s", s.speed)
 	}

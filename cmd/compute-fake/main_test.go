@@ -371,6 +371,8 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-no-such-flag"},
 		{"-rate", "fast"},
 		{"-rate", "-1"},
+		{"-rate", "NaN"},
+		{"-rate", "+Inf"},
 		{"-speed", "2"}, // a duration needs a unit
 		{"-speed", "-1s"},
 		{"-token", ""},
@@ -385,6 +387,11 @@ func TestInvalidFlagsExit2(t *testing.T) {
 			require.Empty(t, stdout.String(), "nothing is served")
 		})
 	}
+	// A stray argument ends the flags: what follows is not echoed, as a token may be among it.
+	var stray bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), []string{"-print-catalog", "false", "-token", "MySecretTok"}, noEnv, io.Discard, &stray))
+	require.NotContains(t, stray.String(), "MySecretTok")
+	require.Contains(t, stray.String(), "takes no arguments")
 	var stderr bytes.Buffer
 	run(context.Background(), []string{"-no-such-flag"}, noEnv, io.Discard, &stderr)
 	require.Contains(t, stderr.String(), "flag provided but not defined: -no-such-flag")
@@ -760,6 +767,7 @@ func TestCatalogFile(t *testing.T) {
 		"no regions":     `{"regions":[]}`,
 		"unknown region": `{"regions":[{"id":"A","name":"a"}],"instance_types":[{"id":"t","regions":["B"]}]}`,
 		"image type":     `{"regions":[{"id":"A","name":"a"}],"images":[{"id":"i","type":"snapshot","regions":["A"]}]}`,
+		"negative vcpus": `{"regions":[{"id":"A","name":"a"}],"instance_types":[{"id":"t","vcpus":-1,"regions":["A"]}]}`,
 		"not json":       `regions: [A]`,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -229,8 +229,8 @@ func (c Catalog) Clone() Catalog {
 // ParseCatalog reads a catalogue in its JSON form (the format DefaultCatalog marshals to), refusing
 // unknown keys and a catalogue that contradicts itself: no region, a duplicate id, a type, image or
 // volume in a region the catalogue does not list, an image type other than base-os, cloud-image or
-// preconfigured, a volume status other than available or locked. An image without timestamps gets
-// those of the default catalogue.
+// preconfigured, a volume status other than available or locked, a negative count. An image
+// without timestamps gets those of the default catalogue.
 func ParseCatalog(b []byte) (Catalog, error) {
 	var c Catalog
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -268,6 +268,9 @@ func ParseCatalog(b []byte) (Catalog, error) {
 	}
 	for _, t := range c.InstanceTypes {
 		entry("instance type", t.ID, t.Regions...)
+		if t.VCPUs < 0 || t.MemoryGiB < 0 || t.GPUs < 0 {
+			problems = append(problems, fmt.Errorf("instance type %q has a negative vcpus, memory_gib or gpus", t.ID))
+		}
 	}
 	for i, im := range c.Images {
 		entry("image", im.ID, im.Regions...)

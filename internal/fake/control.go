@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -113,6 +114,8 @@ func (r *controlRule) rule() (Rule, *Error) {
 		return Rule{}, badRequest(codeMissingParameters, "fault needs latency, drop, status or drop_after_processing")
 	case r.Times < 0 || r.Probability < 0 || r.Probability > 1:
 		return Rule{}, badRequest(codeBadRequest, "times must be 0 or more and probability from 0 to 1")
+	case strings.ContainsFunc(f.RetryAfter+f.ContentType, func(c rune) bool { return c < ' ' || c == 0x7f }):
+		return Rule{}, badRequest(codeBadRequest, "fault.retry_after and fault.content_type are header values: no control characters")
 	}
 	rule := Rule{Match: m, Times: r.Times, Probability: r.Probability, Fault: Fault{Latency: latency, Drop: f.Drop,
 		Status: f.Status, Code: f.Code, Message: f.Message, RetryAfter: f.RetryAfter, ContentType: f.ContentType,
@@ -189,7 +192,7 @@ func listRequests(e *Engine, _ call, _ *none) ([]controlRequest, *Error) {
 }
 
 func clearRequests(e *Engine, _ call, _ *none) (none, *Error) {
-	e.log = nil
+	e.clearLog()
 	return none{}, nil
 }
 
@@ -260,8 +263,11 @@ type advanceBy struct {
 
 func advance(e *Engine, _ call, r *advanceBy) (none, *Error) {
 	d, err := time.ParseDuration(r.Duration)
-	if err != nil || d <= 0 {
+	switch {
+	case err != nil || d <= 0:
 		return none{}, badRequest(codeBadRequest, "duration must be a positive Go duration such as \"30s\", got %q", r.Duration)
+	case d > math.MaxInt64-e.offset:
+		return none{}, badRequest(codeBadRequest, "duration %q would move the clock past what it holds (292 years ahead in all)", r.Duration)
 	}
 	e.offset += d
 	e.state()
@@ -286,11 +292,12 @@ func (e *Engine) Reset() {
 }
 
 // Advance moves the engine's clock forward by d, completing the transitions due by then. It works
-// with any clock, real or fake. A negative d is ignored.
+// with any clock, real or fake. A negative d is ignored, and the clock goes at most 292 years ahead in
+// all.
 func (e *Engine) Advance(d time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.offset += max(d, 0)
+	e.offset += min(max(d, 0), math.MaxInt64-e.offset)
 	e.state()
 }
 
@@ -361,7 +368,7 @@ func (e *Engine) Requests() []Request {
 func (e *Engine) ResetRequests() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.log = nil
+	e.clearLog()
 }
 
 // Inject adds a fault rule. Rules are tried in the order they were added; the first that hits a request

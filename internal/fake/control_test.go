@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -109,6 +110,10 @@ func TestControlRefusesARuleThatCannotMatch(t *testing.T) {
 		`{"match":{"method":"GET"},"fault":{"latency":"soon"}}`:                               `fault.latency`,
 		`{"match":{"method":"GET"},"times":-1,"fault":{"status":500}}`:                        `times`,
 		`{"id":"mine","fault":{"status":500}}`:                                                `id`,
+		`{"match":{"path":"/%5Ffake/*"},"fault":{"status":500}}`:                              `never faulted`,
+		`{"match":{"path":"/compute/v1/instances#x"},"fault":{"status":500}}`:                 `fragment`,
+		`{"fault":{"status":429,"retry_after":"1\r\nX-Evil: 1"}}`:                             `control characters`,
+		`{"fault":{"status":500,"content_type":"text/html\u0000"}}`:                           `control characters`,
 	} {
 		status, raw := send(t, e, "POST", "/_fake/faults", body)
 		assert.Equal(t, http.StatusBadRequest, status, "%s: %s", body, raw)
@@ -140,4 +145,15 @@ func TestControlIsOffWithoutItsTokenAndDescribesItself(t *testing.T) {
 		assert.True(t, strings.Contains(doc, fmt.Sprintf("\n  /%s:", strings.ReplaceAll(strings.ReplaceAll(rt.path,
 			"{}/{}", "{collection}/{id}"), "{}", "{id}"))), rt.path)
 	}
+}
+
+// The clock moves forward only: an advance past what it can hold is refused over HTTP and stops at
+// that bound in Go, so that times never run backwards.
+func TestControlAdvanceNeverWrapsTheClock(t *testing.T) {
+	e := newEngine(Config{Clock: newClock().Now})
+	ok(t, e, http.StatusNoContent, "POST", "/_fake/advance", `{"duration":"2562047h"}`)
+	refused(t, e, http.StatusBadRequest, codeBadRequest, "POST", "/_fake/advance", `{"duration":"2562047h"}`)
+	before := e.now()
+	e.Advance(time.Duration(math.MaxInt64))
+	require.False(t, e.now().Before(before), "the clock went back from %v to %v", before, e.now())
 }

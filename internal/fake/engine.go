@@ -39,6 +39,9 @@ type Config struct {
 	Clock func() time.Time
 	// LogLimit keeps only the last LogLimit requests in the log; 0 keeps them all.
 	LogLimit int
+	// LogBytes keeps the log's bodies under LogBytes bytes in all, dropping the oldest requests
+	// first (the last one always stays); 0 does not bound them.
+	LogBytes int
 	// Seed seeds the random choices of probabilistic fault rules (1 when 0).
 	Seed uint64
 	// ControlToken, when not empty, enables the control endpoint under /_fake/ and is the token it
@@ -93,6 +96,7 @@ type Engine struct {
 	ruleSeq int
 	rand    *rand.Rand
 	log     []*Request
+	logSize int // the bytes of the log's bodies
 	buckets map[string]bucket
 }
 
@@ -124,7 +128,8 @@ func New(cfg Config) *Engine {
 // caller holds e.mu, or e is not shared yet.
 func (e *Engine) reset() {
 	e.s = newState(e.cfg)
-	e.rules, e.ruleSeq, e.log = nil, 0, nil
+	e.rules, e.ruleSeq = nil, 0
+	e.clearLog()
 	e.buckets = map[string]bucket{}
 	e.rand = rand.New(rand.NewPCG(e.cfg.Seed, e.cfg.Seed^0x9e3779b97f4a7c15))
 }
@@ -174,10 +179,8 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := e.now()
 	entry := &Request{Time: now, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(),
 		Body: body, Header: header}
-	e.log = append(e.log, entry)
-	if lim := e.cfg.LogLimit; lim > 0 && len(e.log) > lim {
-		e.log = e.log[len(e.log)-lim:]
-	}
+	e.log, e.logSize = append(e.log, entry), e.logSize+len(body)
+	e.trimLog()
 	token, refusal := e.authenticate(r, entry)
 	if refusal == nil {
 		refusal = e.limit(token, now)
@@ -341,6 +344,24 @@ func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
 	w.WriteHeader(f.Status)
 	_, _ = w.Write(f.Body)
 }
+
+// trimLog drops the oldest requests while the log holds more than Config.LogLimit of them, or
+// bodies of more than Config.LogBytes, keeping the last. The caller holds e.mu.
+func (e *Engine) trimLog() {
+	n := 0
+	for ; len(e.log)-n > 1; n++ {
+		over := e.cfg.LogLimit > 0 && len(e.log)-n > e.cfg.LogLimit
+		if !over && !(e.cfg.LogBytes > 0 && e.logSize > e.cfg.LogBytes) {
+			break
+		}
+		e.logSize -= len(e.log[n].Body)
+	}
+	clear(e.log[:n]) // so that the dropped requests are not kept alive by the array
+	e.log = e.log[n:]
+}
+
+// clearLog forgets every request. The caller holds e.mu.
+func (e *Engine) clearLog() { e.log, e.logSize = nil, 0 }
 
 // finish records a response's status in the log and gives the response its request ID.
 func (e *Engine) finish(entry *Request, status int) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -169,4 +170,35 @@ func FuzzServeHTTP(f *testing.F) {
 			require.NotEmpty(t, refusal.Message, "%s %q: %s", method, path, w.Body)
 		}
 	})
+}
+
+// LogBytes drops the oldest requests once their bodies pass it, and LogLimit once they are more
+// than it; the last request always stays, whatever its size.
+func TestTheLogKeepsItsBounds(t *testing.T) {
+	body := `{"name":"` + strings.Repeat("a", 90) + `"}` // 101 bytes, refused, logged all the same
+	logged := func(e *Engine) (n int, size int) {
+		for _, r := range e.Requests() {
+			n, size = n+1, size+len(r.Body)
+		}
+		return n, size
+	}
+	e := newEngine(Config{LogBytes: 250})
+	for range 5 {
+		send(t, e, "POST", "/compute/v1/ssh-keys", body)
+	}
+	n, size := logged(e)
+	require.Equal(t, 2, n, "two bodies of 101 bytes fit in 250")
+	require.Equal(t, 202, size)
+	e = newEngine(Config{LogBytes: 10, LogLimit: 3})
+	send(t, e, "POST", "/compute/v1/ssh-keys", body)
+	n, _ = logged(e)
+	require.Equal(t, 1, n, "the last request stays")
+	for range 4 {
+		send(t, e, "GET", "/compute/v1/images", "")
+	}
+	n, size = logged(e)
+	require.Equal(t, 3, n, "LogLimit")
+	require.Zero(t, size)
+	ok(t, e, http.StatusNoContent, "DELETE", "/_fake/requests", "")
+	require.Zero(t, e.logSize)
 }

@@ -3,6 +3,7 @@ package fake
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -23,8 +24,8 @@ var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.Me
 	http.MethodDelete, http.MethodOptions}
 
 // problem says why a Match can never select a request, "" when it can: a method that is not an
-// upper-case HTTP method, a path that is a URL or carries a query, an invalid pattern, or the
-// control endpoint, which faults never reach.
+// upper-case HTTP method, a path that is a URL or carries a query or a fragment, an invalid
+// pattern, or the control endpoint (escaped or not), which faults never reach.
 func (m Match) problem() string {
 	switch p := m.Path; {
 	case m.Method != "" && !slices.Contains(methods, m.Method):
@@ -35,13 +36,24 @@ func (m Match) problem() string {
 		return fmt.Sprintf("match.path must be a path such as /compute/v1/instances/*, not a URL or a relative path, got %q", p)
 	case strings.Contains(p, "?") && strings.Contains(p, "="):
 		return fmt.Sprintf("match.path is matched against the path alone, without the query, got %q", p)
-	case strings.HasPrefix(p, controlPrefix):
+	case strings.Contains(p, "#"):
+		return fmt.Sprintf("match.path is matched against the path as sent, which never holds a fragment, got %q", p)
+	case strings.HasPrefix(unescaped(p), controlPrefix):
 		return fmt.Sprintf("match.path %q is under %s, whose requests are never faulted", p, controlPrefix)
 	}
 	if _, err := path.Match(m.Path, ""); err != nil {
 		return fmt.Sprintf("match.path %q is not a valid path.Match pattern: %v", m.Path, err)
 	}
 	return ""
+}
+
+// unescaped is a path with its escapes undone, as requests are routed, or as it is if it has a
+// malformed one.
+func unescaped(p string) string {
+	if u, err := url.PathUnescape(p); err == nil {
+		return u
+	}
+	return p
 }
 
 func (m Match) matches(method, escapedPath string) bool {

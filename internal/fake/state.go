@@ -46,6 +46,7 @@ func (l *lifecycle) uses() []string        { return nil }
 // every kind (see register) without naming them.
 type kind interface {
 	spec() *spec
+	has(id string) bool
 	len() int
 	flavorCounts() []quotaFlavor
 	force(id, status string, now time.Time) *Error
@@ -114,8 +115,14 @@ func sshKeys(s *state) *store[*sshKey]         { return &s.sshKeys }
 // newID returns the next identifier of a kind: "ins-000001", "sg-000001", and so on. IDs are
 // sequential so that test output is repeatable.
 func (s *state) newID(prefix string) string {
-	s.seq[prefix]++
-	return fmt.Sprintf("%s-%06d", prefix, s.seq[prefix])
+	for {
+		s.seq[prefix]++
+		id := fmt.Sprintf("%s-%06d", prefix, s.seq[prefix])
+		// A catalogue's key or volume may have taken it.
+		if !slices.ContainsFunc(s.kinds, func(k kind) bool { return k.has(id) }) {
+			return id
+		}
+	}
 }
 
 // newAddress hands out addresses from a prefix of two octets: 62,500 before one repeats.
@@ -240,6 +247,8 @@ func (st *store[R]) remove(id string) {
 }
 
 func (st *store[R]) len() int { return st.order.len() }
+
+func (st *store[R]) has(id string) bool { return st.byID[id] != nil }
 
 // at returns the resource at position i (from 0) of the order they were added in.
 func (st *store[R]) at(i int) R { return st.byID[st.order.ids[st.order.slot(i)]].v }

@@ -3,6 +3,7 @@ package fake
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"testing"
 
@@ -54,4 +55,21 @@ func TestStoreCountsFlavorsAndFindsByPosition(t *testing.T) {
 	require.Equal(t, []quotaFlavor{{"a", "instance", "count", 1}, {"b", "instance", "count", 1}}, s.instances.flavorCounts())
 	_, err := s.instances.get("ins-0")
 	require.Equal(t, codeInstanceNotFound, err.code)
+}
+
+// A catalogue may name its keys and volumes as the fake names those it creates: the fake hands out
+// the next free ID, so that no two resources share one and lists, reads and deletes stay whole.
+func TestNewIDsSkipTheCatalogues(t *testing.T) {
+	cat := DefaultCatalog()
+	cat.Volumes[0].ID, cat.SSHKeys[0].ID = "vol-000001", "key-000001"
+	e := newEngine(Config{Catalog: &cat})
+	v := ok(t, e, http.StatusCreated, "POST", "/compute/v1/volumes", `{"name":"v","size":10,"region":"NORD-NO-KRS-1"}`)
+	require.Equal(t, "vol-000002", v["volume"].(map[string]any)["id"])
+	k := ok(t, e, http.StatusCreated, "POST", "/compute/v1/ssh-keys",
+		`{"name":"k","value":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBOpdKM8wSI07+PO4xLDL7zW/kNWGbdFXeHyBU1TRlBn"}`)
+	require.Equal(t, "key-000002", k["id"])
+	ok(t, e, http.StatusNoContent, "DELETE", "/compute/v1/volumes/vol-000001", "")
+	list := ok(t, e, http.StatusOK, "GET", "/compute/v1/volumes", "")
+	require.EqualValues(t, len(cat.Volumes), list["total_count"], "the catalogue's volumes less one, plus the new one")
+	require.Equal(t, "v", ok(t, e, http.StatusOK, "GET", "/compute/v1/volumes/vol-000002", "")["volume"].(map[string]any)["name"])
 }
