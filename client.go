@@ -79,14 +79,19 @@ type config struct {
 	dump         io.Writer
 }
 
-// NewClient returns a client that authenticates with token, a non-empty printable ASCII string. A
-// base URL is required ([WithBaseURL]); there is no built-in host.
+// NewClient returns a client that authenticates with token, a non-empty printable ASCII string
+// that neither starts nor ends with a space (a server would not see it as sent). A base URL is
+// required ([WithBaseURL]); there is no built-in host.
 func NewClient(token string, opts ...Option) (*Client, error) {
-	if token == "" {
+	switch {
+	case token == "":
 		return nil, errors.New("compute: the API token is empty")
-	}
-	if !validHeaderValue(token) {
+	case !validHeaderValue(token):
 		return nil, errors.New("compute: the API token contains control characters or non-ASCII bytes")
+	case strings.TrimSpace(token) == "":
+		return nil, errors.New("compute: the API token is empty")
+	case strings.TrimSpace(token) != token:
+		return nil, errors.New("compute: the API token starts or ends with white space")
 	}
 	cfg := config{
 		timeout: DefaultTimeout,

@@ -22,6 +22,8 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		want  string
 	}{
 		"empty token":         {"", []Option{WithBaseURL(localURL)}, "token is empty"},
+		"blank token":         {"   ", []Option{WithBaseURL(localURL)}, "token is empty"},
+		"token with a space":  {testToken + " ", []Option{WithBaseURL(localURL)}, "white space"},
 		"token with newline":  {testToken + "\r\nX-Evil: 1", []Option{WithBaseURL(localURL)}, "control characters"},
 		"no base URL":         {testToken, nil, "WithBaseURL or set COMPUTE_API_URL"},
 		"empty base URL":      {testToken, []Option{WithBaseURL("")}, "empty URL"},

@@ -173,7 +173,7 @@ type notCreatedError struct {
 }
 
 func (e *notCreatedError) Error() string {
-	return fmt.Sprintf("compute: not created: no %s named %q showed within %s of a create whose response was lost, so calling CreateOnce again is safe (the create: %v)",
+	return fmt.Sprintf("compute: not created: no %s named %q showed within %s of a create whose response was lost, so creating it again is safe (the create: %v)",
 		e.kind, e.name, e.settle, e.cause)
 }
 

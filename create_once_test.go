@@ -264,7 +264,7 @@ func TestCreateOnceReportsNothingCreated(t *testing.T) {
 		_, err := k.create(context.Background(), c, "web-1")
 		require.ErrorIs(t, err, ErrNotCreated)
 		assert.NotErrorIs(t, err, ErrOutcomeUnknown)
-		assert.Contains(t, err.Error(), "calling CreateOnce again is safe")
+		assert.Contains(t, err.Error(), "creating it again is safe")
 		assert.GreaterOrEqual(t, time.Since(start), DefaultSettleTime, "not before the settle time")
 		posts, _ := s.counts()
 		assert.Equal(t, 1, posts)

@@ -348,7 +348,7 @@ func boundedCtx(t *testing.T) context.Context {
 // requireNoToken fails when s contains the test token.
 func requireNoToken(t *testing.T, s string) {
 	t.Helper()
-	require.False(t, strings.Contains(s, testToken), "the token leaked: %s", s)
+	require.False(t, strings.Contains(strings.ToLower(s), strings.ToLower(testToken)), "the token leaked: %s", s)
 }
 
 // requireInvalid asserts that err is a *ValidationError about field and that no request was sent.

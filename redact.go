@@ -32,20 +32,25 @@ const scrubRun = 5
 const redactedMark = "[REDACTED]"
 
 // scrubber returns a function that replaces every run of scrubRun or more characters of token in a
-// text with redactedMark. A token is ASCII, so a run never cuts a UTF-8 character.
+// text with redactedMark, in any case: a server may echo it lower- or upper-cased. A token is
+// ASCII, so a run never cuts a UTF-8 character.
 func scrubber(token string) func(string) string {
 	if len(token) < scrubRun {
 		return func(s string) string { return strings.ReplaceAll(s, token, redactedMark) }
 	}
 	runs := make(map[string]struct{}, len(token))
 	for i := 0; i+scrubRun <= len(token); i++ {
-		runs[token[i:i+scrubRun]] = struct{}{}
+		runs[strings.ToLower(token[i:i+scrubRun])] = struct{}{}
 	}
 	return func(s string) string {
 		var b strings.Builder
+		var run [scrubRun]byte
 		copied, maskedTo := 0, 0 // s[:copied] is written; s[:maskedTo] is written or masked
 		for i := 0; i+scrubRun <= len(s); i++ {
-			if _, ok := runs[s[i:i+scrubRun]]; !ok {
+			for j := range run {
+				run[j] = lower(s[i+j])
+			}
+			if _, ok := runs[string(run[:])]; !ok {
 				continue
 			}
 			if i >= maskedTo { // a new masked span starts: write what came before it
@@ -61,6 +66,14 @@ func scrubber(token string) func(string) string {
 		b.WriteString(s[copied:])
 		return b.String()
 	}
+}
+
+// lower is an ASCII letter in lower case, any other byte as it is.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // outside makes s, text from outside the SDK, fit for an error or a log line: scrubbed and cut.

@@ -505,6 +505,9 @@ func TestTokenNeverLeaks(t *testing.T) {
 			replyRaw(w, 502, "<pre>"+b.String()+"</pre>")
 		case "/compute/v1/instances/echo-json":
 			replyJSON(w, 401, map[string]string{"code": "02014", "message": "bad token " + r.Header.Get("Authorization")})
+		case "/compute/v1/instances/echo-case":
+			auth := r.Header.Get("Authorization")
+			replyJSON(w, 401, map[string]string{"code": "02014", "message": strings.ToLower(auth) + " " + strings.ToUpper(auth)})
 		case "/compute/v1/instances/hangup":
 			hangUp(w)
 		default:
@@ -513,7 +516,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	}, WithLogger(logger), WithRetry(RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
 	ctx := context.Background()
 	var errs []error
-	for _, id := range []string{"echo", "echo-json", "hangup", "forbidden", ""} {
+	for _, id := range []string{"echo", "echo-json", "echo-case", "hangup", "forbidden", ""} {
 		errs = append(errs, testCall(ctx, c, opGetInstance, []string{id}, nil))
 		errs = append(errs, testCall(ctx, c, opCreateSnapshot, []string{id}, createBody))
 	}

@@ -6,9 +6,11 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // app is one run of the command line: where it writes, what environment it reads and how it
@@ -132,19 +134,31 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 	return root
 }
 
-// checkGlobalFlags refuses global flags that cannot work, before anything is sent.
-func (a *app) checkGlobalFlags(*cobra.Command, []string) error {
+// checkGlobalFlags refuses global flags that cannot work, and any flag that holds a control character
+// (which no name, ID or path holds, and which would break the output), before anything is sent.
+func (a *app) checkGlobalFlags(cmd *cobra.Command, _ []string) error {
 	if !validFormat(a.output) {
 		return usagef("invalid --output %q: want one of %s", a.output, strings.Join(outputFormats, ", "))
 	}
 	if a.timeout < 0 {
 		return usagef("invalid --timeout %s: must not be negative", a.timeout)
 	}
-	if a.rate < 0 {
-		return usagef("invalid --rate %g: must not be negative", a.rate)
+	// The lowest rate, one request every 10 s, keeps a call's turn in the pacing well inside an
+	// attempt's 30 s bound; NaN fails every comparison.
+	if !(a.rate == 0 || a.rate >= minRate) {
+		return usagef("invalid --rate %g: must be 0 (no pacing) or at least %g (one request every 10 s)", a.rate, minRate)
 	}
-	return nil
+	var bad error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if bad == nil && strings.ContainsFunc(f.Value.String(), unicode.IsControl) {
+			bad = usagef("invalid --%s: it holds a control character (a newline, a tab, ...)", f.Name)
+		}
+	})
+	return bad
 }
+
+// minRate is the lowest --rate but 0.
+const minRate = 0.1
 
 // group returns a command that only holds verbs: alone it prints its help, with an unknown verb it
 // is a usage error.

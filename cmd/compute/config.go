@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"os"
@@ -84,6 +85,12 @@ func (a *app) redisTrouble(err error) {
 	a.warn("the rate limit shared through Redis is available again")
 }
 
+// quietRedis silences the Redis client's own log lines (a failed dial, again and again while Redis
+// is down): the command says once itself that the shared rate limit is unavailable.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
 // newRedisLimiter returns the limiter of package ratelimit/redis on the Redis that rawURL names, and
 // the function that closes its connections.
 func newRedisLimiter(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error) {
@@ -95,6 +102,7 @@ func newRedisLimiter(rawURL, token string, rps float64, warn func(error)) (compu
 		}
 		return nil, nil, err
 	}
+	goredis.SetLogger(quietRedis{})
 	rdb := goredis.NewClient(opt)
 	lim, err := ratelimit.New(rdb, token, ratelimit.WithRate(rps), ratelimit.WithErrorHandler(warn))
 	if err != nil {

@@ -65,6 +65,16 @@ func TestTokenAndURL(t *testing.T) {
 			}, code: exitOther, stderr: "401"},
 		{name: "a negative --rate", args: func(*testing.T, *cli) []string { return []string{"--rate", "-1"} },
 			code: exitUsage, stderr: "invalid --rate -1"},
+		{name: "a --rate that is not a number", args: func(*testing.T, *cli) []string { return []string{"--rate", "NaN"} },
+			code: exitUsage, stderr: "invalid --rate NaN"},
+		{name: "a --rate so low a call would wait for ever", args: func(*testing.T, *cli) []string { return []string{"--rate", "1e-300"} },
+			code: exitUsage, stderr: "at least 0.1"},
+		{name: "a blank token", env: func(h *cli) map[string]string {
+			return map[string]string{compute.EnvBaseURL: h.srv.URL, compute.EnvToken: "   "}
+		}, code: exitUsage, stderr: "the API token is empty"},
+		{name: "a token file with trailing spaces", args: func(t *testing.T, _ *cli) []string {
+			return []string{"--token-file", writeFile(t, "token", "secret-token  \n")}
+		}, code: exitUsage, stderr: "white space"},
 		{name: "a negative --timeout", args: func(*testing.T, *cli) []string { return []string{"--timeout", "-1s"} },
 			code: exitUsage, stderr: "invalid --timeout -1s"},
 	} {

@@ -130,6 +130,16 @@ printf '%s\n' "$COMPUTE_API_TOKEN" >"$work/token"
 [ "$(env -u COMPUTE_API_TOKEN compute --token-file "$work/token" ssh-key get "$key" -o name)" = workstation ] || fail "--token-file"
 [ "$(code env -u COMPUTE_API_TOKEN compute ssh-key get "$key")" = 2 ] || fail "no token is a usage error"
 pass "--token-file, and no token exits 2"
+# A Redis that is not there: the command paces alone and says so once; the Redis client's own log
+# lines (a failed dial, again and again) stay out of stderr.
+set +e
+COMPUTE_REDIS_URL=redis://127.0.0.1:1/0 compute instance wait "$first" --status stopped --timeout 5s >/dev/null 2>"$work/redis.err"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "a wait that times out exits 1, not $rc"
+[ "$(grep -c 'Redis is unavailable' "$work/redis.err")" = 1 ] || fail "the Redis warning comes once: $(cat "$work/redis.err")"
+! grep -q '^redis:' "$work/redis.err" || fail "the Redis client logged on stderr: $(cat "$work/redis.err")"
+pass "Redis down: one warning on stderr, nothing else from Redis"
 
 echo "== clean up"
 compute instance delete "$first" --wait

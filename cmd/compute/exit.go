@@ -97,7 +97,7 @@ var exitCodeTable = []struct {
 	{exitOutcomeUnknown, "outcome unknown", "A write's response was lost: it may have taken effect. Look before trying again; a create run again adopts what it made."},
 	{exitInvalid, "validation", "The service refused the request as invalid (400 or 422): an unknown image, a type not offered in the region, ..."},
 	{exitNotCreated, "not created", "A create's response was lost and nothing with its name showed afterwards: nothing was made, running it again is safe."},
-	{exitInterrupted, "interrupted", "SIGINT or SIGTERM stopped the command."},
+	{exitInterrupted, "interrupted", "SIGINT or SIGTERM stopped the command (stopping a write already sent exits 7: it may have taken effect)."},
 }
 
 // exitCodesTopic is "compute help exit-codes".
