@@ -52,7 +52,7 @@ func (d *dumper) exchange(req *http.Request, resp *http.Response, body []byte, c
 			fmt.Fprintf(&b, ">\n%s\n", cred.outside(string(sent)))
 		}
 	}
-	fmt.Fprintf(&b, "< %s\n", resp.Status)
+	fmt.Fprintf(&b, "< %s\n", cred.outside(resp.Status))
 	dumpHeaders(&b, "< ", resp.Header, cred)
 	fmt.Fprintf(&b, "<\n%s\n\n", cred.outside(string(body)))
 	d.mu.Lock()
@@ -60,14 +60,15 @@ func (d *dumper) exchange(req *http.Request, resp *http.Response, body []byte, c
 	_, _ = io.WriteString(d.w, b.String())
 }
 
-// dumpHeaders writes h's headers but the credential's, sorted, each value scrubbed and cut.
+// dumpHeaders writes h's headers but the credential's, sorted, each name and value scrubbed and
+// cut.
 func dumpHeaders(b *strings.Builder, prefix string, h http.Header, cred *credential) {
 	for _, name := range slices.Sorted(maps.Keys(h)) {
 		if name == "Authorization" || name == "X-Auth-Token" {
 			continue
 		}
 		for _, v := range h[name] {
-			fmt.Fprintf(b, "%s%s: %s\n", prefix, name, cred.outside(v))
+			fmt.Fprintf(b, "%s%s: %s\n", prefix, cred.outside(name), cred.outside(v))
 		}
 	}
 }

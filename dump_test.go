@@ -2,6 +2,7 @@ package compute
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ func TestDebugDumpHasNoTokenAndIsBounded(t *testing.T) {
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 			echo := r.Header.Get("Authorization")
 			w.Header().Set("X-Echo", echo)
+			w.Header().Set(strings.TrimPrefix(echo, "Bearer "), "a header named as the token")
 			w.Header().Set("X-Long", strings.Repeat("h", 100<<10))
 			replyJSON(w, http.StatusBadRequest, map[string]string{"code": "02004",
 				"message": echo + strings.Repeat(" padding", 8<<10) + echo})
@@ -40,6 +42,26 @@ func TestDebugDumpHasNoTokenAndIsBounded(t *testing.T) {
 		}
 		assert.Less(t, len(out), 16<<10, "each body and header value is cut")
 	})
+}
+
+// A token in the status line's reason phrase is scrubbed too.
+func TestDebugDumpScrubsTheStatusLine(t *testing.T) {
+	var dump lockedBuffer
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		body := `{"code":"02004","message":"no"}`
+		fmt.Fprintf(buf, "HTTP/1.1 400 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+			strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), len(body), body)
+		_ = buf.Flush()
+	}, WithDebugDump(&dump), WithoutRetries())
+	_, err := c.Instances.Get(context.Background(), "i-1")
+	require.ErrorIs(t, err, ErrBadRequest)
+	assert.Contains(t, dump.String(), "< 400 [REDACTED]")
+	requireNoToken(t, dump.String())
 }
 
 // TestNoDumpWithoutTheOption: a client without WithDebugDump writes nothing anywhere.
