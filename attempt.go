@@ -215,9 +215,9 @@ func readBody(resp *http.Response, op operation) ([]byte, error) {
 	body, err := readAtMost(resp.Body, limit+1, resp.ContentLength)
 	switch {
 	case err != nil && success:
-		return nil, fmt.Errorf("reading the response (status %d): %w", resp.StatusCode, err)
+		return nil, accepted{fmt.Errorf("reading the response (status %d): %w", resp.StatusCode, err)}
 	case int64(len(body)) > limit && success:
-		return nil, fmt.Errorf("%w (%d bytes)", errTooLarge, limit)
+		return nil, accepted{fmt.Errorf("%w (%d bytes)", errTooLarge, limit)}
 	case int64(len(body)) > limit:
 		body = body[:limit]
 		// Drain a little, so that a body just past the bound leaves the connection reusable.

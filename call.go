@@ -162,10 +162,17 @@ func (c *Client) decodeResponse(op operation, data []byte, out any) error {
 	err := decodeObject(data, out)
 	if err != nil {
 		err = c.transport.cred.outsideErr(err)
-		return unreadable(op, fmt.Errorf("compute: %s %s: decoding the response: %w", op.method, op.path, err))
+		return unreadable(op, accepted{fmt.Errorf("compute: %s %s: decoding the response: %w", op.method, op.path, err)})
 	}
 	return nil
 }
+
+// accepted marks the failure of a call whose request the service answered with a success status,
+// whatever went wrong after: a create that failed so was processed all the same. Its text is its
+// error's.
+type accepted struct{ error }
+
+func (e accepted) Unwrap() error { return e.error }
 
 // unreadable marks err, a success response that cannot be used, as an unknown outcome for a POST.
 func unreadable(op operation, err error) error {

@@ -12,6 +12,8 @@ import (
 // ErrNotCreated matches the error of a CreateOnce whose create had an unknown outcome and whose
 // resource did not show in the settle time: nothing was created, so calling again is safe
 // ([RetryNotCreated]). It does not match [ErrOutcomeUnknown]; errors.As reaches the create's error.
+// A create the service answered with a success status whose body was lost is never "not created":
+// if its resource does not show, the error matches [ErrOutcomeUnknown].
 var ErrNotCreated = errors.New("compute: not created")
 
 // DefaultSettleTime is how long CreateOnce looks for the resource of a create whose response was
@@ -52,7 +54,8 @@ func RetryNotCreated(n int) OnceOption {
 
 // NameError is the error of CreateOnce when several resources have the request's name, or the one
 // that has it is not what the request would make or is going away. It matches [ErrConflict].
-// Nothing was created.
+// Nothing was created, unless the error also matches [ErrOutcomeUnknown]: then a create's response
+// was lost, and what has the name (IDs) may be what it made, failed or in error.
 type NameError struct {
 	Kind   string   // "instance", "volume", ...
 	Name   string   // the name looked up
@@ -116,6 +119,12 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 			if sleepErr := sleep(ctx, min(jitter(time.Second, 5*time.Second, n), time.Until(deadline))); sleepErr != nil {
 				return nil, fmt.Errorf("%w; the context ended while looking for the %s: %w", err, o.kind, sleepErr)
 			}
+		}
+		if errors.As(err, new(accepted)) {
+			// The service answered the create with a success status: it made something, which
+			// its name does not find.
+			return nil, fmt.Errorf("%w; the service accepted the create, but no %s named %q showed within %s: look before creating it again",
+				err, o.kind, c.transport.cred.outside(o.name), cfg.settle)
 		}
 		if tries >= cfg.retries {
 			return nil, &notCreatedError{kind: o.kind, name: c.transport.cred.outside(o.name), settle: cfg.settle, cause: err}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,6 +31,7 @@ type onceServer struct {
 	lag     int              // lists left before pending items show
 	store   bool             // a create is processed
 	short   bool             // total_count says one item less than the list holds
+	cut     bool             // a create is answered 201, its body cut short
 	lists   int
 	posts   int
 }
@@ -57,7 +59,13 @@ func (s *onceServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			s.pending = append(s.pending, item)
 		}
-		panic(http.ErrAbortHandler) // the connection closes: no response
+		if s.cut {
+			w.Header().Set("Content-Length", "500")
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write([]byte(`{"` + strings.TrimSuffix(s.key, "s") + `": {"id": "new`))
+			w.(http.Flusher).Flush()
+		}
+		panic(http.ErrAbortHandler) // the connection closes: no response, or a cut one
 	}
 	s.lists++
 	if s.lag > 0 && len(s.pending) > 0 {
@@ -280,6 +288,23 @@ func TestCreateOnceReportsNothingCreated(t *testing.T) {
 		id, err := k.create(context.Background(), c, "web-1", RetryNotCreated(1))
 		require.NoError(t, err)
 		assert.Equal(t, "new-4", id)
+	})
+}
+
+// TestCreateOnceNeverCallsAnAcceptedCreateNotCreated: the service answered the create 201 and the
+// body was cut; its resource does not show by the name (a service that changed it, say). That is
+// not "nothing was created": the error matches ErrOutcomeUnknown, and RetryNotCreated sends
+// nothing more.
+func TestCreateOnceNeverCallsAnAcceptedCreateNotCreated(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		s.cut = true
+		_, err := k.create(context.Background(), c, "web-1", WithSettleTime(5*time.Second), RetryNotCreated(2))
+		require.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.NotErrorIs(t, err, ErrNotCreated)
+		assert.Contains(t, err.Error(), "status 201")
+		assert.Contains(t, err.Error(), "the service accepted the create")
+		posts, _ := s.counts()
+		assert.Equal(t, 1, posts)
 	})
 }
 

@@ -97,6 +97,9 @@ func (c *credential) outsideErr(err error) error {
 	if err == nil || c.clean(err) {
 		return err
 	}
+	if a, ok := err.(accepted); ok {
+		return accepted{c.outsideErr(a.error)}
+	}
 	var inner []error
 	for _, e := range unwrap(err) {
 		inner = append(inner, c.outsideErr(e))
