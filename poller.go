@@ -9,7 +9,8 @@ import (
 // poller shares the polling of one client's waits on one kind of resource. While two or more waits
 // run and a walk of the list costs fewer requests than a GET each, it walks the list about once a
 // second per page, and each wait takes its resource from the walk. A resource the walk did not show
-// is read with a GET: a list can lag, so only the GET's 404 says a resource is gone.
+// is read with a GET: a list can lag, so only the GET's 404 says a resource is gone; so is every
+// resource while the walk fails for a time (a refusal for good ends the waits, as their GETs would).
 type poller[T any] struct {
 	list func(context.Context, *ListOptions) (*Page[T], error)
 
@@ -82,9 +83,11 @@ func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Contex
 	err = p.err
 	p.mu.Unlock()
 	switch {
-	case err != nil:
+	case err != nil && !transient(err):
 		return nil, true, err
-	case !ok:
+	case err != nil || !ok:
+		// A walk that failed for now (a 503, a network error) or that did not show the resource:
+		// its own GET says.
 		v, err := get(ctx)
 		return v, false, err
 	}

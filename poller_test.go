@@ -174,6 +174,28 @@ func TestAWalkStopsPastTotalCount(t *testing.T) {
 	})
 }
 
+// TestAWalkThatFailsForATimeFallsBackToGETs: while the list answers 503, each wait reads its own
+// instance, and both end when their GETs say active.
+func TestAWalkThatFailsForATimeFallsBackToGETs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.status = http.StatusServiceUnavailable
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		time.AfterFunc(10*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		start := time.Now()
+		err := WaitAll(ctx, []string{"a", "b"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		assert.Less(t, time.Since(start), time.Minute, "the waits saw their GETs")
+	})
+}
+
 // TestAWalkRefusedEndsTheWaits: a walk refused for good (403) ends every wait with the refusal, as
 // their own GETs would.
 func TestAWalkRefusedEndsTheWaits(t *testing.T) {
