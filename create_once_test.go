@@ -32,6 +32,7 @@ type onceServer struct {
 	store   bool             // a create is processed
 	short   bool             // total_count says one item less than the list holds
 	cut     bool             // a create is answered 201, its body cut short
+	bigPage bool             // a page says per_page is twice what was asked for
 	lists   int
 	posts   int
 }
@@ -79,6 +80,9 @@ func (s *onceServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	total := len(s.items)
 	if s.short {
 		total--
+	}
+	if s.bigPage {
+		perPage *= 2
 	}
 	replyJSON(w, http.StatusOK, map[string]any{s.key: s.items[from:to], "total_count": total, "page": page, "per_page": perPage})
 }
@@ -430,6 +434,23 @@ func TestCreateOnceReadsPastAShortTotalCount(t *testing.T) {
 		}
 		s.items = append(s.items, k.item("mine", "web-1"))
 		s.short = true
+		id, err := k.create(context.Background(), c, "web-1")
+		require.NoError(t, err)
+		assert.Equal(t, "mine", id)
+		posts, _ := s.counts()
+		assert.Zero(t, posts)
+	})
+}
+
+// TestCreateOnceReadsPastAPageThatClaimsMore: a page holding the 100 items asked for but saying
+// per_page 200 is full all the same: the lookup reads the next page, where the name is.
+func TestCreateOnceReadsPastAPageThatClaimsMore(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		for i := range MaxPerPage {
+			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
+		}
+		s.items = append(s.items, k.item("mine", "web-1"))
+		s.bigPage = true
 		id, err := k.create(context.Background(), c, "web-1")
 		require.NoError(t, err)
 		assert.Equal(t, "mine", id)

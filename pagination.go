@@ -186,8 +186,10 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 					return
 				}
 			}
+			// The page size the service says, unless it says more than was asked for: a page that
+			// claims 200 while holding the 100 asked for is full, and the walk goes on.
 			perPage := p.PerPage
-			if perPage == 0 {
+			if perPage == 0 || (cur.PerPage > 0 && perPage > cur.PerPage) {
 				perPage = cur.PerPage
 			}
 			if perPage == 0 {
