@@ -12,8 +12,9 @@ import (
 // ErrNotCreated matches the error of a CreateOnce whose create had an unknown outcome and whose
 // resource did not show in the settle time: nothing was created, so calling again is safe
 // ([RetryNotCreated]). It does not match [ErrOutcomeUnknown]; errors.As reaches the create's error.
-// A create the service answered with a success status whose body was lost is never "not created":
-// if its resource does not show, the error matches [ErrOutcomeUnknown].
+// A create the service answered with a success status whose body was lost is never "not created",
+// nor one whose last lookup read pages that disagreed (a total_count that changed, an empty page
+// where it said more): if its resource does not show, the error matches [ErrOutcomeUnknown].
 var ErrNotCreated = errors.New("compute: not created")
 
 // DefaultSettleTime is how long CreateOnce looks for the resource of a create whose response was
@@ -93,7 +94,7 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if v, err := adopt(ctx, c, o); v != nil || err != nil {
+	if v, _, err := adopt(ctx, c, o); v != nil || err != nil {
 		return v, err
 	}
 	for tries := 0; ; tries++ {
@@ -102,8 +103,11 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 			return v, err
 		}
 		deadline := time.Now().Add(cfg.settle)
+		var unsure bool
 		for n := 0; ; n++ {
-			found, lookErr := adopt(ctx, c, o)
+			var found *T
+			var lookErr error
+			found, unsure, lookErr = adopt(ctx, c, o)
 			var nameErr *NameError
 			switch {
 			case found != nil:
@@ -120,6 +124,10 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 				return nil, fmt.Errorf("%w; the context ended while looking for the %s: %w", err, o.kind, sleepErr)
 			}
 		}
+		if unsure {
+			return nil, fmt.Errorf("%w; the list's pages disagreed while looking for the %s named %q (something was added or deleted meanwhile), so it may have been missed: look before creating it again",
+				err, o.kind, c.transport.cred.outside(o.name))
+		}
 		if errors.As(err, new(accepted)) {
 			// The service answered the create with a success status: it made something, which
 			// its name does not find.
@@ -133,11 +141,12 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 }
 
 // adopt returns the one resource named o.name that matches the request, nil when there is none,
-// and a *NameError when what has the name cannot be adopted.
-func adopt[T any](ctx context.Context, c *Client, o once[T]) (*T, error) {
-	found, err := findByName(ctx, c, o.list, o.name, 2)
+// and a *NameError when what has the name cannot be adopted; unsure reports a lookup whose pages
+// disagreed (see lookUp).
+func adopt[T any](ctx context.Context, c *Client, o once[T]) (v *T, unsure bool, err error) {
+	found, unsure, err := lookUp(ctx, c, o.list, o.name, 2)
 	if err != nil || len(found) == 0 {
-		return nil, err
+		return nil, unsure, err
 	}
 	var ids []string
 	for _, v := range found {
@@ -147,30 +156,57 @@ func adopt[T any](ctx context.Context, c *Client, o once[T]) (*T, error) {
 	nameErr := &NameError{Kind: o.kind, Name: c.transport.cred.outside(o.name), IDs: ids}
 	if len(found) > 1 {
 		nameErr.Reason = fmt.Sprintf("several have the name (%s and maybe more)", strings.Join(ids, ", "))
-		return nil, nameErr
+		return nil, false, nameErr
 	}
 	if why := o.mismatch(&found[0]); why != "" {
 		nameErr.Reason = fmt.Sprintf("%s %s %s", o.kind, ids[0], c.transport.cred.outside(why))
-		return nil, nameErr
+		return nil, false, nameErr
 	}
-	return &found[0], nil
+	return &found[0], false, nil
 }
 
 // findByName walks list to its end (a total_count can lag) and returns the resources named exactly
 // name, at most limit of them (0 for no limit).
 func findByName[T any](ctx context.Context, c *Client, list func(context.Context, *ListOptions) (*Page[T], error), name string, limit int) ([]T, error) {
-	var found []T
-	for v, err := range walk(ctx, c, &ListOptions{PerPage: MaxPerPage}, list, true) {
-		if err != nil {
-			return nil, err
+	found, _, err := lookUp(ctx, c, list, name, limit)
+	return found, err
+}
+
+// lookUpWalks bounds the walks of a lookup whose pages disagree.
+const lookUpWalks = 3
+
+// lookUp is findByName, which also reports whether the list's pages disagreed during its last walk
+// (total_count changed from page to page, or a later page came empty while its total_count said
+// more): a resource deleted or added meanwhile can shift the others across pages, so one with the
+// name may have been missed. While they disagree and nothing was found, it walks again, up to
+// lookUpWalks times.
+func lookUp[T any](ctx context.Context, c *Client, list func(context.Context, *ListOptions) (*Page[T], error), name string, limit int) ([]T, bool, error) {
+	for walks := 1; ; walks++ {
+		total, unsure := -1, false
+		watched := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
+			p, err := list(ctx, o)
+			if err == nil {
+				unsure = unsure || (total >= 0 && p.TotalCount != total) ||
+					(len(p.Items) == 0 && o.Page > 1 && p.TotalCount > (o.Page-1)*o.PerPage)
+				total = p.TotalCount
+			}
+			return p, err
 		}
-		if n, _ := stringField(v, "Name"); n == name {
-			if found = append(found, v); len(found) == limit {
-				break
+		var found []T
+		for v, err := range walk(ctx, c, &ListOptions{PerPage: MaxPerPage}, watched, true) {
+			if err != nil {
+				return nil, false, err
+			}
+			if n, _ := stringField(v, "Name"); n == name {
+				if found = append(found, v); len(found) == limit {
+					break
+				}
 			}
 		}
+		if len(found) > 0 || !unsure || walks == lookUpWalks {
+			return found, unsure, nil
+		}
 	}
-	return found, nil
 }
 
 // notCreatedError is ErrNotCreated's error: it unwraps to the create's failure without

@@ -33,6 +33,8 @@ type onceServer struct {
 	short   bool             // total_count says one item less than the list holds
 	cut     bool             // a create is answered 201, its body cut short
 	bigPage bool             // a page says per_page is twice what was asked for
+	noPage2 bool             // page 2 comes empty, whatever total_count says
+	after   func(page int)   // runs after a list's page is served, under the lock
 	lists   int
 	posts   int
 }
@@ -81,10 +83,17 @@ func (s *onceServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.short {
 		total--
 	}
+	items := s.items[from:to]
+	if s.noPage2 && page == 2 {
+		items = nil
+	}
 	if s.bigPage {
 		perPage *= 2
 	}
-	replyJSON(w, http.StatusOK, map[string]any{s.key: s.items[from:to], "total_count": total, "page": page, "per_page": perPage})
+	replyJSON(w, http.StatusOK, map[string]any{s.key: items, "total_count": total, "page": page, "per_page": perPage})
+	if s.after != nil {
+		s.after(page)
+	}
 }
 
 // counts reads the server's counters under its lock.
@@ -456,6 +465,46 @@ func TestCreateOnceReadsPastAPageThatClaimsMore(t *testing.T) {
 		assert.Equal(t, "mine", id)
 		posts, _ := s.counts()
 		assert.Zero(t, posts)
+	})
+}
+
+// TestCreateOnceWalksAgainWhenTheListShifts: another job deletes a resource of page 1 while the
+// lookup reads it, which moves the one with the name from page 2 onto page 1, already read. The
+// pages disagree (total_count changed), so the lookup walks again, finds it and creates nothing.
+func TestCreateOnceWalksAgainWhenTheListShifts(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		for i := range MaxPerPage {
+			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
+		}
+		s.items = append(s.items, k.item("mine", "web-1"))
+		s.after = func(page int) {
+			if page == 1 && s.lists == 1 {
+				s.items = s.items[1:] // x0 deleted
+			}
+		}
+		id, err := k.create(context.Background(), c, "web-1")
+		require.NoError(t, err)
+		assert.Equal(t, "mine", id)
+		posts, _ := s.counts()
+		assert.Zero(t, posts)
+	})
+}
+
+// TestCreateOnceIsUnsureWhenThePagesDisagree: after a lost create, every lookup's page 2 comes empty
+// though total_count says it holds more: the resource may be there, unseen. That is not "nothing
+// was created": the error matches ErrOutcomeUnknown, and RetryNotCreated sends nothing more.
+func TestCreateOnceIsUnsureWhenThePagesDisagree(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		for i := range MaxPerPage {
+			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
+		}
+		s.store, s.noPage2 = true, true
+		_, err := k.create(context.Background(), c, "web-1", WithSettleTime(5*time.Second), RetryNotCreated(1))
+		require.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.NotErrorIs(t, err, ErrNotCreated)
+		assert.Contains(t, err.Error(), "pages disagreed")
+		posts, _ := s.counts()
+		assert.Equal(t, 1, posts)
 	})
 }
 
