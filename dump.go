@@ -60,15 +60,27 @@ func (d *dumper) exchange(req *http.Request, resp *http.Response, body []byte, c
 	_, _ = io.WriteString(d.w, b.String())
 }
 
+// maxDumpHeaders bounds the header lines a dump shows of one message.
+const maxDumpHeaders = 64
+
 // dumpHeaders writes h's headers but the credential's, sorted, each name and value scrubbed and
-// cut.
+// cut, the first maxDumpHeaders of them.
 func dumpHeaders(b *strings.Builder, prefix string, h http.Header, cred *credential) {
+	shown, left := 0, 0
 	for _, name := range slices.Sorted(maps.Keys(h)) {
 		if name == "Authorization" || name == "X-Auth-Token" {
 			continue
 		}
 		for _, v := range h[name] {
+			if shown == maxDumpHeaders {
+				left++
+				continue
+			}
+			shown++
 			fmt.Fprintf(b, "%s%s: %s\n", prefix, cred.outside(name), cred.outside(v))
 		}
+	}
+	if left > 0 {
+		fmt.Fprintf(b, "%s(%d more header lines)\n", prefix, left)
 	}
 }

@@ -22,6 +22,9 @@ func TestDebugDumpHasNoTokenAndIsBounded(t *testing.T) {
 			echo := r.Header.Get("Authorization")
 			w.Header().Set("X-Echo", echo)
 			w.Header().Set(strings.TrimPrefix(echo, "Bearer "), "a header named as the token")
+			for i := range 2000 {
+				w.Header().Set(fmt.Sprintf("X-Many-%04d", i), "many")
+			}
 			w.Header().Set("X-Long", strings.Repeat("h", 100<<10))
 			replyJSON(w, http.StatusBadRequest, map[string]string{"code": "02004",
 				"message": echo + strings.Repeat(" padding", 8<<10) + echo})
@@ -40,7 +43,8 @@ func TestDebugDumpHasNoTokenAndIsBounded(t *testing.T) {
 		for i := 0; i+scrubRun <= len(testToken); i++ {
 			assert.NotContains(t, out, testToken[i:i+scrubRun])
 		}
-		assert.Less(t, len(out), 16<<10, "each body and header value is cut")
+		assert.Less(t, len(out), 16<<10, "each body and header value is cut, and the header lines")
+		assert.Contains(t, out, "more header lines)")
 	})
 }
 

@@ -74,8 +74,8 @@ type PageRead struct {
 // OpenTelemetry's). Every field is optional; each runs on the call's goroutine and must be quick.
 // One exception: the list walk that several waits share runs on a goroutine of the client's, with
 // a context of its own (no caller's span, values or deadline), so its calls and pages are told
-// there, and a panic in them is not the waits' to recover; each wait's Poll still runs on its own
-// goroutine with its own context. Pass one with [WithObserver].
+// there; a panic in them is raised again in each wait that shares the walk, on its goroutine. Each
+// wait's Poll still runs on its own goroutine with its own context. Pass one with [WithObserver].
 type Observer struct {
 	// CallStart is called as a call starts. The context it returns (nil keeps ctx) is the call's
 	// from then on, so that a span it starts is the parent of what the call does.

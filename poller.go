@@ -2,6 +2,8 @@ package compute
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -82,7 +84,10 @@ func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Contex
 	found, ok := p.latest[id]
 	err = p.err
 	p.mu.Unlock()
+	var wp *walkPanic
 	switch {
+	case errors.As(err, &wp):
+		panic(wp.value)
 	case err != nil && !transient(err):
 		return nil, true, err
 	case err != nil || !ok:
@@ -119,6 +124,24 @@ func (p *poller[T]) run(ctx context.Context) {
 	}
 }
 
+// walkPanic is a panic of the walk's list call (an Observer's, say), which each wait sharing the
+// walk raises again on its own goroutine, where its caller can recover it.
+type walkPanic struct{ value any }
+
+func (w *walkPanic) Error() string {
+	return fmt.Sprintf("compute: the shared list walk panicked: %v", w.value)
+}
+
+// listPage reads one page of the list for a walk, a panic turned into a *walkPanic.
+func (p *poller[T]) listPage(ctx context.Context, page int) (pg *Page[T], err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pg, err = nil, &walkPanic{value: r}
+		}
+	}()
+	return p.list(ctx, &ListOptions{Page: page, PerPage: MaxPerPage})
+}
+
 // walk reads the list until it has seen every awaited resource, to its end (at most total_count's
 // pages plus one), or, when the list holds more pages than there are waits, for one page; it publishes what it saw and returns the pages
 // read. Waits can join while a page comes, so the awaited set is read after each page.
@@ -128,7 +151,7 @@ func (p *poller[T]) walk(ctx context.Context) int {
 	read := 0
 	for page := 1; page <= defaultMaxWalkPages; page++ {
 		var pg *Page[T]
-		if pg, err = p.list(ctx, &ListOptions{Page: page, PerPage: MaxPerPage}); err != nil {
+		if pg, err = p.listPage(ctx, page); err != nil {
 			break
 		}
 		read++

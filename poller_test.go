@@ -2,6 +2,7 @@ package compute
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -210,5 +211,29 @@ func TestAWalkRefusedEndsTheWaits(t *testing.T) {
 			return err
 		})
 		require.ErrorIs(t, err, ErrForbidden)
+	})
+}
+
+// TestAPanicInTheSharedWalkReachesTheWaits: an Observer that panics on the walk's pages panics in
+// each wait that shares the walk, on the wait's goroutine, where its caller recovers it; nothing
+// panics on a goroutine of the client's.
+func TestAPanicInTheSharedWalkReachesTheWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit(),
+			WithObserver(Observer{Page: func(context.Context, PageRead) { panic("observer bug") }}))
+		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("recovered: %v", r)
+				}
+			}()
+			_, err = c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "recovered: observer bug")
 	})
 }
