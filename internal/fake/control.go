@@ -27,15 +27,15 @@ const controlHeader = "X-Fake-Control-Token"
 var controlRoutes = []route{
 	{"POST", "faults", 201, "", ctl(addFault)},
 	{"GET", "faults", 200, "faults", ctl(listFaults)},
-	{"DELETE", "faults", 204, "", ctl(clearFaults)},
+	{"DELETE", "faults", 204, "", action((*Engine).clearFaults)},
 	{"DELETE", "faults/{}", 204, "", ctl(removeFault)},
 	{"GET", "requests", 200, "requests", ctl(listRequests)},
-	{"DELETE", "requests", 204, "", ctl(clearRequests)},
+	{"DELETE", "requests", 204, "", action((*Engine).clearLog)},
 	{"PUT", "{}/{}/status", 204, "", ctl(forceStatus)},
 	{"GET", "quotas", 200, "", ctl(getQuotas)},
 	{"PUT", "quotas", 200, "", ctl(setQuotas)},
 	{"POST", "advance", 204, "", ctl(advance)},
-	{"POST", "reset", 204, "", ctl(reset)},
+	{"POST", "reset", 204, "", action((*Engine).reset)},
 	{"GET", "catalog", 200, "", ctl(catalog)},
 	{"GET", "openapi.yaml", 200, "", yamlDocument(controlDocument)},
 }
@@ -156,17 +156,38 @@ func listFaults(e *Engine, _ call, _ *none) ([]controlRule, *Error) {
 	return out, nil
 }
 
-func clearFaults(e *Engine, _ call, _ *none) (none, *Error) {
-	e.rules = nil
-	return none{}, nil
-}
-
 func removeFault(e *Engine, c call, _ *none) (none, *Error) {
 	n := len(e.rules)
 	if e.rules = slices.DeleteFunc(e.rules, func(r *faultRule) bool { return r.id == c.ids[0] }); len(e.rules) == n {
 		return none{}, notFound(codeBadRequest, "fault rule %q not found", c.ids[0])
 	}
 	return none{}, nil
+}
+
+// Request is one request as the server received it, for assertions in tests.
+type Request struct {
+	// Time is when the server received it, on the server's clock.
+	Time time.Time
+	// Method is the HTTP method.
+	Method string
+	// Path is the path exactly as sent, escaped (an ID "a/b" shows as "a%2Fb").
+	Path string
+	// Query is the parsed query string.
+	Query url.Values
+	// Body is the request body as received.
+	Body []byte
+	// Auth is how the request authenticated: "bearer", "x-auth-token", or "" when it carried no
+	// token. The token itself is not recorded.
+	Auth string
+	// Header is the request's header without Authorization and X-Auth-Token.
+	Header http.Header
+	// Status is the status of the response, 0 if the connection was dropped without a response.
+	Status int
+	// Fault says the request was hit by an injected fault.
+	Fault bool
+	// Processed says the request took effect on the server's state (or, for a read, was served
+	// from it). A request refused by authentication, the rate limit or a fault is not processed.
+	Processed bool
 }
 
 // controlRequest is the JSON form of a Request of the log.
@@ -189,11 +210,6 @@ func listRequests(e *Engine, _ call, _ *none) ([]controlRequest, *Error) {
 			Body: string(r.Body), Auth: r.Auth, Status: r.Status, Fault: r.Fault, Processed: r.Processed})
 	}
 	return out, nil
-}
-
-func clearRequests(e *Engine, _ call, _ *none) (none, *Error) {
-	e.clearLog()
-	return none{}, nil
 }
 
 // statusChange is the body of PUT /_fake/{collection}/{id}/status.
@@ -274,39 +290,27 @@ func advance(e *Engine, _ call, r *advanceBy) (none, *Error) {
 	return none{}, nil
 }
 
-func reset(e *Engine, _ call, _ *none) (none, *Error) {
-	e.reset()
-	return none{}, nil
-}
-
 func catalog(e *Engine, _ call, _ *none) (Catalog, *Error) { return e.liveCatalog(), nil }
-
-// The engine's controls for Go tests.
 
 // Reset forgets every resource, request, fault rule, quota set since and rate-limit count: the
 // engine is as New made it, except that the clock keeps what Advance added.
-func (e *Engine) Reset() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.reset()
-}
+func (e *Engine) Reset() { e.locked(e.reset) }
 
 // Advance moves the engine's clock forward by d, completing the transitions due by then. It works
 // with any clock, real or fake. A negative d is ignored, and the clock goes at most 292 years ahead in
 // all.
 func (e *Engine) Advance(d time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.offset += min(max(d, 0), math.MaxInt64-e.offset)
-	e.state()
+	e.locked(func() {
+		e.offset += min(max(d, 0), math.MaxInt64-e.offset)
+		e.state()
+	})
 }
 
 // Catalog returns the catalogue as it is now: its SSH keys and volumes are the account's as the API
 // has left them (created and deleted ones included, volume statuses as attachments made them).
-func (e *Engine) Catalog() Catalog {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.liveCatalog()
+func (e *Engine) Catalog() (c Catalog) {
+	e.locked(func() { c = e.liveCatalog() })
+	return c
 }
 
 // SetInstanceStatus forces an instance into a status, cancelling any transition in progress, so that
@@ -365,20 +369,15 @@ func (e *Engine) Requests() []Request {
 }
 
 // ResetRequests forgets the requests received so far.
-func (e *Engine) ResetRequests() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.clearLog()
-}
+func (e *Engine) ResetRequests() { e.locked(e.clearLog) }
 
 // Inject adds a fault rule. Rules are tried in the order they were added; the first that hits a request
 // decides its fault. Authentication and rate limiting happen before faults, so a fault never hits a
 // request the service would have refused anyway. It returns the rule's identifier, "rule-1" for
 // the first.
-func (e *Engine) Inject(r Rule) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.inject(r).id
+func (e *Engine) Inject(r Rule) (id string) {
+	e.locked(func() { id = e.inject(r).id })
+	return id
 }
 
 // inject adds a fault rule. The caller holds e.mu.
@@ -398,8 +397,14 @@ func (e *Engine) FailNext(n int, m Match, f Fault) {
 }
 
 // ClearFaults removes every fault rule.
-func (e *Engine) ClearFaults() {
+func (e *Engine) ClearFaults() { e.locked(e.clearFaults) }
+
+// clearFaults removes every fault rule. The caller holds e.mu.
+func (e *Engine) clearFaults() { e.rules = nil }
+
+// locked runs f with e.mu held.
+func (e *Engine) locked(f func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.rules = nil
+	f()
 }

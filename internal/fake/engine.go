@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/subtle"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
@@ -302,6 +303,29 @@ func (e *Engine) limit(token string, now time.Time) *Error {
 	return tooManyRequests(retryAfter, "too many requests: the limit is %g per second", e.cfg.Rate)
 }
 
+// bucket is a token bucket: rate tokens a second, up to burst, one per request.
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// take spends a token for a request arriving at now. When none is left it returns false and the
+// whole seconds until one will be, for the Retry-After header (at least 1).
+func (b *bucket) take(now time.Time, rate float64, burst int) (bool, string) {
+	if b.last.IsZero() {
+		b.tokens = float64(burst)
+	} else if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
+		b.tokens = math.Min(float64(burst), b.tokens+elapsed*rate)
+	}
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, ""
+	}
+	wait := math.Ceil((1 - b.tokens) / rate)
+	return false, strconv.Itoa(int(math.Max(1, wait)))
+}
+
 // respond writes the response of the API, and records its status.
 func (e *Engine) respond(w http.ResponseWriter, entry *Request, status int, doc document, refusal *Error) {
 	if refusal != nil {
@@ -349,12 +373,9 @@ func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
 // bodies of more than Config.LogBytes, keeping the last. The caller holds e.mu.
 func (e *Engine) trimLog() {
 	n := 0
-	for ; len(e.log)-n > 1; n++ {
-		over := e.cfg.LogLimit > 0 && len(e.log)-n > e.cfg.LogLimit
-		if !over && !(e.cfg.LogBytes > 0 && e.logSize > e.cfg.LogBytes) {
-			break
-		}
+	for len(e.log)-n > 1 && (e.cfg.LogLimit > 0 && len(e.log)-n > e.cfg.LogLimit || e.cfg.LogBytes > 0 && e.logSize > e.cfg.LogBytes) {
 		e.logSize -= len(e.log[n].Body)
+		n++
 	}
 	clear(e.log[:n]) // so that the dropped requests are not kept alive by the array
 	e.log = e.log[n:]

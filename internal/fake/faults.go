@@ -27,6 +27,7 @@ var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.Me
 // upper-case HTTP method, a path that is a URL or carries a query or a fragment, an invalid
 // pattern, or the control endpoint (escaped or not), which faults never reach.
 func (m Match) problem() string {
+	unescaped, _ := url.PathUnescape(m.Path) // "" when it holds a malformed escape
 	switch p := m.Path; {
 	case m.Method != "" && !slices.Contains(methods, m.Method):
 		return fmt.Sprintf("match.method must be one of %s (upper case), got %q", strings.Join(methods, ", "), m.Method)
@@ -38,22 +39,13 @@ func (m Match) problem() string {
 		return fmt.Sprintf("match.path is matched against the path alone, without the query, got %q", p)
 	case strings.Contains(p, "#"):
 		return fmt.Sprintf("match.path is matched against the path as sent, which never holds a fragment, got %q", p)
-	case strings.HasPrefix(unescaped(p), controlPrefix):
+	case strings.HasPrefix(p, controlPrefix) || strings.HasPrefix(unescaped, controlPrefix):
 		return fmt.Sprintf("match.path %q is under %s, whose requests are never faulted", p, controlPrefix)
 	}
 	if _, err := path.Match(m.Path, ""); err != nil {
 		return fmt.Sprintf("match.path %q is not a valid path.Match pattern: %v", m.Path, err)
 	}
 	return ""
-}
-
-// unescaped is a path with its escapes undone, as requests are routed, or as it is if it has a
-// malformed one.
-func unescaped(p string) string {
-	if u, err := url.PathUnescape(p); err == nil {
-		return u
-	}
-	return p
 }
 
 func (m Match) matches(method, escapedPath string) bool {

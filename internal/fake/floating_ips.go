@@ -11,9 +11,7 @@ const (
 var floatingIPSpec = spec{collection: "floating-ips", quota: "floating_ips", code: codeStaticPublicIPQuotaReached,
 	notFound: func(id string) *Error { return notFound(codeFloatingIPNotFound, "floating IP %q not found", id) },
 	statuses: []string{fipCreating, fipCreated, "deleting", "error"}, ref: "fip",
-	inUse: func(id, in string) *Error {
-		return badRequest(codeFloatingIPInUse, "floating IP %q is attached to instance %q", id, in)
-	}}
+	inUse: refusal{codeFloatingIPInUse, "floating IP %q is attached to instance %q"}}
 
 // floatingIP is a floating IP as the API shows it (view fills in its instance), with the transition
 // it has in progress.

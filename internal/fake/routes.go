@@ -96,6 +96,14 @@ func ctl[Req, Res any](h func(e *Engine, c call, r *Req) (Res, *Error)) handler 
 	}
 }
 
+// action is a handler that reads no body, sends none and runs f, with e.mu held.
+func action(f func(e *Engine)) handler {
+	return ctl(func(e *Engine, _ call, _ *none) (none, *Error) {
+		f(e)
+		return none{}, nil
+	})
+}
+
 // yamlDocument serves a YAML document, to a request without a body.
 func yamlDocument(b []byte) handler {
 	return ctl(func(*Engine, call, *none) (document, *Error) {
@@ -121,9 +129,9 @@ func show[R resource](s *state, _ call, r R, _ *none) (any, *Error) { return r.v
 // remove is the DELETE of a resource, refused by its kind's inUse while an instance refers to it.
 func remove[R resource](st func(*state) *store[R]) handler {
 	return on(st, func(s *state, c call, _ R, _ *none) (none, *Error) {
-		if sp := st(s).sp; sp.inUse != nil {
+		if sp := st(s).sp; sp.inUse.code != "" {
 			if in := s.holder(sp.ref, c.ids[0]); in != "" {
-				return none{}, sp.inUse(c.ids[0], in)
+				return none{}, badRequest(sp.inUse.code, sp.inUse.format, c.ids[0], in)
 			}
 		}
 		st(s).remove(c.ids[0])

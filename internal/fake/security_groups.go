@@ -14,9 +14,7 @@ const (
 var groupSpec = spec{collection: "security-groups",
 	notFound: func(id string) *Error { return notFound(codeSecurityGroupNotFound, "security group %q not found", id) },
 	statuses: []string{groupCreating, groupCreated, "deleting", "error"}, ref: "group",
-	inUse: func(id, in string) *Error {
-		return badRequest(codeSecurityGroupUsedByInstances, "security group %q is used by instance %q", id, in)
-	}}
+	inUse: refusal{codeSecurityGroupUsedByInstances, "security group %q is used by instance %q"}}
 
 // sgRule is a firewall rule as the API shows it. A port the request left out, or sent as null, is
 // null: all ports.

@@ -11,9 +11,7 @@ const (
 var snapshotSpec = spec{collection: "snapshots", quota: "snapshots", code: codeMaxQuotaReached,
 	notFound: func(id string) *Error { return notFound(codeSnapshotNotFound, "snapshot %q not found", id) },
 	statuses: []string{snapshotCreating, snapshotCreated, "deleting", "error", "pending_delete"}, ref: "image",
-	inUse: func(id, in string) *Error {
-		return badRequest(codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it", id, in)
-	}}
+	inUse: refusal{codeSnapshotInUse, "snapshot %q cannot be deleted while instance %q uses it"}}
 
 // snapshot is a snapshot as the API shows it (size in GiB), with the transition it has in
 // progress. A snapshot of an instance carries source_instance_id and resource_id, both the

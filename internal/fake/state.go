@@ -19,10 +19,13 @@ type spec struct {
 	product    string                 // its name in the quota's flavors
 	statuses   []string               // what the control endpoint can force; none: it has no status
 	// inUse refuses the delete of a resource that an instance refers to as ref (see
-	// instance.refsTo), given the two IDs; nil allows it.
+	// instance.refsTo), its message given the two IDs; none allows it.
 	ref   string
-	inUse func(id, instance string) *Error
+	inUse refusal
 }
+
+// refusal is a code and a message's format.
+type refusal struct{ code, format string }
 
 // resource is what the state needs of every resource type.
 type resource interface {

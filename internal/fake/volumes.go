@@ -14,9 +14,7 @@ var volumeSpec = spec{collection: "volumes", quota: "volumes", code: codeMaxQuot
 	notFound: func(id string) *Error { return notFound(codeVolumeNotFound, "volume %q not found", id) },
 	statuses: []string{storageCreating, storageCreated, "deleting", "error", "pending_delete"}, ref: "volume",
 	// An instance's delete releases its volumes when it completes.
-	inUse: func(id, in string) *Error {
-		return badRequest(codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted", id, in)
-	}}
+	inUse: refusal{codeAttachedVolumeNotDeletable, "volume %q is attached to instance %q and cannot be deleted"}}
 
 // volumeTypes are the volume types; a create without type gets ssd.
 var volumeTypes = []string{"hdd", "ssd"}
