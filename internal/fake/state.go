@@ -49,7 +49,6 @@ func (l *lifecycle) uses() []string        { return nil }
 // every kind (see register) without naming them.
 type kind interface {
 	spec() *spec
-	has(id string) bool
 	len() int
 	flavorCounts() []quotaFlavor
 	force(id, status string, now time.Time) *Error
@@ -63,6 +62,8 @@ type state struct {
 	limits    Limits
 	queue     queue
 	seq       map[string]int
+	// catalogIDs are the IDs of the catalogue's keys and volumes, which newID skips.
+	catalogIDs map[string]bool
 	// refs are, for each resource, those that refer to it (see link), so that a check or a rename
 	// reaches them without a scan.
 	refs  map[string]map[string]bool
@@ -81,7 +82,7 @@ type state struct {
 // are the account's first.
 func newState(cfg Config) *state {
 	s := &state{catalog: cfg.Catalog.Clone(), durations: cfg.Durations, limits: cfg.Limits,
-		seq: map[string]int{}, refs: map[string]map[string]bool{}}
+		seq: map[string]int{}, refs: map[string]map[string]bool{}, catalogIDs: map[string]bool{}}
 	// The kinds, each registered once, in the order of the quotas list.
 	register(s, &s.instances, &instanceSpec)
 	register(s, &s.floatingIPs, &floatingIPSpec)
@@ -93,9 +94,11 @@ func newState(cfg Config) *state {
 	at := stamp(catalogTime)
 	for _, k := range s.catalog.SSHKeys {
 		s.sshKeys.add(k.ID, catalogSSHKey(k, at))
+		s.catalogIDs[k.ID] = true
 	}
 	for _, v := range s.catalog.Volumes {
 		s.volumes.add(v.ID, catalogVolume(v, at))
+		s.catalogIDs[v.ID] = true
 	}
 	return s
 }
@@ -121,8 +124,7 @@ func (s *state) newID(prefix string) string {
 	for {
 		s.seq[prefix]++
 		id := fmt.Sprintf("%s-%06d", prefix, s.seq[prefix])
-		// A catalogue's key or volume may have taken it.
-		if !slices.ContainsFunc(s.kinds, func(k kind) bool { return k.has(id) }) {
+		if !s.catalogIDs[id] { // a catalogue's key or volume may have taken it
 			return id
 		}
 	}
@@ -250,8 +252,6 @@ func (st *store[R]) remove(id string) {
 }
 
 func (st *store[R]) len() int { return st.order.len() }
-
-func (st *store[R]) has(id string) bool { return st.byID[id] != nil }
 
 // at returns the resource at position i (from 0) of the order they were added in.
 func (st *store[R]) at(i int) R { return st.byID[st.order.ids[st.order.slot(i)]].v }
