@@ -96,6 +96,14 @@ func (s *onceServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// others fills the list with n resources of the kind named "other", a full page for n of
+// MaxPerPage.
+func (s *onceServer) others(k onceKind, n int) {
+	for i := range n {
+		s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
+	}
+}
+
 // counts reads the server's counters under its lock.
 func (s *onceServer) counts() (posts, lists int) {
 	s.mu.Lock()
@@ -326,9 +334,7 @@ func TestCreateOnceNeverCallsAnAcceptedCreateNotCreated(t *testing.T) {
 func TestCreateOnceRefusesAnAmbiguousName(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
 		s.items = []map[string]any{k.item("a", "web-1"), k.item("b", "web-1")}
-		for i := range 300 * MaxPerPage {
-			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
-		}
+		s.others(k, 300*MaxPerPage)
 		_, err := k.create(context.Background(), c, "web-1")
 		var nameErr *NameError
 		require.ErrorAs(t, err, &nameErr)
@@ -438,9 +444,7 @@ func TestCreateOnceLookupIsBounded(t *testing.T) {
 // total_count says the list ends with the first; the lookup reads to the short page and adopts it.
 func TestCreateOnceReadsPastAShortTotalCount(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
-		for i := range MaxPerPage {
-			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
-		}
+		s.others(k, MaxPerPage)
 		s.items = append(s.items, k.item("mine", "web-1"))
 		s.short = true
 		id, err := k.create(context.Background(), c, "web-1")
@@ -455,9 +459,7 @@ func TestCreateOnceReadsPastAShortTotalCount(t *testing.T) {
 // per_page 200 is full all the same: the lookup reads the next page, where the name is.
 func TestCreateOnceReadsPastAPageThatClaimsMore(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
-		for i := range MaxPerPage {
-			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
-		}
+		s.others(k, MaxPerPage)
 		s.items = append(s.items, k.item("mine", "web-1"))
 		s.bigPage = true
 		id, err := k.create(context.Background(), c, "web-1")
@@ -473,9 +475,7 @@ func TestCreateOnceReadsPastAPageThatClaimsMore(t *testing.T) {
 // pages disagree (total_count changed), so the lookup walks again, finds it and creates nothing.
 func TestCreateOnceWalksAgainWhenTheListShifts(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
-		for i := range MaxPerPage {
-			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
-		}
+		s.others(k, MaxPerPage)
 		s.items = append(s.items, k.item("mine", "web-1"))
 		s.after = func(page int) {
 			if page == 1 && s.lists == 1 {
@@ -495,9 +495,7 @@ func TestCreateOnceWalksAgainWhenTheListShifts(t *testing.T) {
 // was created": the error matches ErrOutcomeUnknown, and RetryNotCreated sends nothing more.
 func TestCreateOnceIsUnsureWhenThePagesDisagree(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
-		for i := range MaxPerPage {
-			s.items = append(s.items, k.item(fmt.Sprintf("x%d", i), "other"))
-		}
+		s.others(k, MaxPerPage)
 		s.store, s.noPage2 = true, true
 		_, err := k.create(context.Background(), c, "web-1", WithSettleTime(5*time.Second), RetryNotCreated(1))
 		require.ErrorIs(t, err, ErrOutcomeUnknown)

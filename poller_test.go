@@ -83,6 +83,14 @@ func (s *pollServer) counts(id string) (lists, gets int) {
 	return s.lists, s.gets[id]
 }
 
+// waitActive waits until instances a and b are active, both waits in flight at once.
+func waitActive(ctx context.Context, c *Client) error {
+	return WaitAll(ctx, []string{"a", "b"}, func(ctx context.Context, id string) error {
+		_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+		return err
+	})
+}
+
 // TestWaitsShareAWalk: two waits in flight read their instances from one list walk a second, not a
 // GET each, and both end when the walk shows them active.
 func TestWaitsShareAWalk(t *testing.T) {
@@ -92,10 +100,7 @@ func TestWaitsShareAWalk(t *testing.T) {
 		s.set("b", "creating")
 		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
 		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
-		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
-			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
-			return err
-		})
+		err := waitActive(context.Background(), c)
 		require.NoError(t, err)
 		lists, getsA := s.counts("a")
 		_, getsB := s.counts("b")
@@ -144,10 +149,7 @@ func TestAListLongerThanTheWaitsIsNotWalked(t *testing.T) {
 		s.total = 1000
 		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
 		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
-		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
-			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
-			return err
-		})
+		err := waitActive(context.Background(), c)
 		require.NoError(t, err)
 		lists, gets := s.counts("a")
 		assert.Equal(t, 1, lists, "one page showed the list's length")
@@ -164,10 +166,7 @@ func TestAWalkStopsPastTotalCount(t *testing.T) {
 		s.full, s.total = true, 1
 		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
 		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
-		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
-			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
-			return err
-		})
+		err := waitActive(context.Background(), c)
 		require.NoError(t, err)
 		lists, gets := s.counts("a")
 		assert.LessOrEqual(t, lists, 30, "two pages a walk, a walk every two seconds")
@@ -188,10 +187,7 @@ func TestAWalkThatFailsForATimeFallsBackToGETs(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		start := time.Now()
-		err := WaitAll(ctx, []string{"a", "b"}, func(ctx context.Context, id string) error {
-			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
-			return err
-		})
+		err := waitActive(ctx, c)
 		require.NoError(t, err)
 		assert.Less(t, time.Since(start), time.Minute, "the waits saw their GETs")
 	})
@@ -206,10 +202,7 @@ func TestAWalkRefusedEndsTheWaits(t *testing.T) {
 		s.set("b", "creating")
 		s.status = http.StatusForbidden
 		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
-		err := WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
-			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
-			return err
-		})
+		err := waitActive(context.Background(), c)
 		require.ErrorIs(t, err, ErrForbidden)
 	})
 }
