@@ -321,9 +321,8 @@ func (e *Engine) SetInstanceStatus(id, status string) bool {
 	defer e.mu.Unlock()
 	s, now := e.state()
 	in, ok := s.instances.find(id)
-	if ok { // as store.force does for the statuses the API has
-		s.queue.cancel(in.pending())
-		in.arrive(s, status, now)
+	if ok {
+		s.instances.put(in, status, now)
 	}
 	return ok
 }

@@ -289,9 +289,15 @@ func (st *store[R]) force(id, status string, now time.Time) *Error {
 	if !slices.Contains(st.sp.statuses, status) {
 		return badRequest(codeBadRequest, "status must be one of %s, got %q", strings.Join(st.sp.statuses, ", "), status)
 	}
+	st.put(r, status, now)
+	return nil
+}
+
+// put puts r into a status at once, as if it had reached it, cancelling its transition; unlike
+// force it takes any status.
+func (st *store[R]) put(r R, status string, now time.Time) {
 	st.s.queue.cancel(r.pending())
 	r.arrive(st.s, status, now)
-	return nil
 }
 
 // order is a sequence of IDs in the order they were added, where an ID is removed by its slot,
