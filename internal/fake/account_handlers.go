@@ -45,10 +45,10 @@ func listReservations(s *state, _ call, _ *none) ([]reservationBody, *Error) {
 // the service's description) is 02052.
 func getAvailability(s *state, c call, _ *none) (availabilityBody, *Error) {
 	region, placement := c.ids[0], c.query.Get("placement")
-	switch {
-	case !s.knownRegion(region):
-		return availabilityBody{}, badRequest(codeBadRequest, "unknown region %q", region)
-	case placement != "" && placement != "NONE" && !slices.Contains(s.catalog.PlacementOptions, placement):
+	if err := s.region("region", region); err != nil {
+		return availabilityBody{}, err
+	}
+	if placement != "" && placement != "NONE" && !slices.Contains(s.catalog.PlacementOptions, placement) {
 		return availabilityBody{}, badRequest(codeInvalidPlacementOption, "invalid placement option %q", placement)
 	}
 	var count *int

@@ -285,8 +285,7 @@ func advance(e *Engine, _ call, r *advanceBy) (none, *Error) {
 	case d > math.MaxInt64-e.offset:
 		return none{}, badRequest(codeBadRequest, "duration %q would move the clock past what it holds (292 years ahead in all)", r.Duration)
 	}
-	e.offset += d
-	e.state()
+	e.advance(d)
 	return none{}, nil
 }
 
@@ -299,11 +298,13 @@ func (e *Engine) Reset() { e.locked(e.reset) }
 // Advance moves the engine's clock forward by d, completing the transitions due by then. It works
 // with any clock, real or fake. A negative d is ignored, and the clock goes at most 292 years ahead in
 // all.
-func (e *Engine) Advance(d time.Duration) {
-	e.locked(func() {
-		e.offset += min(max(d, 0), math.MaxInt64-e.offset)
-		e.state()
-	})
+func (e *Engine) Advance(d time.Duration) { e.locked(func() { e.advance(d) }) }
+
+// advance moves the clock forward by d, at most to what it holds, completing the transitions due.
+// The caller holds e.mu.
+func (e *Engine) advance(d time.Duration) {
+	e.offset += min(max(d, 0), math.MaxInt64-e.offset)
+	e.state()
 }
 
 // Catalog returns the catalogue as it is now: its SSH keys and volumes are the account's as the API

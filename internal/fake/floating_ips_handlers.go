@@ -23,8 +23,8 @@ func (r *floatingIPCreate) check() *Error {
 }
 
 func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIP, *Error) {
-	if !s.knownRegion(r.Region) {
-		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	if err := s.region("region", r.Region); err != nil {
+		return nil, err
 	}
 	if err := s.quota(&s.floatingIPs); err != nil {
 		return nil, err

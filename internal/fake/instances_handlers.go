@@ -159,7 +159,7 @@ type instanceUpdate struct {
 
 func (r *instanceUpdate) check() *Error {
 	if !r.SecurityGroups.given && !r.Volumes.given && r.Name == nil && r.IsProtected == nil && r.DiskSize == nil && r.ReservationID == nil {
-		return badRequest(codeMissingParameters, "give security_groups, volumes, name, is_protected or disk_size")
+		return badRequest(codeMissingParameters, "give security_groups, volumes, name, is_protected, disk_size or reservation_id")
 	}
 	return nil
 }
@@ -205,8 +205,8 @@ func (l *listChange) decodeJSON(name string, raw json.RawMessage) *Error {
 
 // apply is the references the change leaves, the current ones if it was not given: the list given,
 // or the current one with an ID attached or detached, resolved by refs. Detaching one that is not
-// there is 02033 for a volume and 02031 for a security group.
-func (l *listChange) apply(current []Ref, refs func(ids []string) ([]Ref, *Error)) ([]Ref, *Error) {
+// there is refused with the notAttached code (02033 for a volume, 02031 for a security group).
+func (l *listChange) apply(current []Ref, notAttached string, refs func(ids []string) ([]Ref, *Error)) ([]Ref, *Error) {
 	ids := l.ids
 	switch {
 	case !l.given:
@@ -216,11 +216,7 @@ func (l *listChange) apply(current []Ref, refs func(ids []string) ([]Ref, *Error
 	case l.attach != "":
 		ids = refIDs(current)
 	case l.detach != "" && !hasRef(current, l.detach):
-		code := codeVolumeDetachFailed
-		if l.name == "security_groups" {
-			code = codeSecurityGroupDetachFailed
-		}
-		return nil, badRequest(code, "%s: %q is not attached", l.name, l.detach)
+		return nil, badRequest(notAttached, "%s: %q is not attached", l.name, l.detach)
 	case l.detach != "":
 		ids = slices.DeleteFunc(refIDs(current), func(id string) bool { return id == l.detach })
 	}
@@ -241,11 +237,11 @@ func updateInstance(s *state, c call, in *instance, r *instanceUpdate) (*instanc
 			return nil, err
 		}
 	}
-	groups, err := r.SecurityGroups.apply(in.SecurityGroups, func(ids []string) ([]Ref, *Error) { return s.groupRefs(ids, in.Region) })
+	groups, err := r.SecurityGroups.apply(in.SecurityGroups, codeSecurityGroupDetachFailed, func(ids []string) ([]Ref, *Error) { return s.groupRefs(ids, in.Region) })
 	if err != nil {
 		return nil, err
 	}
-	vols, err := r.Volumes.apply(in.Volumes, func(ids []string) ([]Ref, *Error) { return s.attachableVolumes(ids, in.Region, in.ID) })
+	vols, err := r.Volumes.apply(in.Volumes, codeVolumeDetachFailed, func(ids []string) ([]Ref, *Error) { return s.attachableVolumes(ids, in.Region, in.ID) })
 	if err != nil {
 		return nil, err
 	}

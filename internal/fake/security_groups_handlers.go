@@ -123,8 +123,8 @@ func readRule(raw json.RawMessage) (sgRule, string) {
 }
 
 func createSecurityGroup(s *state, c call, r *groupCreate) (*securityGroup, *Error) {
-	if !s.knownRegion(r.Region) {
-		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	if err := s.region("region", r.Region); err != nil {
+		return nil, err
 	}
 	g := &securityGroup{ID: s.newID("sg"), Name: r.Name, Description: r.Description, Region: r.Region, Status: groupCreating,
 		Rules: r.Rules.list, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}

@@ -15,9 +15,10 @@ type snapshotTake struct {
 // takeSnapshot snapshots an active instance (02037 otherwise). A snapshot is complete at once; it
 // outlives its instance and can be used as a create's image in its region and its replicated one.
 func takeSnapshot(s *state, c call, in *instance, r *snapshotTake) (*snapshot, *Error) {
+	if err := s.region("replicated_region", r.ReplicatedRegion); err != nil {
+		return nil, err
+	}
 	switch {
-	case r.ReplicatedRegion != "" && !s.knownRegion(r.ReplicatedRegion):
-		return nil, badRequest(codeBadRequest, "unknown replicated_region %q", r.ReplicatedRegion)
 	case in.Status != instanceActive:
 		return nil, badRequest(codeSnapshotRequiresActive, "only active instances can be snapshotted; %q is %s", in.ID, in.Status)
 	case s.limits.MaxSnapshotsPerInstance > 0 && len(s.refs[ref("instance", in.ID)]) >= s.limits.MaxSnapshotsPerInstance:
@@ -66,8 +67,8 @@ func (r *snapshotImport) check() *Error {
 // importSnapshot makes a snapshot that is creating and becomes created after
 // Durations.SnapshotCreate.
 func importSnapshot(s *state, c call, r *snapshotImport) (*snapshot, *Error) {
-	if !s.knownRegion(r.Region) {
-		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	if err := s.region("region", r.Region); err != nil {
+		return nil, err
 	}
 	return s.addSnapshot(&snapshot{Name: r.Name, Size: r.Size, Region: r.Region, OSType: r.OSType,
 		CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now), regions: []string{r.Region}}, c.now)
@@ -82,10 +83,10 @@ type snapshotClone struct {
 // cloneSnapshot copies a created snapshot (02009 otherwise) into a region; the copy is creating,
 // then created, and carries source_snapshot_id.
 func cloneSnapshot(s *state, c call, src *snapshot, r *snapshotClone) (*snapshot, *Error) {
-	switch {
-	case !s.knownRegion(r.Region):
-		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
-	case src.Status != snapshotCreated:
+	if err := s.region("region", r.Region); err != nil {
+		return nil, err
+	}
+	if src.Status != snapshotCreated {
 		return nil, badRequest(codeNotAllowed, "snapshot %q is %s; only a created snapshot can be cloned", src.ID, src.Status)
 	}
 	return s.addSnapshot(&snapshot{Name: r.Name, Size: src.Size, Region: r.Region, OSType: src.OSType,

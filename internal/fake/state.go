@@ -184,6 +184,15 @@ func (s *state) holder(kind, id string) string {
 // ref names a resource in refs: its kind and its ID.
 func ref(kind, id string) string { return kind + ":" + id }
 
+// region refuses a request's region (in field) that the catalogue does not offer, with 02004; an
+// empty one names none.
+func (s *state) region(field, id string) *Error {
+	if id != "" && !s.knownRegion(id) {
+		return badRequest(codeBadRequest, "unknown %s %q", field, id)
+	}
+	return nil
+}
+
 // knownRegion reports whether the catalogue offers a region.
 func (s *state) knownRegion(id string) bool {
 	return slices.ContainsFunc(s.catalog.Regions, func(r Region) bool { return r.ID == id })

@@ -44,8 +44,8 @@ func (r *storageUpdate) apply(name, description *string, size *int, updated *sta
 // createVolume makes a volume that is creating and becomes created after Durations.VolumeCreate. A
 // type other than hdd or ssd is 02054 (volume type unavailable).
 func createVolume(s *state, c call, r *storageCreate) (any, *Error) {
-	if !s.knownRegion(r.Region) {
-		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	if err := s.region("region", r.Region); err != nil {
+		return nil, err
 	}
 	typ := cmp.Or(r.Type, "ssd")
 	if !slices.Contains(volumeTypes, typ) {
@@ -75,8 +75,8 @@ func updateVolume(s *state, c call, v *volume, r *storageUpdate) (any, *Error) {
 // createFilesystem makes a filesystem that is creating and becomes created after
 // Durations.FilesystemCreate. The only type is vast, the default.
 func createFilesystem(s *state, c call, r *storageCreate) (*filesystem, *Error) {
-	if !s.knownRegion(r.Region) {
-		return nil, badRequest(codeBadRequest, "unknown region %q", r.Region)
+	if err := s.region("region", r.Region); err != nil {
+		return nil, err
 	}
 	typ := cmp.Or(r.Type, "vast")
 	if typ != "vast" {
