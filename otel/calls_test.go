@@ -138,6 +138,30 @@ func TestRetriedCallIsOneSpanWithItsAttempts(t *testing.T) {
 // conventions (the status code of a refusal, a word for the rest), described by the status text
 // and the service's code, never by the error's text; a write whose outcome is unknown says so; a
 // request refused before it was sent has no attempt. The calls counter carries the same error.type.
+// TestAttemptsAreChildrenOfTheCallSpanBesideAnotherObserver: a second observer that starts a span of
+// its own inside the call does not become the attempts' parent: they stay children of the call span.
+func TestAttemptsAreChildrenOfTheCallSpanBesideAnotherObserver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tel := newTelemetry(t)
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork())
+		defer srv.Close()
+		id := createInstance(t, srv, "web-1")
+		other := tel.tp.Tracer("other")
+		c := srv.Client(tel.option(), compute.WithObserver(compute.Observer{
+			CallStart: func(ctx context.Context, _ compute.Call) context.Context {
+				ctx, _ = other.Start(ctx, "other") // left open: only the parentage matters
+				return ctx
+			},
+		}))
+		_, err := c.Instances.Get(context.Background(), id)
+		require.NoError(t, err)
+		calls, attempts := tel.named(getSpan), tel.named(getAttempt)
+		require.Len(t, calls, 1)
+		require.Len(t, attempts, 1)
+		assert.Equal(t, calls[0].SpanContext.SpanID(), attempts[0].Parent.SpanID())
+	})
+}
+
 func TestFailedCallSpans(t *testing.T) {
 	for _, tc := range []struct {
 		name string

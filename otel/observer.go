@@ -158,9 +158,13 @@ func (o *observer) attempt(ctx context.Context, a compute.Attempt) {
 		o.inst.throttled.Add(ctx, 1, opm.add...)
 	}
 
-	if !trace.SpanFromContext(ctx).IsRecording() {
+	// The call span is this observer's own (as callEnd finds it), not whatever span another
+	// observer may have started inside it.
+	call, _ := ctx.Value(o).(trace.Span)
+	if call == nil || !call.IsRecording() {
 		return
 	}
+	ctx = trace.ContextWithSpan(ctx, call)
 	info := o.calls.get(a.Call, newCallInfo)
 	end := time.Now()
 	kv := make([]attribute.KeyValue, 0, 9)
