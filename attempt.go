@@ -42,7 +42,6 @@ type callState struct {
 	attemptWait time.Duration // the current attempt's wait for the limiter
 	backoff     time.Duration // between the previous attempt's end and the current one's start
 	sent, ended time.Time     // the current attempt's grant and end
-	attemptErr  error         // the current attempt's failure without a response
 }
 
 // lastResponse is a response whose body the transport read.
@@ -137,7 +136,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		if ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = fmt.Errorf("compute: attempt timed out after %s: %w", t.timeout, err)
 		}
-		st.status, st.attemptErr = 0, err
+		st.status = 0
 		t.log(parent, "compute: attempt failed", req, n, start, slog.String("error", t.cred.outside(err.Error())))
 		return nil, err
 	}
@@ -147,7 +146,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		st.last = &lastResponse{resp: resp, body: body}
 	}
-	st.status, st.requestID, st.attemptErr = resp.StatusCode, resp.Header.Get("X-Request-Id"), nil
+	st.status, st.requestID = resp.StatusCode, resp.Header.Get("X-Request-Id")
 	t.dump.exchange(out, resp, body, &t.cred)
 	t.log(parent, "compute: attempt", req, n, start, slog.Int("status", resp.StatusCode),
 		slog.String("request_id", t.cred.outside(resp.Header.Get("X-Request-Id"))))

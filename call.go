@@ -162,7 +162,7 @@ func (c *Client) decodeResponse(op operation, data []byte, out any) error {
 	err := decodeObject(data, out)
 	if err != nil {
 		err = c.transport.cred.outsideErr(err)
-		return unreadable(op, accepted{fmt.Errorf("compute: %s %s: decoding the response: %w", op.method, op.path, err)})
+		return unreadable(op, fmt.Errorf("compute: %s %s: decoding the response: %w", op.method, op.path, err))
 	}
 	return nil
 }
@@ -174,8 +174,10 @@ type accepted struct{ error }
 
 func (e accepted) Unwrap() error { return e.error }
 
-// unreadable marks err, a success response that cannot be used, as an unknown outcome for a POST.
+// unreadable marks err, a success response that cannot be used, as accepted, and as an unknown
+// outcome for a POST.
 func unreadable(op operation, err error) error {
+	err = accepted{err}
 	if !op.idempotent {
 		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}

@@ -84,8 +84,6 @@ type config struct {
 // required ([WithBaseURL]); there is no built-in host.
 func NewClient(token string, opts ...Option) (*Client, error) {
 	switch {
-	case token == "":
-		return nil, errors.New("compute: the API token is empty")
 	case !validHeaderValue(token):
 		return nil, errors.New("compute: the API token contains control characters or non-ASCII bytes")
 	case strings.TrimSpace(token) == "":

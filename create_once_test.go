@@ -32,6 +32,7 @@ type onceServer struct {
 	store   bool             // a create is processed
 	short   bool             // total_count says one item less than the list holds
 	cut     bool             // a create is answered 201, its body cut short
+	empty   bool             // a create is answered 201 with {}
 	bigPage bool             // a page says per_page is twice what was asked for
 	noPage2 bool             // page 2 comes empty, whatever total_count says
 	after   func(page int)   // runs after a list's page is served, under the lock
@@ -61,6 +62,10 @@ func (s *onceServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				item[k] = v
 			}
 			s.pending = append(s.pending, item)
+		}
+		if s.empty {
+			replyJSON(w, http.StatusCreated, map[string]any{})
+			return
 		}
 		if s.cut {
 			w.Header().Set("Content-Length", "500")
@@ -323,6 +328,20 @@ func TestCreateOnceNeverCallsAnAcceptedCreateNotCreated(t *testing.T) {
 		require.ErrorIs(t, err, ErrOutcomeUnknown)
 		assert.NotErrorIs(t, err, ErrNotCreated)
 		assert.Contains(t, err.Error(), "status 201")
+		assert.Contains(t, err.Error(), "the service accepted the create")
+		posts, _ := s.counts()
+		assert.Equal(t, 1, posts)
+	})
+}
+
+// TestCreateOnceNeverCallsAnEmptyCreatedNotCreated: a create answered 201 with {} was accepted as
+// surely as one whose body was cut: never "not created", never sent again.
+func TestCreateOnceNeverCallsAnEmptyCreatedNotCreated(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		s.empty = true
+		_, err := k.create(context.Background(), c, "web-1", WithSettleTime(5*time.Second), RetryNotCreated(2))
+		require.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.NotErrorIs(t, err, ErrNotCreated)
 		assert.Contains(t, err.Error(), "the service accepted the create")
 		posts, _ := s.counts()
 		assert.Equal(t, 1, posts)

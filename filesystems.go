@@ -149,7 +149,7 @@ func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, targe
 }
 
 // CreateOnce creates a filesystem unless one named req.Name exists (POST /compute/v1/filesystems,
-// sent at most once), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its
+// sent once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its
 // size and (when set) type, that is not deleting or in error.
 func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCreateRequest, opts ...OnceOption) (*Filesystem, error) {
 	if err := req.Validate(); err != nil {

@@ -166,7 +166,7 @@ func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, targe
 }
 
 // CreateOnce creates a floating IP unless one named req.Name exists (POST /compute/v1/floating-ips,
-// sent at most once), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its
+// sent once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its
 // version, that is not deleting or in error.
 func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCreateRequest, opts ...OnceOption) (*FloatingIP, error) {
 	if err := req.Validate(); err != nil {

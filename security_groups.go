@@ -246,7 +246,7 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 }
 
 // CreateOnce creates a security group unless one named req.Name exists
-// (POST /compute/v1/security-groups, sent at most once), as [InstancesService.CreateOnce] does. It
+// (POST /compute/v1/security-groups, sent once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It
 // adopts one in req's region that is not deleting or in error.
 func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGroupCreateRequest, opts ...OnceOption) (*SecurityGroup, error) {
 	if err := req.Validate(); err != nil {

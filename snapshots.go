@@ -227,7 +227,7 @@ func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target 
 }
 
 // CreateOnce snapshots an instance unless a snapshot of it named req.Name exists
-// (POST /compute/v1/instances/{instance_id}/snapshots, sent at most once), as
+// (POST /compute/v1/instances/{instance_id}/snapshots, sent once unless [RetryNotCreated]), as
 // [InstancesService.CreateOnce] does. It adopts one that is not being deleted or in error.
 func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, req *SnapshotCreateRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {

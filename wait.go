@@ -28,7 +28,8 @@ type WaitError struct {
 	Target     string // the awaited status
 	LastStatus string // the last status seen; "" when no poll succeeded
 	Polls      int    // how many times the resource was read
-	// LastErr is the last poll's error when it was temporary (a 503, a reset), nil otherwise.
+	// LastErr is the last poll's error when it was temporary (a 503, a reset), or for DeleteAndWait
+	// the delete's last refusal (its text then still reads "last poll failed"); nil otherwise.
 	LastErr error
 	Err     error // the cause
 }
