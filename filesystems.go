@@ -143,9 +143,7 @@ func (s *FilesystemsService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/filesystems/{filesystem_id} until the filesystem reaches
 // target, as [InstancesService.WaitForStatus] does; error and deleting are failure statuses.
 func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, target FilesystemStatus, opts ...WaitOption) (*Filesystem, error) {
-	w := s.waiter(id)
-	w.failed = failedUnless(filesystemFailures...)
-	return w.wait(ctx, target, opts)
+	return s.waiter(id).wait(ctx, target, opts)
 }
 
 // CreateOnce creates a filesystem unless one named req.Name exists (POST /compute/v1/filesystems,
@@ -193,6 +191,7 @@ func (s *FilesystemsService) DeleteAndWait(ctx context.Context, id string, opts 
 // waiter is what a wait on the filesystem id reads.
 func (s *FilesystemsService) waiter(id string) waiter[Filesystem, FilesystemStatus] {
 	return waiter[Filesystem, FilesystemStatus]{c: s.c, shared: s.polls, resource: "filesystem", id: id, idField: "filesystem_id", del: opDeleteFilesystem,
+		failed: failedUnless(filesystemFailures...),
 		get:    func(ctx context.Context) (*Filesystem, error) { return s.Get(ctx, id) },
 		status: func(f *Filesystem) FilesystemStatus { return f.Status },
 	}

@@ -160,9 +160,7 @@ func (s *FloatingIPsService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/floating-ips/{floating_ip_id} until the IP reaches target, as
 // [InstancesService.WaitForStatus] does; error and deleting are failure statuses.
 func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, target FloatingIPStatus, opts ...WaitOption) (*FloatingIP, error) {
-	w := s.waiter(id)
-	w.failed = failedUnless(floatingIPFailures...)
-	return w.wait(ctx, target, opts)
+	return s.waiter(id).wait(ctx, target, opts)
 }
 
 // CreateOnce creates a floating IP unless one named req.Name exists (POST /compute/v1/floating-ips,
@@ -212,6 +210,7 @@ func (s *FloatingIPsService) DeleteAndWait(ctx context.Context, id string, opts 
 // waiter is what a wait on the floating IP id reads.
 func (s *FloatingIPsService) waiter(id string) waiter[FloatingIP, FloatingIPStatus] {
 	return waiter[FloatingIP, FloatingIPStatus]{c: s.c, shared: s.polls, resource: "floating IP", id: id, idField: "floating_ip_id", del: opDeleteFloatingIP,
+		failed: failedUnless(floatingIPFailures...),
 		get:    func(ctx context.Context) (*FloatingIP, error) { return s.Get(ctx, id) },
 		status: func(f *FloatingIP) FloatingIPStatus { return f.Status },
 	}

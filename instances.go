@@ -383,9 +383,7 @@ func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ..
 // [*WaitError] matching [ErrFailureStatus]. When ctx ends, or [WithMaxWait] passes, it returns a
 // *WaitError that wraps the cause and names the last status seen.
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {
-	w := s.waiter(id)
-	w.failed = failedUnless(instanceFailures...)
-	return w.wait(ctx, target, opts)
+	return s.waiter(id).wait(ctx, target, opts)
 }
 
 // CreateOnce creates an instance unless one named req.Name exists, so that a lost response never
@@ -425,6 +423,7 @@ func (s *InstancesService) FindByName(ctx context.Context, name string) ([]Insta
 // waiter is what a wait on the instance id reads.
 func (s *InstancesService) waiter(id string) waiter[Instance, InstanceStatus] {
 	return waiter[Instance, InstanceStatus]{c: s.c, shared: s.polls, resource: "instance", id: id, idField: "instance_id", del: opDeleteInstance,
+		failed: failedUnless(instanceFailures...),
 		get:    func(ctx context.Context) (*Instance, error) { return s.Get(ctx, id) },
 		status: func(i *Instance) InstanceStatus { return i.Status },
 	}

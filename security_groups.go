@@ -240,9 +240,7 @@ func (s *SecurityGroupsService) Delete(ctx context.Context, id string) error {
 // contract's get response shows no status: the SDK reads a missing one as created, and returns the
 // group with Status as received ("").
 func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, target SecurityGroupStatus, opts ...WaitOption) (*SecurityGroup, error) {
-	w := s.waiter(id)
-	w.failed = failedUnless(securityGroupFailures...)
-	return w.wait(ctx, target, opts)
+	return s.waiter(id).wait(ctx, target, opts)
 }
 
 // CreateOnce creates a security group unless one named req.Name exists
@@ -288,7 +286,8 @@ func (s *SecurityGroupsService) DeleteAndWait(ctx context.Context, id string, op
 // waiter is what a wait on the security group id reads.
 func (s *SecurityGroupsService) waiter(id string) waiter[SecurityGroup, SecurityGroupStatus] {
 	return waiter[SecurityGroup, SecurityGroupStatus]{c: s.c, shared: s.polls, resource: "security group", id: id, idField: "security_group_id", del: opDeleteSecurityGroup,
-		get: func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
+		failed: failedUnless(securityGroupFailures...),
+		get:    func(ctx context.Context) (*SecurityGroup, error) { return s.Get(ctx, id) },
 		status: func(g *SecurityGroup) SecurityGroupStatus {
 			if g.Status == "" {
 				return SecurityGroupStatusCreated // the contract's get response shows no status

@@ -221,9 +221,7 @@ func (s *SnapshotsService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/snapshots/{snapshot_id} until the snapshot reaches target, as
 // [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target SnapshotStatus, opts ...WaitOption) (*Snapshot, error) {
-	w := s.waiter(id)
-	w.failed = failedUnless(snapshotFailures...)
-	return w.wait(ctx, target, opts)
+	return s.waiter(id).wait(ctx, target, opts)
 }
 
 // CreateOnce snapshots an instance unless a snapshot of it named req.Name exists
@@ -317,6 +315,7 @@ func (s *SnapshotsService) DeleteAndWait(ctx context.Context, id string, opts ..
 // waiter is what a wait on the snapshot id reads.
 func (s *SnapshotsService) waiter(id string) waiter[Snapshot, SnapshotStatus] {
 	return waiter[Snapshot, SnapshotStatus]{c: s.c, shared: s.polls, resource: "snapshot", id: id, idField: "snapshot_id", del: opDeleteSnapshot,
+		failed: failedUnless(snapshotFailures...),
 		get:    func(ctx context.Context) (*Snapshot, error) { return s.Get(ctx, id) },
 		status: func(v *Snapshot) SnapshotStatus { return v.Status },
 	}

@@ -161,9 +161,7 @@ func (s *VolumesService) Delete(ctx context.Context, id string) error {
 // WaitForStatus polls GET /compute/v1/volumes/{volume_id} until the volume reaches target, as
 // [InstancesService.WaitForStatus] does; error, pending_delete and deleting are failure statuses.
 func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target VolumeStatus, opts ...WaitOption) (*Volume, error) {
-	w := s.waiter(id)
-	w.failed = failedUnless(volumeFailures...)
-	return w.wait(ctx, target, opts)
+	return s.waiter(id).wait(ctx, target, opts)
 }
 
 // CreateOnce creates a volume unless one named req.Name exists (POST /compute/v1/volumes, sent at
@@ -209,6 +207,7 @@ func (s *VolumesService) DeleteAndWait(ctx context.Context, id string, opts ...D
 // waiter is what a wait on the volume id reads.
 func (s *VolumesService) waiter(id string) waiter[Volume, VolumeStatus] {
 	return waiter[Volume, VolumeStatus]{c: s.c, shared: s.polls, resource: "volume", id: id, idField: "volume_id", del: opDeleteVolume,
+		failed: failedUnless(volumeFailures...),
 		get:    func(ctx context.Context) (*Volume, error) { return s.Get(ctx, id) },
 		status: func(v *Volume) VolumeStatus { return v.Status },
 	}
