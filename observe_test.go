@@ -71,7 +71,7 @@ func TestObserverSeesACallRetriedTwice(t *testing.T) {
 		require.NoError(t, err)
 
 		require.Len(t, e.starts, 1)
-		assert.Equal(t, Call{Operation: "Instances.Get", Method: "GET", Path: "/compute/v1/instances/{instance_id}", Host: e.starts[0].Host}, e.starts[0])
+		assert.Equal(t, Call{Operation: "Instances.Get", Method: "GET", Path: "/compute/v1/instances/{instance_id}", Host: "127.0.0.1:80"}, e.starts[0])
 		assert.NotEmpty(t, e.starts[0].Host)
 		require.Len(t, e.attempts, 3)
 		for i, want := range []struct {

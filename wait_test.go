@@ -136,12 +136,13 @@ func TestInstanceWaitBadOptions(t *testing.T) {
 func TestInstanceWaitCanceledContext(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		c, _ := newTestClient(t, newStatusServer("active").handle)
+		c, rec := newTestClient(t, newStatusServer("active").handle)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+		assert.Zero(t, rec.count(), "nothing was sent")
 	})
 }
 

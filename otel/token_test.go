@@ -238,8 +238,9 @@ func TestTokenNeverExportedFromAHostileServer(t *testing.T) {
 	require.ErrorIs(t, err, compute.ErrBadRequest)
 	_, err = c.Instances.List(ctx, nil)
 	require.Error(t, err)
-	// The wait ends after its first poll, which sees the echoed status, when the callback cancels it.
-	waitCtx, cancel := context.WithCancel(ctx)
+	// The wait ends after its first poll, which sees the echoed status, when the callback cancels it
+	// (and within a minute if it does not).
+	waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	_, err = c.Instances.WaitForStatus(waitCtx, "i-1", compute.InstanceStatusActive,
 		compute.OnUpdate(func(*compute.Instance) { cancel() }))
 	cancel()

@@ -380,8 +380,12 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"extra-argument"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			// A context already ended: flags wrongly accepted make run serve and stop at once (exit
+			// 0), rather than serve until the test times out.
+			ended, cancel := context.WithCancel(context.Background())
+			cancel()
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), args, noEnv, &stdout, &stderr)
+			code := run(ended, args, noEnv, &stdout, &stderr)
 			require.Equal(t, 2, code)
 			require.NotEmpty(t, stderr.String())
 			require.Empty(t, stdout.String(), "nothing is served")
