@@ -15,8 +15,7 @@ import (
 )
 
 // This file holds what tests control: the engine's methods for Go tests (at the end), and the
-// control endpoint, through which tests in any language do the same over HTTP, and more
-// (control.yaml describes it).
+// control endpoint, through which tests in any language do the same and more (control.yaml).
 
 // controlHeader carries the control token on every control request. The endpoint is off unless
 // Config.ControlToken is set; the API's tokens do not open it, nor it the API. Its requests are not
@@ -300,8 +299,7 @@ func (e *Engine) Reset() { e.locked(e.reset) }
 // all.
 func (e *Engine) Advance(d time.Duration) { e.locked(func() { e.advance(d) }) }
 
-// advance moves the clock forward by d, at most to what it holds, completing the transitions due.
-// The caller holds e.mu.
+// advance is Advance for a caller that holds e.mu.
 func (e *Engine) advance(d time.Duration) {
 	e.offset += min(max(d, 0), math.MaxInt64-e.offset)
 	e.state()

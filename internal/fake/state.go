@@ -184,8 +184,7 @@ func (s *state) holder(kind, id string) string {
 // ref names a resource in refs: its kind and its ID.
 func ref(kind, id string) string { return kind + ":" + id }
 
-// region refuses a request's region (in field) that the catalogue does not offer, with 02004; an
-// empty one names none.
+// region refuses, with 02004, a request's region (in field) that the catalogue lacks; "" is none.
 func (s *state) region(field, id string) *Error {
 	if id != "" && !s.knownRegion(id) {
 		return badRequest(codeBadRequest, "unknown %s %q", field, id)
@@ -302,8 +301,7 @@ func (st *store[R]) force(id, status string, now time.Time) *Error {
 	return nil
 }
 
-// put puts r into a status at once, as if it had reached it, cancelling its transition; unlike
-// force it takes any status.
+// put is force without its checks: r, in any status.
 func (st *store[R]) put(r R, status string, now time.Time) {
 	st.s.queue.cancel(r.pending())
 	r.arrive(st.s, status, now)
