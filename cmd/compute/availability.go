@@ -35,7 +35,7 @@ prints the service's whole report.`,
 			if err != nil {
 				return err
 			}
-			if a.output == "json" || a.output == "yaml" {
+			if a.structured() {
 				return a.printData(av)
 			}
 			return printItems(a, availabilityView, av.InstanceTypes)

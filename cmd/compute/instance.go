@@ -332,7 +332,7 @@ it, the table shows each key with its value as compact JSON.`,
 			if err != nil {
 				return err
 			}
-			if a.output == "json" || a.output == "yaml" {
+			if a.structured() {
 				return a.printData(md)
 			}
 			var entries []metadataEntry

@@ -30,10 +30,13 @@ type view[T any] struct {
 	name    func(*T) string
 }
 
+// structured reports whether -o asks for the data itself (JSON or YAML) rather than lines of text.
+func (a *app) structured() bool { return a.output == "json" || a.output == "yaml" }
+
 // printItem prints one result: a table of one row, the JSON object (the resource as the service
 // sends it), YAML, or its name or ID on one line.
 func printItem[T any](a *app, v view[T], item *T) error {
-	if a.output == "json" || a.output == "yaml" {
+	if a.structured() {
 		return a.printData(item)
 	}
 	return printRows(a, v, []T{*item})
@@ -44,7 +47,7 @@ func printItems[T any](a *app, v view[T], items []T) error {
 	if items == nil {
 		items = []T{}
 	}
-	if a.output == "json" || a.output == "yaml" {
+	if a.structured() {
 		return a.printData(items)
 	}
 	return printRows(a, v, items)
