@@ -380,9 +380,6 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 			maxWait = max(0, time.Until(deadline).Microseconds())
 		}
 		r, err := l.eval(ctx, waitScript, maxWait)
-		if err == nil {
-			err = checkReply(waitScript, r, maxWait)
-		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return grant{}, false, ctx.Err()
@@ -412,9 +409,9 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 
 // checkReply refuses a reply that script never sends: a broken Redis, or one that is not ours.
 // waitScript sends {0, a wait, a grant number > 0, 0 or 1}, {1, a pause}, {2, a hold}, and {3, a
-// wait} only past the caller's longest wait maxWait (-1 for none); throttledScript {0, 0} and {1, a
-// pause}; respondedScript {0}. Every wait and pause is from 0 to maxReply.
-func checkReply(script *goredis.Script, r []int64, maxWait int64) error {
+// wait} only past the caller's longest wait, its argument arg (-1 for none); throttledScript {0, 0}
+// and {1, a pause}; respondedScript {0}. Every wait and pause is from 0 to maxReply.
+func checkReply(script *goredis.Script, r []int64, arg int64) error {
 	ok := len(r) >= 2 && r[1] >= 0 && r[1] <= maxReply.Microseconds()
 	switch {
 	case script == respondedScript:
@@ -427,7 +424,7 @@ func checkReply(script *goredis.Script, r []int64, maxWait int64) error {
 	case r[0] == 1, r[0] == 2: // the scripts round a pause or a hold up: never 0
 		ok = len(r) == 2 && r[1] > 0
 	case r[0] == 3:
-		ok = len(r) == 2 && maxWait >= 0 && r[1] > maxWait
+		ok = len(r) == 2 && arg >= 0 && r[1] > arg
 	default:
 		ok = false
 	}
@@ -461,11 +458,7 @@ func (l *Limiter) responded(ctx context.Context, seq int64) {
 	if l.down() {
 		return
 	}
-	r, err := l.eval(ctx, respondedScript, seq)
-	if err == nil {
-		err = checkReply(respondedScript, r, -1)
-	}
-	if err != nil {
+	if _, err := l.eval(ctx, respondedScript, seq); err != nil {
 		l.fail(err)
 		return
 	}
@@ -477,9 +470,6 @@ func (l *Limiter) responded(ctx context.Context, seq int64) {
 func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 	if !l.down() {
 		r, err := l.eval(context.WithoutCancel(ctx), throttledScript, max(0, wait.Microseconds()))
-		if err == nil {
-			err = checkReply(throttledScript, r, -1)
-		}
 		if err == nil {
 			l.ok()
 			if r[0] == 1 {
@@ -493,10 +483,11 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 }
 
 // eval runs script on the budget's key with the clock, the interval and the key's time to live
-// before args, bounded by the timeout and by ctx. The command runs in a goroutine of its own, so
-// that the caller gets control back in time even when the Redis client does not honour the
-// context's deadline on a connection that hangs.
-func (l *Limiter) eval(ctx context.Context, script *goredis.Script, args ...any) ([]int64, error) {
+// before arg, its own argument, bounded by the timeout and by ctx, and refuses a reply the script
+// never sends (checkReply). The command runs in a goroutine of its own, so that the caller gets
+// control back in time even when the Redis client does not honour the context's deadline on a
+// connection that hangs.
+func (l *Limiter) eval(ctx context.Context, script *goredis.Script, arg int64) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	type result struct {
@@ -504,14 +495,17 @@ func (l *Limiter) eval(ctx context.Context, script *goredis.Script, args ...any)
 		err error
 	}
 	done := make(chan result, 1)
-	args = append([]any{l.clock(), l.interval, keyTTL.Milliseconds()}, args...)
+	args := []any{l.clock(), l.interval, keyTTL.Milliseconds(), arg}
 	go func() {
 		r, err := script.Run(ctx, l.rdb, l.keys, args...).Int64Slice()
 		done <- result{r, err}
 	}()
 	select {
 	case r := <-done:
-		return r.r, r.err
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.r, checkReply(script, r.r, arg)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("ratelimit/redis: no response from Redis within %s: %w", l.timeout, ctx.Err())
 	}
