@@ -10,7 +10,7 @@
 // Usage:
 //
 //	compute-fake [-addr 127.0.0.1:8080] [-token Zq8Wv3Xj7Lm2Rt9Hk4Pd] [-read-only-token TOKEN]
-//	             [-rate 10] [-speed 2s] [-catalog FILE] [-control-token TOKEN]
+//	             [-rate 10] [-burst 1] [-speed 2s] [-catalog FILE] [-control-token TOKEN]
 //	compute-fake [-catalog FILE] -print-catalog
 //
 // The flags, each with the environment variable read when the flag is not given (a flag wins over
@@ -23,6 +23,9 @@
 //	                  (writes get 403, code 02043)
 //	-rate             COMPUTE_FAKE_RATE: requests per second per token, as the service enforces
 //	                  (429 with Retry-After beyond it); 0 turns the limit off (default 10)
+//	-burst            COMPUTE_FAKE_BURST: how many requests a token may send at once before -rate
+//	                  paces them; 1, the default, refuses a request sooner than 1/rate after the
+//	                  one before, as a service holding to the published rate may
 //	-speed            COMPUTE_FAKE_SPEED: how long each lifecycle transition takes (creating ->
 //	                  active, stopping -> stopped, ...); 0 makes them instant (default 2s)
 //	-catalog          COMPUTE_FAKE_CATALOG: a JSON file whose catalogue (regions, instance types,
@@ -93,6 +96,7 @@ type settings struct {
 	token        string
 	readOnly     string
 	rate         float64
+	burst        int
 	speed        time.Duration
 	catalogFile  string
 	control      string
@@ -144,12 +148,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return 1
 	}
-	cfg := fake.Config{Token: s.token, Rate: s.rate, Durations: fake.UniformDurations(s.speed),
-		LogLimit: requestLogLimit, LogBytes: requestLogBytes, Catalog: &cat, ControlToken: s.control}
-	if s.readOnly != "" {
-		cfg.ReadOnly = []string{s.readOnly}
-	}
-	e := fake.New(cfg)
+	e := fake.New(engineConfig(s, cat))
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 30 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }() // it closes l when it returns
@@ -174,12 +173,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
+// engineConfig is the fake's configuration for the command line's settings.
+func engineConfig(s settings, cat fake.Catalog) fake.Config {
+	cfg := fake.Config{Token: s.token, Rate: s.rate, Burst: s.burst, Durations: fake.UniformDurations(s.speed),
+		LogLimit: requestLogLimit, LogBytes: requestLogBytes, Catalog: &cat, ControlToken: s.control}
+	if s.readOnly != "" {
+		cfg.ReadOnly = []string{s.readOnly}
+	}
+	return cfg
+}
+
 // Environment variables read for flags that are not given.
 const (
 	envAddr     = "COMPUTE_FAKE_ADDR"
 	envToken    = "COMPUTE_FAKE_TOKEN"
 	envReadOnly = "COMPUTE_FAKE_READ_ONLY_TOKEN"
 	envRate     = "COMPUTE_FAKE_RATE"
+	envBurst    = "COMPUTE_FAKE_BURST"
 	envSpeed    = "COMPUTE_FAKE_SPEED"
 	envCatalog  = "COMPUTE_FAKE_CATALOG"
 	envControl  = "COMPUTE_FAKE_CONTROL_TOKEN"
@@ -197,6 +207,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&s.token, "token", fake.DefaultToken, "the token the fake accepts, in Authorization: Bearer <token> ("+envToken+")")
 	fs.StringVar(&s.readOnly, "read-only-token", "", "an optional second token that may read but not write: 403, code 02043 ("+envReadOnly+")")
 	fs.Float64Var(&s.rate, "rate", 10, "requests per second per token; beyond it 429 with Retry-After; 0 turns the limit off ("+envRate+")")
+	fs.IntVar(&s.burst, "burst", 1, "how many requests a token may send at once before -rate paces them; 1 allows none sooner than 1/rate after the one before ("+envBurst+")")
 	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant ("+envSpeed+")")
 	fs.StringVar(&s.catalogFile, "catalog", "", "a JSON catalogue file replacing the default catalogue; -print-catalog shows the format ("+envCatalog+")")
 	fs.StringVar(&s.control, "control-token", "", "enables the control endpoint under /_fake/ with this token in X-Fake-Control-Token ("+envControl+")")
@@ -215,7 +226,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	}
 	for _, v := range []struct{ flag, env string }{
 		{"addr", envAddr}, {"token", envToken}, {"read-only-token", envReadOnly}, {"rate", envRate},
-		{"speed", envSpeed}, {"catalog", envCatalog}, {"control-token", envControl},
+		{"burst", envBurst}, {"speed", envSpeed}, {"catalog", envCatalog}, {"control-token", envControl},
 	} {
 		value := getenv(v.env)
 		if value == "" {
@@ -243,6 +254,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 		return bad("-control-token must differ from -token and -read-only-token")
 	case !(s.rate >= 0) || math.IsInf(s.rate, 1): // NaN fails every comparison
 		return bad("-rate must be 0 (no limit) or a positive number, got %g", s.rate)
+	case s.burst < 1:
+		return bad("-burst must be 1 or more, got %d", s.burst)
 	case s.speed < 0:
 		return bad("-speed must be 0 (instant) or more, got %s", s.speed)
 	}
@@ -290,7 +303,7 @@ func printBanner(w io.Writer, url string, s settings, cat fake.Catalog) error {
 		fmt.Fprintf(&b, "control endpoint: %s/_fake/ (X-Fake-Control-Token: the one given, not shown)\n", url)
 	}
 	if s.rate > 0 {
-		fmt.Fprintf(&b, "rate limit: %g requests per second per token\n", s.rate)
+		fmt.Fprintf(&b, "rate limit: %g requests per second per token, burst %d\n", s.rate, s.burst)
 	} else {
 		fmt.Fprintf(&b, "rate limit: off\n")
 	}

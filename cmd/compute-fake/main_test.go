@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/compute-sdk/compute-go/internal/fake"
 	"github.com/stretchr/testify/require"
 )
 
@@ -373,6 +375,10 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-rate", "-1"},
 		{"-rate", "NaN"},
 		{"-rate", "+Inf"},
+		{"-burst", "0"},
+		{"-burst", "-1"},
+		{"-burst", "1.5"},
+		{"-burst", "many"},
 		{"-speed", "2"}, // a duration needs a unit
 		{"-speed", "-1s"},
 		{"-token", ""},
@@ -405,7 +411,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 func TestHelpExits0(t *testing.T) {
 	var stderr bytes.Buffer
 	require.Equal(t, 0, run(context.Background(), []string{"-h"}, noEnv, io.Discard, &stderr))
-	for _, f := range []string{"-addr", "-token", "-read-only-token", "-rate", "-speed", "-print-catalog"} {
+	for _, f := range []string{"-addr", "-token", "-read-only-token", "-rate", "-burst", "-speed", "-print-catalog"} {
 		require.Contains(t, stderr.String(), f)
 	}
 }
@@ -460,9 +466,9 @@ func TestPrintBanner(t *testing.T) {
 	require.Contains(t, out, "export COMPUTE_API_URL=http://127.0.0.1:9999 COMPUTE_API_TOKEN=<your token>\n")
 
 	b.Reset()
-	s = settings{token: computetest.DefaultToken, rate: 10, speed: 2 * time.Second}
+	s = settings{token: computetest.DefaultToken, rate: 10, burst: 1, speed: 2 * time.Second}
 	require.NoError(t, printBanner(&b, "http://127.0.0.1:8080", s, computetest.DefaultCatalog()))
-	require.Contains(t, b.String(), "rate limit: 10 requests per second per token\n")
+	require.Contains(t, b.String(), "rate limit: 10 requests per second per token, burst 1\n")
 	require.Contains(t, b.String(), "lifecycle transitions: 2s each\n")
 	require.NotContains(t, b.String(), "read-only token")
 }
@@ -535,6 +541,59 @@ func TestRateLimit(t *testing.T) {
 			require.GreaterOrEqual(t, secs, 1)
 		}
 	}
+}
+
+// -burst lets that many immediate requests through before -rate paces them; at a rate of 0.1 the
+// refill takes 10 s, so the request after the burst is refused however slowly the machine runs.
+func TestBurst(t *testing.T) {
+	p := startWithEnv(t, env(map[string]string{envBurst: "2"}), "-rate", "0.1", "-burst", "3")
+	require.Contains(t, p.banner, "\nrate limit: 0.1 requests per second per token, burst 3\n")
+	ctx := context.Background()
+	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+		a := send(ctx, t, http.DefaultClient, p.url, computetest.DefaultToken, listImages)
+		require.Equal(t, want, a.status, "request %d: %s", i+1, a.raw)
+	}
+
+	// COMPUTE_FAKE_BURST sets it when the flag is not given.
+	p = startWithEnv(t, env(map[string]string{envBurst: "2"}), "-rate", "0.1")
+	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+		a := send(ctx, t, http.DefaultClient, p.url, computetest.DefaultToken, listImages)
+		require.Equal(t, want, a.status, "request %d: %s", i+1, a.raw)
+	}
+}
+
+// By default the fake plays the strict service: at 10 requests per second, a request 50 ms after the
+// one before is refused, and one 100 ms after it is served.
+func TestDefaultBurstIsOne(t *testing.T) {
+	s, err := parseFlags(nil, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, 1, s.burst)
+	require.Contains(t, bannerOf(t, s), "rate limit: 10 requests per second per token, burst 1\n")
+
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	cfg := engineConfig(s, computetest.DefaultCatalog())
+	cfg.Clock = func() time.Time { return now }
+	e := fake.New(cfg)
+	get := func() int {
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080"+listImages.path, nil)
+		req.Header.Set("Authorization", "Bearer "+computetest.DefaultToken)
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req)
+		return w.Code
+	}
+	require.Equal(t, http.StatusOK, get())
+	now = now.Add(50 * time.Millisecond)
+	require.Equal(t, http.StatusTooManyRequests, get(), "a second request 50 ms after the first")
+	now = now.Add(50 * time.Millisecond)
+	require.Equal(t, http.StatusOK, get(), "100 ms after the first")
+}
+
+// bannerOf is the banner printed for s.
+func bannerOf(t *testing.T, s settings) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, printBanner(&b, "http://127.0.0.1:8080", s, computetest.DefaultCatalog()))
+	return b.String()
 }
 
 func TestPortInUse(t *testing.T) {
@@ -715,6 +774,7 @@ func TestEnvironmentVariablesReachTheServerAndFlagsWin(t *testing.T) {
 func TestInvalidEnvironmentVariableExits2(t *testing.T) {
 	for name, vars := range map[string]map[string]string{
 		"rate":  {envRate: "fast"},
+		"burst": {envBurst: "2x"},
 		"speed": {envSpeed: "2"},
 	} {
 		t.Run(name, func(t *testing.T) {
