@@ -162,7 +162,7 @@ func TestMethodDocsNameTheirOperation(t *testing.T) {
 	}
 }
 
-// The README's operations table has one row per operation of the contract, 45 in all, and names
+// The operations table (docs/operations.md) has one row per operation of the contract, 45 in all, and names
 // exactly the method and path of every entry of the operation table in operation.go (the
 // description document itself, openapi.yaml, aside).
 func TestReadmeOperationsTableMatchesTheOperationTable(t *testing.T) {
@@ -170,7 +170,7 @@ func TestReadmeOperationsTableMatchesTheOperationTable(t *testing.T) {
 	declared, err := declaredOperations()
 	require.NoError(t, err)
 
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/operations.md")
 	require.NoError(t, err)
 	var rows []string
 	for _, m := range regexp.MustCompile("(?m)^\\| (\\d+) \\| ([A-Z]+) \\| `([^`]+)` \\| .+ \\|$").FindAllSubmatch(readme, -1) {

@@ -12,22 +12,37 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/compute-sdk/compute-go/computetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// block is one fenced code block of the README.
+// block is one fenced code block of the README or of a guide.
 type block struct {
+	file string
 	lang string
 	line int
 	code string
 }
 
-func readmeBlocks(t *testing.T) []block {
+// where names the block's first line for messages: README.md:87.
+func (b block) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
+
+// docFiles are the documents whose blocks the tests check: the README, then the guides in docs/.
+func docFiles(t *testing.T) []string {
 	t.Helper()
-	raw, err := os.ReadFile("README.md")
+	guides, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, guides, "the guides in docs/")
+	return append([]string{"README.md"}, guides...)
+}
+
+// fileBlocks reads the fenced code blocks of one document.
+func fileBlocks(t *testing.T, file string) []block {
+	t.Helper()
+	raw, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var out []block
 	var cur *block
@@ -36,7 +51,7 @@ func readmeBlocks(t *testing.T) []block {
 		line := sc.Text()
 		switch {
 		case cur == nil && strings.HasPrefix(line, "```"):
-			cur = &block{lang: strings.TrimPrefix(line, "```"), line: n}
+			cur = &block{file: file, lang: strings.TrimPrefix(line, "```"), line: n}
 		case cur != nil && line == "```":
 			out = append(out, *cur)
 			cur = nil
@@ -44,12 +59,22 @@ func readmeBlocks(t *testing.T) []block {
 			cur.code += line + "\n"
 		}
 	}
-	require.Nil(t, cur, "an unclosed code block")
-	require.NotRegexp(t, `(?m)^[A-Z][A-Z_]{5,}$`, string(raw), "a placeholder left in the README")
+	require.Nil(t, cur, "%s: an unclosed code block", file)
+	require.NotRegexp(t, `(?m)^[A-Z][A-Z_]{5,}$`, string(raw), "%s: a placeholder left in it", file)
 	return out
 }
 
-// readmeCommandTests are the README's shell commands that a test runs, not .ci/run, with the test
+// docBlocks reads the fenced code blocks of the README and of every guide.
+func docBlocks(t *testing.T) []block {
+	t.Helper()
+	var out []block
+	for _, f := range docFiles(t) {
+		out = append(out, fileBlocks(t, f)...)
+	}
+	return out
+}
+
+// readmeCommandTests are the shell commands of the README and the guides that a test runs, not .ci/run, with the test
 // that does (it must exist in the named file).
 var readmeCommandTests = map[string][2]string{
 	"go mod edit -replace github.com/compute-sdk/compute-go=../compute-go":        {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
@@ -62,11 +87,11 @@ var readmeCommandTests = map[string][2]string{
 	"go run ./cmd/compute-fake -print-catalog":                     {"cmd/compute-fake/main_test.go", "TestPrintCatalog"},
 }
 
-// TestReadmeShellCommandsAreExercised: every shell command in the README (its trailing comment
-// aside) is either a line of .ci/run (which CI runs), a command a named test runs, or a curl
-// command. The curl commands are the compute-fake walk-through: cmd/compute-fake's
-// TestDocumentedCurlCommands requires the README's curl commands to be exactly, in order, the
-// requests TestCurlFlowAgainstTheBinary sends, so a curl line that test does not send fails there.
+// TestReadmeShellCommandsAreExercised: every shell command in the README and the guides (its
+// trailing comment aside) is either a line of .ci/run (which CI runs), a command a named test runs,
+// or a curl command. The curl commands are the compute-fake walk-through: cmd/compute-fake's
+// TestDocumentedCurlCommands requires docs/compute-fake.md's curl commands to be exactly, in order,
+// the requests TestCurlFlowAgainstTheBinary sends, so a curl line that test does not send fails there.
 func TestReadmeShellCommandsAreExercised(t *testing.T) {
 	ci, err := os.ReadFile(".ci/run")
 	require.NoError(t, err)
@@ -77,7 +102,7 @@ func TestReadmeShellCommandsAreExercised(t *testing.T) {
 	fakeTest, err := os.ReadFile("cmd/compute-fake/main_test.go")
 	require.NoError(t, err)
 	var commands int
-	for _, b := range readmeBlocks(t) {
+	for _, b := range docBlocks(t) {
 		if b.lang != "sh" {
 			continue
 		}
@@ -92,12 +117,12 @@ func TestReadmeShellCommandsAreExercised(t *testing.T) {
 				where := readmeCommandTests[cmd]
 				src, err := os.ReadFile(where[0])
 				require.NoError(t, err)
-				assert.Contains(t, string(src), "func "+where[1]+"(", "README line %d: %q", b.line, cmd)
-			case strings.HasPrefix(cmd, "curl "):
+				assert.Contains(t, string(src), "func "+where[1]+"(", "%s: %q", b.where(), cmd)
+			case strings.HasPrefix(cmd, "curl ") && b.file == filepath.Join("docs", "compute-fake.md"):
 				assert.Contains(t, string(fakeTest), "func TestDocumentedCurlCommands(",
-					"README line %d: %q is checked against the walk-through", b.line, cmd)
+					"%s: %q is checked against the walk-through", b.where(), cmd)
 			default:
-				t.Errorf("README line %d: %q is run neither by .ci/run nor by a test", b.line, cmd)
+				t.Errorf("%s: %q is run neither by .ci/run nor by a test", b.where(), cmd)
 			}
 		}
 	}
@@ -160,9 +185,9 @@ var readmeSetupPrefixes = []string{
 // TestReadmeGoBlocksCompileAndRun plays a newcomer: in a fresh module beside a checkout (named
 // ../compute-go, as the README says), it runs the README's setup commands exactly as written and
 // nothing else (same environment as this test, so the module cache may be empty and the module
-// proxy fills it), then builds every Go block of the README: a whole program as is, declarations in
-// a package, and statements inside a function that has ctx, c, id, token and url in scope. The
-// create-and-wait program then runs against computetest.
+// proxy fills it), then builds every Go block of the README and of every guide in docs/: a whole
+// program as is, declarations in a package, and statements inside a function that has ctx, c, id,
+// token and url in scope. The README's create-and-wait program then runs against computetest.
 func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	require.NoError(t, err, "the go command is needed to build the README's blocks")
@@ -184,7 +209,7 @@ func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 		return cmd
 	}
 	var setup int
-	for _, b := range readmeBlocks(t) {
+	for _, b := range fileBlocks(t, "README.md") {
 		if b.lang != "sh" {
 			continue
 		}
@@ -193,7 +218,7 @@ func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 				if strings.HasPrefix(line, prefix) {
 					setup++
 					out, err := run("sh", "-c", line).CombinedOutput()
-					require.NoError(t, err, "README line %d: %s\n%s", b.line, line, out)
+					require.NoError(t, err, "%s: %s\n%s", b.where(), line, out)
 				}
 			}
 		}
@@ -203,16 +228,23 @@ func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 
 	var programs []string
 	statement := regexp.MustCompile(`\breturn\b`)
-	for i, b := range readmeBlocks(t) {
-		if b.lang != "go" || strings.Contains(b.code, "computeotel.") {
-			continue // the OpenTelemetry module's blocks are built by that module's tests
+	for i, b := range docBlocks(t) {
+		if b.lang != "go" {
+			continue
 		}
-		pkg := fmt.Sprintf("b%02d", i)
+		if strings.Contains(b.code, "computeotel.") {
+			// The OpenTelemetry module's tests build these (this module does not depend on it),
+			// and they read only the README.
+			assert.Equal(t, "README.md", b.file, "%s: an OpenTelemetry block no test builds", b.where())
+			continue
+		}
+		pkg := fmt.Sprintf("b%03d", i)
 		var src string
 		switch {
 		case strings.HasPrefix(b.code, "package main"):
 			src = b.code
 			programs = append(programs, pkg)
+			assert.Equal(t, "README.md", b.file, "%s: the one whole program is the README's", b.where())
 		case strings.HasPrefix(b.code, "func "):
 			src = "package " + pkg + "\n\n" + snippetPrelude + "\n" + b.code
 		case statement.MatchString(b.code):
@@ -224,10 +256,10 @@ func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 		}
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, pkg), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, pkg, "main.go"), []byte(src), 0o644))
-		t.Logf("README line %d -> %s", b.line, pkg)
+		t.Logf("%s -> %s", b.where(), pkg)
 	}
 	out, err := goCmd("build", "./...").CombinedOutput()
-	require.NoError(t, err, "the README's Go blocks do not build:\n%s", out)
+	require.NoError(t, err, "the Go blocks of the README or the guides do not build (the log maps packages to lines):\n%s", out)
 	require.Len(t, programs, 1, "the README has one whole program, the create-and-wait example")
 
 	srv := computetest.NewServer()
@@ -242,4 +274,93 @@ func TestReadmeGoBlocksCompileAndRun(t *testing.T) {
 	out, err = program.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Regexp(t, `^ins-000001 active \d+\.\d+\.\d+\.\d+\n$`, string(out))
+}
+
+// TestReadmeIsShortAndLinksEveryGuide: the README stays a short front page (under 300 lines) and
+// links every guide in docs/, so that none is orphaned.
+func TestReadmeIsShortAndLinksEveryGuide(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	lines := strings.Count(string(raw), "\n")
+	assert.Less(t, lines, 300, "README.md has %d lines: move detail to a guide in docs/", lines)
+	for _, f := range docFiles(t)[1:] {
+		assert.Contains(t, string(raw), "]("+filepath.ToSlash(f)+")", "the README links %s", f)
+	}
+}
+
+// TestDocLinksResolve: every relative link of the README and the guides leads to a file of the
+// repository, and a link to a heading (file.md#heading, or #heading within the page) to a heading
+// that exists, as GitHub spells its anchor.
+func TestDocLinksResolve(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	var links int
+	for _, file := range docFiles(t) {
+		raw, err := os.ReadFile(file)
+		require.NoError(t, err)
+		inCode := false
+		for n, line := range strings.Split(string(raw), "\n") {
+			if strings.HasPrefix(line, "```") {
+				inCode = !inCode
+			}
+			if inCode {
+				continue
+			}
+			for _, m := range link.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				links++
+				path, anchor, _ := strings.Cut(target, "#")
+				dest := file
+				if path != "" {
+					dest = filepath.Join(filepath.Dir(file), filepath.FromSlash(path))
+				}
+				_, err := os.Stat(dest)
+				if !assert.NoError(t, err, "%s:%d: %s leads to no file", file, n+1, target) || anchor == "" {
+					continue
+				}
+				require.True(t, strings.HasSuffix(dest, ".md"), "%s:%d: %s: an anchor into a file that is not Markdown", file, n+1, target)
+				assert.Contains(t, headingAnchors(t, dest), anchor, "%s:%d: %s leads to no heading", file, n+1, target)
+			}
+		}
+	}
+	assert.Positive(t, links)
+}
+
+// headingAnchors are the anchors GitHub gives a Markdown file's headings: lower case, punctuation
+// dropped, spaces as hyphens, a repeated anchor suffixed -1, -2...
+func headingAnchors(t *testing.T, file string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	seen := map[string]int{}
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		text, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if inCode || !ok || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(text) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		if k := seen[a]; k > 0 {
+			out = append(out, fmt.Sprintf("%s-%d", a, k))
+		} else {
+			out = append(out, a)
+		}
+		seen[a]++
+	}
+	return out
 }
