@@ -1,24 +1,43 @@
 // Package compute is the Go SDK for the Compute Resource Management API, its 45 operations:
 // instances (virtual machines), their actions, user metadata and snapshots, the account's
 // snapshots, SSH keys, volumes, filesystems, security groups, floating IPs, images, quotas,
-// reservations and instance availability per region. The README lists every operation with the
-// method that sends it.
+// reservations and instance availability per region.
 //
-// # Getting started
+// This page is a tour in the order a program meets things: a client, a call, its errors, retries
+// and pacing, lists, waits, jobs, observing, testing. The guides go further: [Configuration],
+// [Errors], [Retries and pacing], [Jobs], [Operations] (every operation with the method that
+// sends it), [Observability], [Testing], [compute-fake] and [Safety].
+//
+// # A client
+//
+// A [Client] holds the token and the base URL. It is immutable and safe for concurrent use: make
+// one per token and share it.
 //
 //	c, err := compute.NewClient(token, compute.WithBaseURL("https://api.example.com"))
 //	// or compute.NewClientFromEnv(), reading COMPUTE_API_TOKEN and COMPUTE_API_URL
-//	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{...})
-//	inst, err = c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
-//
-// A [Client] is immutable and safe for concurrent use; share one per token.
-//
-// # Authentication
 //
 // The token is sent as "Authorization: Bearer <token>" ([WithLegacyAuthHeader] switches to the
 // deprecated X-Auth-Token), only to the base URL's scheme and host, never after a redirect to another
 // host. It never appears in an error, a log line or the %v of any value. A plain-http base URL is
-// refused unless it is loopback or [WithInsecureHTTP] is given.
+// refused unless it is loopback or [WithInsecureHTTP] is given. The With options set the rest:
+// timeouts, retries, the rate limit, logging.
+//
+// # A call
+//
+// Each kind of resource has a service on the client ([Client.Instances], [Client.Volumes], ...)
+// with methods named for what they do. Create an instance and wait until it runs:
+//
+//	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{
+//		Name: "web-1", Hostname: "web-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1",
+//		Image: "ubuntu-24.04", SSHKeys: []string{"key-ci"},
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	inst, err = c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
+//
+// The package's Example runs this against the fake of package computetest. Optional fields of an
+// update are pointers ([Ptr]); a list field left nil keeps the list and an empty one clears it.
 //
 // # Errors
 //
@@ -36,16 +55,18 @@
 // instance create, which is billed; an action; a snapshot) may have been processed when its
 // response is lost, so it is re-sent only when it provably was not written (no connection, a
 // failed TLS handshake); otherwise the error matches [ErrOutcomeUnknown], and the caller should look
-// the resource up before trying again. A DELETE retried and then answered with the resource's
-// not-found 404 succeeds. Waits use exponential backoff with full jitter ([RetryPolicy]).
+// the resource up before trying again, or let CreateOnce do it (below). A DELETE retried and then
+// answered with the resource's not-found 404 succeeds. Waits use exponential backoff with full
+// jitter ([RetryPolicy]).
 //
 // # Rate limiting
 //
 // A client-side limiter gates every attempt, retries included, for all goroutines sharing the
-// client: 10 requests per second by default, the contract's rate ([WithRateLimit],
+// client: 10 requests per second by default, the rate the service allows ([WithRateLimit],
 // [WithoutRateLimit]). After a 429 it also paces from the responses, and further 429s pause the
 // whole client, so that concurrent callers back off together; [NewLimiter] describes the pacing.
-// [WithLimiter] shares one limiter between clients or processes.
+// [WithLimiter] shares one limiter between clients, or, with the module
+// github.com/compute-sdk/compute-go/ratelimit/redis, between processes.
 //
 // # Pagination
 //
@@ -88,4 +109,14 @@
 //	srv := computetest.NewServer()
 //	defer srv.Close()
 //	c := srv.Client()
+//
+// [Configuration]: https://github.com/compute-sdk/compute-go/blob/main/docs/configuration.md
+// [Errors]: https://github.com/compute-sdk/compute-go/blob/main/docs/errors.md
+// [Retries and pacing]: https://github.com/compute-sdk/compute-go/blob/main/docs/retries.md
+// [Jobs]: https://github.com/compute-sdk/compute-go/blob/main/docs/jobs.md
+// [Operations]: https://github.com/compute-sdk/compute-go/blob/main/docs/operations.md
+// [Observability]: https://github.com/compute-sdk/compute-go/blob/main/docs/observability.md
+// [Testing]: https://github.com/compute-sdk/compute-go/blob/main/docs/testing.md
+// [compute-fake]: https://github.com/compute-sdk/compute-go/blob/main/docs/compute-fake.md
+// [Safety]: https://github.com/compute-sdk/compute-go/blob/main/docs/safety.md
 package compute
