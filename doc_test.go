@@ -17,9 +17,9 @@ import (
 )
 
 // The docs, part of them: every exported identifier has a doc comment, each method's names its
-// operation, and the README's operations table is the operation table. readme_test.go (package
-// compute_test, as it runs computetest) builds and runs the README's code; example_test.go holds the
-// examples.
+// operation, and the operations table of docs/operations.md is the operation table. readme_test.go
+// (package compute_test, as it runs computetest) builds and runs the code of the README and the
+// guides; example_test.go holds the examples.
 
 // TestEveryExportedIdentifierHasADocComment parses the library's non-test Go files and fails for any
 // exported function, method, type, struct field, constant or variable without a doc comment, so

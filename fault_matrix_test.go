@@ -59,7 +59,7 @@ type faultCase struct {
 }
 
 // TestFaultMatrix drives one call through each fault and pins down what the SDK does: attempts,
-// error and time waited. The README's reliability section describes the same rows, one to one.
+// error and time waited. The retries guide's fault table (docs/retries.md) describes the same rows, one to one.
 func TestFaultMatrix(t *testing.T) {
 	t.Parallel()
 	hugeGET, hugePOST := &hugeErrorBody{}, &hugeErrorBody{}
