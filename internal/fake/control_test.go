@@ -157,3 +157,36 @@ func TestControlAdvanceNeverWrapsTheClock(t *testing.T) {
 	e.Advance(time.Duration(math.MaxInt64))
 	require.False(t, e.now().Before(before), "the clock went back from %v to %v", before, e.now())
 }
+
+// Only the control token opens the control endpoint, and only in its own header: the API's tokens
+// (the default one is public) are refused in every header, and so is the control token sent as an
+// API credential. A refused request changes nothing.
+func TestControlOpensOnlyWithItsOwnToken(t *testing.T) {
+	const readOnly = "viewer-token"
+	e := newEngine(Config{ReadOnly: []string{readOnly}})
+	ok(t, e, http.StatusCreated, "POST", "/compute/v1/floating-ips", `{"name":"ip","region":"NORD-NO-KRS-1"}`)
+	for _, token := range []string{DefaultToken, readOnly, testControlToken} {
+		for _, h := range []http.Header{
+			{controlHeader: {token}},
+			{"Authorization": {"Bearer " + token}},
+			{"X-Auth-Token": {token}},
+			{controlHeader: {"Bearer " + testControlToken}, "Authorization": {"Bearer " + token}},
+		} {
+			if h.Get(controlHeader) == testControlToken {
+				continue // the one way in
+			}
+			for _, path := range []string{"/_fake/reset", "/_fake/faults"} {
+				r := httptest.NewRequest("POST", path, strings.NewReader(`{"fault":{"status":500}}`))
+				for k, v := range h {
+					r.Header[k] = v
+				}
+				w := httptest.NewRecorder()
+				e.ServeHTTP(w, r)
+				assert.Equal(t, http.StatusUnauthorized, w.Code, "%s with %v", path, h)
+				assert.NotContains(t, w.Body.String(), token)
+			}
+		}
+	}
+	ok(t, e, http.StatusOK, "GET", "/compute/v1/floating-ips/fip-000001", "") // not reset, no fault
+	assert.Empty(t, ok(t, e, http.StatusOK, "GET", "/_fake/faults", "")["faults"])
+}

@@ -40,8 +40,9 @@ type Config struct {
 	Clock func() time.Time
 	// LogLimit keeps only the last LogLimit requests in the log; 0 keeps them all.
 	LogLimit int
-	// LogBytes keeps the log's bodies under LogBytes bytes in all, dropping the oldest requests
-	// first (the last one always stays); 0 does not bound them.
+	// LogBytes keeps what the log holds of its requests (bodies, headers, paths and queries) under
+	// LogBytes bytes in all, dropping the oldest requests first (the last one always stays); 0 does
+	// not bound them.
 	LogBytes int
 	// Seed seeds the random choices of probabilistic fault rules (1 when 0).
 	Seed uint64
@@ -97,7 +98,7 @@ type Engine struct {
 	ruleSeq int
 	rand    *rand.Rand
 	log     []*Request
-	logSize int // the bytes of the log's bodies
+	logSize int // the bytes of the log's requests, as loggedSize counts them
 	buckets map[string]bucket
 }
 
@@ -180,7 +181,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := e.now()
 	entry := &Request{Time: now, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.Query(),
 		Body: body, Header: header}
-	e.log, e.logSize = append(e.log, entry), e.logSize+len(body)
+	e.log, e.logSize = append(e.log, entry), e.logSize+loggedSize(entry)
 	e.trimLog()
 	token, refusal := e.authenticate(r, entry)
 	if refusal == nil {
@@ -370,15 +371,30 @@ func (e *Engine) respondFault(w http.ResponseWriter, entry *Request, f Fault) {
 }
 
 // trimLog drops the oldest requests while the log holds more than Config.LogLimit of them, or
-// bodies of more than Config.LogBytes, keeping the last. The caller holds e.mu.
+// more than Config.LogBytes, keeping the last. The caller holds e.mu.
 func (e *Engine) trimLog() {
 	n := 0
 	for len(e.log)-n > 1 && (e.cfg.LogLimit > 0 && len(e.log)-n > e.cfg.LogLimit || e.cfg.LogBytes > 0 && e.logSize > e.cfg.LogBytes) {
-		e.logSize -= len(e.log[n].Body)
+		e.logSize -= loggedSize(e.log[n])
 		n++
 	}
 	clear(e.log[:n]) // so that the dropped requests are not kept alive by the array
 	e.log = e.log[n:]
+}
+
+// loggedSize is what the log holds of r, in bytes: its body, path, query and headers (which a
+// request without a token can make large: net/http reads up to 1 MiB of them).
+func loggedSize(r *Request) int {
+	n := len(r.Body) + len(r.Path)
+	for _, m := range []map[string][]string{r.Header, r.Query} {
+		for k, vs := range m {
+			n += len(k)
+			for _, v := range vs {
+				n += len(v)
+			}
+		}
+	}
+	return n
 }
 
 // clearLog forgets every request. The caller holds e.mu.

@@ -172,8 +172,8 @@ func FuzzServeHTTP(f *testing.F) {
 	})
 }
 
-// LogBytes drops the oldest requests once their bodies pass it, and LogLimit once they are more
-// than it; the last request always stays, whatever its size.
+// LogBytes drops the oldest requests once they pass it (a request counts its body and its path
+// here), and LogLimit once they are more than it; the last request always stays, whatever its size.
 func TestTheLogKeepsItsBounds(t *testing.T) {
 	body := `{"name":"` + strings.Repeat("a", 90) + `"}` // 101 bytes, refused, logged all the same
 	logged := func(e *Engine) (n int, size int) {
@@ -187,9 +187,9 @@ func TestTheLogKeepsItsBounds(t *testing.T) {
 		send(t, e, "POST", "/compute/v1/ssh-keys", body)
 	}
 	n, size := logged(e)
-	require.Equal(t, 2, n, "two bodies of 101 bytes fit in 250")
+	require.Equal(t, 2, n, "two requests of 121 bytes fit in 250")
 	require.Equal(t, 202, size)
-	e = newEngine(Config{LogBytes: 10, LogLimit: 3})
+	e = newEngine(Config{LogBytes: 100, LogLimit: 3}) // the POST's 101 + 20 bytes pass it, 3 GETs of 18 do not
 	send(t, e, "POST", "/compute/v1/ssh-keys", body)
 	n, _ = logged(e)
 	require.Equal(t, 1, n, "the last request stays")
@@ -201,4 +201,39 @@ func TestTheLogKeepsItsBounds(t *testing.T) {
 	require.Zero(t, size)
 	ok(t, e, http.StatusNoContent, "DELETE", "/_fake/requests", "")
 	require.Zero(t, e.logSize)
+}
+
+// What the log keeps of a request counts in LogBytes: its headers and its path too, not only its
+// body, so that requests with large headers (refused, without a token) cannot grow the log past it.
+func TestTheLogCountsHeadersAndPaths(t *testing.T) {
+	e := newEngine(Config{LogBytes: 1 << 20})
+	big := strings.Repeat("h", 200<<10)
+	for i := range 20 {
+		r := httptest.NewRequest("GET", "/compute/v1/images?q="+big[:i], nil)
+		r.Header.Set("X-Padding", big)
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, r)
+		require.Equal(t, http.StatusUnauthorized, w.Code)
+	}
+	kept := 0
+	for _, r := range e.Requests() {
+		for k, vs := range r.Header {
+			kept += len(k)
+			for _, v := range vs {
+				kept += len(v)
+			}
+		}
+	}
+	require.LessOrEqual(t, kept, 1<<20, "headers kept")
+	require.Greater(t, kept, 3*(200<<10), "the log still keeps what fits")
+
+	e = newEngine(Config{LogBytes: 1 << 20})
+	for range 20 {
+		send(t, e, "GET", "/compute/v1/images?name="+big, "")
+	}
+	paths := 0
+	for _, r := range e.Requests() {
+		paths += len(r.Query.Get("name"))
+	}
+	require.LessOrEqual(t, paths, 1<<20, "queries kept")
 }
