@@ -383,6 +383,10 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-speed", "-1s"},
 		{"-token", ""},
 		{"-read-only-token", computetest.DefaultToken},
+		// A control token that opens the API too; the default API token is public.
+		{"-control-token", computetest.DefaultToken},
+		{"-token", "MySecretTok", "-control-token", "MySecretTok"},
+		{"-read-only-token", "MySecretTok", "-control-token", "MySecretTok"},
 		{"extra-argument"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -395,6 +399,9 @@ func TestInvalidFlagsExit2(t *testing.T) {
 			require.Equal(t, 2, code)
 			require.NotEmpty(t, stderr.String())
 			require.Empty(t, stdout.String(), "nothing is served")
+			require.NotContains(t, stderr.String(), "MySecretTok")
+			usage := strings.Contains(stderr.String(), "Usage: compute-fake") || strings.Contains(stderr.String(), "Run compute-fake -h for usage.\n")
+			require.True(t, usage, "the usage, or the line pointing to it: %s", stderr.String())
 		})
 	}
 	// A stray argument ends the flags: what follows is not echoed, as a token may be among it.
