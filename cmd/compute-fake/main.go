@@ -29,8 +29,8 @@
 //	-speed            COMPUTE_FAKE_SPEED: how long each lifecycle transition takes (creating ->
 //	                  active, stopping -> stopped, ...); 0 makes them instant (default 2s)
 //	-catalog          COMPUTE_FAKE_CATALOG: a JSON file whose catalogue (regions, instance types,
-//	                  images, SSH keys, volumes) replaces the default one; -print-catalog shows the
-//	                  format
+//	                  images, SSH keys, volumes) replaces the default one, at most 1 MiB;
+//	                  -print-catalog shows the format
 //	-control-token    COMPUTE_FAKE_CONTROL_TOKEN: enables the control endpoint under /_fake/ (faults,
 //	                  the request log, forced statuses, quotas, the clock, reset), guarded by this
 //	                  token in the X-Fake-Control-Token header; off when empty (the default)
@@ -123,11 +123,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	cat := fake.DefaultCatalog()
 	if s.catalogFile != "" {
-		b, err := os.ReadFile(s.catalogFile)
-		if err == nil {
-			cat, err = fake.ParseCatalog(b)
-		}
-		if err != nil {
+		var err error
+		if cat, err = readCatalog(s.catalogFile); err != nil {
 			fmt.Fprintf(stderr, "compute-fake: -catalog %s: %v\nRun compute-fake -print-catalog for the format.\n", s.catalogFile, err)
 			return 2
 		}
