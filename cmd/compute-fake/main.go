@@ -10,7 +10,8 @@
 // Usage:
 //
 //	compute-fake [-addr 127.0.0.1:8080] [-token Zq8Wv3Xj7Lm2Rt9Hk4Pd] [-read-only-token TOKEN]
-//	             [-rate 10] [-burst 1] [-speed 2s] [-catalog FILE] [-control-token TOKEN]
+//	             [-rate 10] [-burst 1] [-speed 2s] [-catalog FILE] [-allow-hosts NAMES]
+//	             [-control-token TOKEN]
 //	compute-fake [-catalog FILE] -print-catalog
 //
 // The flags, each with the environment variable read when the flag is not given (a flag wins over
@@ -31,6 +32,10 @@
 //	-catalog          COMPUTE_FAKE_CATALOG: a JSON file whose catalogue (regions, instance types,
 //	                  images, SSH keys, volumes) replaces the default one, at most 1 MiB;
 //	                  -print-catalog shows the format
+//	-allow-hosts      COMPUTE_FAKE_ALLOW_HOSTS: host names, separated by commas, answered besides
+//	                  loopback ones (localhost, 127.0.0.1, [::1]) when listening on loopback, or *
+//	                  for any; other Host headers get 421, so that a web page cannot reach the fake
+//	                  through DNS rebinding
 //	-control-token    COMPUTE_FAKE_CONTROL_TOKEN: enables the control endpoint under /_fake/ (faults,
 //	                  the request log, forced statuses, quotas, the clock, reset), guarded by this
 //	                  token in the X-Fake-Control-Token header; off when empty (the default)
@@ -100,6 +105,8 @@ type settings struct {
 	speed        time.Duration
 	catalogFile  string
 	control      string
+	allowHosts   string
+	hosts        []string // allowHosts, parsed
 	printCatalog bool
 }
 
@@ -146,7 +153,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	e := fake.New(engineConfig(s, cat))
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: guardHosts(e, l.Addr(), s.hosts), ReadHeaderTimeout: 30 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }() // it closes l when it returns
 
@@ -190,6 +197,7 @@ const (
 	envSpeed    = "COMPUTE_FAKE_SPEED"
 	envCatalog  = "COMPUTE_FAKE_CATALOG"
 	envControl  = "COMPUTE_FAKE_CONTROL_TOKEN"
+	envHosts    = "COMPUTE_FAKE_ALLOW_HOSTS"
 )
 
 // parseFlags reads the command line, after the environment variables getenv reads: a variable sets
@@ -207,6 +215,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.IntVar(&s.burst, "burst", 1, "how many requests a token may send at once before -rate paces them; 1 allows none sooner than 1/rate after the one before ("+envBurst+")")
 	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant ("+envSpeed+")")
 	fs.StringVar(&s.catalogFile, "catalog", "", "a JSON catalogue file replacing the default catalogue; -print-catalog shows the format ("+envCatalog+")")
+	fs.StringVar(&s.allowHosts, "allow-hosts", "", "host names, separated by commas, answered besides loopback ones when listening on loopback; * for any ("+envHosts+")")
 	fs.StringVar(&s.control, "control-token", "", "enables the control endpoint under /_fake/ with this token in X-Fake-Control-Token ("+envControl+")")
 	fs.BoolVar(&s.printCatalog, "print-catalog", false, "print the catalogue as JSON and exit")
 	fs.Usage = func() {
@@ -223,7 +232,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	}
 	for _, v := range []struct{ flag, env string }{
 		{"addr", envAddr}, {"token", envToken}, {"read-only-token", envReadOnly}, {"rate", envRate},
-		{"burst", envBurst}, {"speed", envSpeed}, {"catalog", envCatalog}, {"control-token", envControl},
+		{"burst", envBurst}, {"speed", envSpeed}, {"catalog", envCatalog}, {"allow-hosts", envHosts}, {"control-token", envControl},
 	} {
 		value := getenv(v.env)
 		if value == "" {
@@ -256,6 +265,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	case s.speed < 0:
 		return bad("-speed must be 0 (instant) or more, got %s", s.speed)
 	}
+	hosts, err := parseHosts(s.allowHosts)
+	if err != nil {
+		return bad("%v", err)
+	}
+	s.hosts = hosts
 	return s, nil
 }
 

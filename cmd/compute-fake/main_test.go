@@ -379,6 +379,9 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-burst", "-1"},
 		{"-burst", "1.5"},
 		{"-burst", "many"},
+		{"-allow-hosts", "a.example,,b.example"},
+		{"-allow-hosts", "fake.internal:8080"},
+		{"-allow-hosts", "http://fake.internal"},
 		{"-speed", "2"}, // a duration needs a unit
 		{"-speed", "-1s"},
 		{"-token", ""},
@@ -418,7 +421,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 func TestHelpExits0(t *testing.T) {
 	var stderr bytes.Buffer
 	require.Equal(t, 0, run(context.Background(), []string{"-h"}, noEnv, io.Discard, &stderr))
-	for _, f := range []string{"-addr", "-token", "-read-only-token", "-rate", "-burst", "-speed", "-print-catalog"} {
+	for _, f := range []string{"-addr", "-token", "-read-only-token", "-rate", "-burst", "-speed", "-allow-hosts", "-control-token", "-print-catalog"} {
 		require.Contains(t, stderr.String(), f)
 	}
 }
