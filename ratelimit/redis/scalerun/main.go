@@ -43,6 +43,7 @@ type settings struct {
 	fakeBin     string
 	redisServer string
 	check       bool
+	logFile     string // where to write each run's request log, as JSON lines
 }
 
 // floor is the least the whole job can take: a create, a delete and a GET proving each instance
@@ -127,6 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 	fs.DurationVar(&s.bound, "bound", 0, "a run stops by itself after this long, finished or not (default twice the floor plus a minute)")
 	fs.StringVar(&s.fakeBin, "fake", "", "the compute-fake binary (default: built from github.com/compute-sdk/compute-go/cmd/compute-fake)")
 	fs.StringVar(&s.redisServer, "redis-server", "redis-server", "the redis-server binary, started on a free loopback port")
+	fs.StringVar(&s.logFile, "log", "", "append each run's whole request log to this file, one JSON object a request, with the run's mode")
 	fs.BoolVar(&s.check, "check", false, "exit 1 unless every run finished within its bound with no failed job call, no instance left and no duplicate create")
 	if err := fs.Parse(args); err != nil {
 		return s, err

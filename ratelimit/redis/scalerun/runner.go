@@ -66,6 +66,7 @@ type result struct {
 	killedAt time.Duration
 	backAt   time.Duration
 	redisErr error
+	load     string // the machine's load average at the end
 }
 
 // failed is the number of job calls that failed.
@@ -130,6 +131,9 @@ func (r *result) line() string {
 	}
 	if r.overrun {
 		b.WriteString("; the request log overran: counts are lower bounds")
+	}
+	if r.load != "" {
+		fmt.Fprintf(&b, "; load %s", r.load)
 	}
 	return b.String()
 }
@@ -256,6 +260,11 @@ func runOnce(s settings, mode string, f fakeBinary, stderr io.Writer) (*result, 
 	}
 	rlog.merge(read)
 	r.log, r.overrun = count(rlog.all), rlog.overrun
+	if s.logFile != "" {
+		if err := appendLog(s.logFile, mode, start, rlog.all); err != nil {
+			fmt.Fprintf(stderr, "scalerun: -log: %v\n", err)
+		}
+	}
 	r.finished = true
 	for w, out := range outs {
 		var rep report
@@ -279,7 +288,37 @@ func runOnce(s settings, mode string, f fakeBinary, stderr io.Writer) (*result, 
 		}
 	}
 	r.left, r.leftErr = instancesLeft(url, token)
+	r.load = loadAverage()
 	return r, nil
+}
+
+// appendLog appends the run's request log to the file at path, one JSON object a request.
+func appendLog(path, mode string, start time.Time, log []entry) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, e := range log {
+		if err := enc.Encode(struct {
+			Mode  string `json:"mode"`
+			Start string `json:"start"`
+			entry
+		}{mode, start.UTC().Format(time.RFC3339Nano), e}); err != nil {
+			_ = f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// loadAverage is the machine's load over the last minute, for the record ("" where unknown).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // instancesLeft counts the instances the fake holds at the end.
