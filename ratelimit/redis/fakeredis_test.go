@@ -252,3 +252,89 @@ func fakeLimiter(fake *fakeRedis, fallback *recordingLimiter, rep *reports, opts
 		ratelimit.WithRate(10), ratelimit.WithFallback(fallback), ratelimit.WithErrorHandler(rep.handler),
 	}, opts...)...)
 }
+
+// budget answers the wait script as the real one keeps a budget, on the bubble's clock: the
+// schedule (each grant an interval and the headroom after the one before, reserved at most a
+// quarter interval ahead, refused past the caller's deadline) and the members (those that asked
+// within 10 s, ranked by id). It never arms the pacing from responses. Killed, it refuses every
+// command as a Redis that is down does; restarted, it holds an empty budget, as a Redis without
+// persistence does.
+type budget struct {
+	mu      sync.Mutex
+	down    bool
+	tat     int64 // µs since the Unix epoch
+	seq     int64
+	members map[string]time.Time
+	grants  []time.Time // when each grant is due
+	// killAfter, when not 0, kills the Redis as soon as it has reserved that many grants, and
+	// then closes killed.
+	killAfter int
+	killed    chan struct{}
+}
+
+func newBudget() *budget {
+	return &budget{members: map[string]time.Time{}, killed: make(chan struct{})}
+}
+
+// fake returns a fake Redis, a process's connection to the budget.
+func (b *budget) fake() *fakeRedis {
+	return newFakeRedis(map[string]func(redisCall) answer{"wait": b.wait})
+}
+
+func (b *budget) wait(c redisCall) answer {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.down {
+		return answer{err: errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")}
+	}
+	me := c.Args[4].(string)
+	b.members[me] = c.At
+	var n, rank int64
+	for id, seen := range b.members {
+		if c.At.Sub(seen) > 10*time.Second {
+			delete(b.members, id)
+			continue
+		}
+		n++
+		if id < me {
+			rank++
+		}
+	}
+	step := c.Arg(2) * 1003 / 1000
+	now := c.At.UnixMicro()
+	at := max(b.tat, now)
+	if maxWait := c.Arg(4); maxWait >= 0 && at-now > maxWait {
+		return answer{reply: []int64{3, at - now, n, rank}}
+	}
+	if early := at - now - step/4; early > 0 {
+		return answer{reply: []int64{2, early, n, rank}}
+	}
+	b.tat = at + step
+	b.seq++
+	b.grants = append(b.grants, time.UnixMicro(at))
+	if len(b.grants) == b.killAfter {
+		b.down = true
+		close(b.killed)
+	}
+	return answer{reply: []int64{0, at - now, b.seq, 0, n, rank}}
+}
+
+// kill stops the budget's Redis; restart starts it again, empty.
+func (b *budget) kill() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.down = true
+}
+
+func (b *budget) restart() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.down, b.tat, b.seq, b.members = false, 0, 0, map[string]time.Time{}
+}
+
+// Grants returns when each grant Redis made is due.
+func (b *budget) Grants() []time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]time.Time(nil), b.grants...)
+}

@@ -40,7 +40,7 @@ func TestAShortDeadlineFailsAtOnceOnAPause(t *testing.T) {
 
 	t.Run("replied to it", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies([]int64{1, pause.Microseconds()})})
+			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies([]int64{1, pause.Microseconds(), 1, 0})})
 			fallback, rep := &recordingLimiter{}, &reports{}
 			l, err := fakeLimiter(fake, fallback, rep)
 			require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestAShortDeadlineFailsAtOnceOnAPause(t *testing.T) {
 	t.Run("queued behind a caller waiting it out", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			fake := newFakeRedis(map[string]func(redisCall) answer{
-				"wait": replies([]int64{1, pause.Microseconds()}, []int64{0, 0, 1, 0})})
+				"wait": replies([]int64{1, pause.Microseconds(), 1, 0}, []int64{0, 0, 1, 0, 1, 0})})
 			fallback, rep := &recordingLimiter{}, &reports{}
 			l, err := fakeLimiter(fake, fallback, rep)
 			require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestAShortDeadlineFailsAtOnceOnAPause(t *testing.T) {
 	t.Run("learned from a 429", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			fake := newFakeRedis(map[string]func(redisCall) answer{
-				"wait":      replies([]int64{0, 0, 1, 1}),
+				"wait":      replies([]int64{0, 0, 1, 1, 1, 0}),
 				"throttled": replies([]int64{1, pause.Microseconds()}),
 			})
 			fallback, rep := &recordingLimiter{}, &reports{}
@@ -106,7 +106,7 @@ func TestAShortDeadlineFailsAtOnceOnAPause(t *testing.T) {
 	t.Run("shorter than the deadline", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			fake := newFakeRedis(map[string]func(redisCall) answer{
-				"wait": replies([]int64{1, 500_000}, []int64{0, 0, 1, 0})})
+				"wait": replies([]int64{1, 500_000, 1, 0}, []int64{0, 0, 1, 0, 1, 0})})
 			l, err := fakeLimiter(fake, &recordingLimiter{}, &reports{})
 			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
@@ -126,30 +126,39 @@ func TestAShortDeadlineFailsAtOnceOnAPause(t *testing.T) {
 // hold of nothing, which would make the caller ask again at once, an unknown
 // kind, a grant numbered 0 or less, an armed flag other than 0 or 1, a reply too short or too long,
 // a refusal past a deadline the caller does not have, or within its deadline) makes Wait fall back (the fallback grants),
-// is reported exactly once to the error handler with an error naming the reply (at most 4 of its
+// is reported exactly once to the error handler with an error naming the reply (at most 6 of its
 // values), and Redis is asked nothing more until the recheck period has passed, then once per
 // period while it keeps replying so.
 func TestARepliesNoScriptSendsFallBack(t *testing.T) {
 	const recheck = time.Second
 	for name, reply := range map[string][]int64{
-		"a wait past time.Duration":    {0, 1 << 62, 1, 0},
-		"a wait past a day":            {0, 24*3600*1_000_000 + 1, 1, 0},
-		"a pause past time.Duration":   {1, 1<<63 - 1},
-		"a negative pause":             {1, -5},
-		"a negative hold":              {2, -1},
-		"a pause of nothing":           {1, 0},
-		"a hold of nothing":            {2, 0},
-		"an unknown kind":              {7, 1},
-		"a negative kind":              {-1, 1},
-		"grant number 0":               {0, 10, 0, 0},
-		"a negative grant number":      {0, 10, -3, 0},
-		"armed flag 2":                 {0, 10, 1, 2},
+		"a wait past time.Duration":    {0, 1 << 62, 1, 0, 1, 0},
+		"a wait past a day":            {0, 24*3600*1_000_000 + 1, 1, 0, 1, 0},
+		"a pause past time.Duration":   {1, 1<<63 - 1, 1, 0},
+		"a negative pause":             {1, -5, 1, 0},
+		"a negative hold":              {2, -1, 1, 0},
+		"a pause of nothing":           {1, 0, 1, 0},
+		"a hold of nothing":            {2, 0, 1, 0},
+		"an unknown kind":              {7, 1, 1, 0},
+		"a negative kind":              {-1, 1, 1, 0},
+		"grant number 0":               {0, 10, 0, 0, 1, 0},
+		"a negative grant number":      {0, 10, -3, 0, 1, 0},
+		"armed flag 2":                 {0, 10, 1, 2, 1, 0},
 		"a short reply":                {2},
 		"an empty reply":               {},
-		"a grant without its number":   {0, 10},
-		"a hold with more":             {2, 10, 1},
+		"a grant without its number":   {0, 10, 1, 0},
+		"a grant without its members":  {0, 10, 1, 0},
+		"a hold without its members":   {2, 10},
+		"no members":                   {0, 10, 1, 0, 0, 0},
+		"a negative count of members":  {0, 10, 1, 0, -1, 0},
+		"members past the bound":       {0, 10, 1, 0, 1<<16 + 1, 0},
+		"a rank past the members":      {0, 10, 1, 0, 3, 3},
+		"a negative rank":              {0, 10, 1, 0, 3, -1},
+		"a hold's rank past them":      {2, 10, 2, 2},
+		"a grant with more":            {0, 10, 1, 0, 1, 0, 0},
+		"a hold with more":             {2, 10, 1, 1, 0},
 		"ten values":                   {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
-		"a refusal without a deadline": {3, 1000},
+		"a refusal without a deadline": {3, 1000, 1, 0},
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -165,15 +174,16 @@ func TestARepliesNoScriptSendsFallBack(t *testing.T) {
 				errs := rep.All()
 				require.Len(t, errs, 1)
 				require.Error(t, errs[0])
-				assert.Contains(t, errs[0].Error(), "a reply no script sends: "+fmt.Sprint(reply[:min(len(reply), 4)]))
+				assert.Contains(t, errs[0].Error(), "a reply no script sends: "+fmt.Sprint(reply[:min(len(reply), 6)]))
 				assert.NotContains(t, errs[0].Error(), "SECRET")
 
-				// 4 callers until 2.45 s: the fallback grants them all, at the rate; Redis is
-				// asked again once per recheck period.
+				// 4 callers until 2.45 s: the fallback grants them all, at the rate, but for the
+				// slot before each recheck (0.9 and 1.9 s); Redis is asked again at each recheck
+				// instant, 1 s and 2 s.
 				ctx, cancel := context.WithTimeout(t.Context(), 2450*time.Millisecond)
 				defer cancel()
 				granted := 1 + len(grantTimes(ctx, t, []*ratelimit.Limiter{l}, 4))
-				assert.Equal(t, 25, granted, "granted at the rate, from 0 to 2.4 s")
+				assert.Equal(t, 23, granted, "granted at the rate, from 0 to 2.4 s, but at 0.9 and 1.9 s")
 				assert.GreaterOrEqual(t, len(fallback.Grants()), granted, "every grant is the fallback's")
 				calls := fake.Calls("")
 				require.Equal(t, 3, len(calls), "asked at the start, then once a recheck period")
@@ -186,7 +196,7 @@ func TestARepliesNoScriptSendsFallBack(t *testing.T) {
 	}
 	t.Run("a refusal within the deadline", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": always(answer{reply: []int64{3, 500_000}})})
+			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": always(answer{reply: []int64{3, 500_000, 1, 0}})})
 			fallback, rep := &recordingLimiter{}, &reports{}
 			l, err := fakeLimiter(fake, fallback, rep)
 			require.NoError(t, err)
@@ -196,7 +206,7 @@ func TestARepliesNoScriptSendsFallBack(t *testing.T) {
 			assert.Equal(t, 1, fallback.Waits())
 			errs := rep.All()
 			require.Len(t, errs, 1)
-			assert.ErrorContains(t, errs[0], "a reply no script sends: [3 500000]")
+			assert.ErrorContains(t, errs[0], "a reply no script sends: [3 500000 1 0]")
 		})
 	})
 }
@@ -213,7 +223,7 @@ func TestAThrottledReplyNoScriptSendsFallsBack(t *testing.T) {
 		"an unknown kind":            {9, 0},
 		"the wait script's hold":     {2, 5},
 		"arming with a wait":         {0, 5},
-		"a grant":                    {0, 0, 1, 0},
+		"a grant":                    {0, 0, 1, 0, 1, 0},
 		"too long":                   {1, 1_000_000, 7},
 		"an empty reply":             {},
 	} {
@@ -221,7 +231,7 @@ func TestAThrottledReplyNoScriptSendsFallsBack(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fake := newFakeRedis(map[string]func(redisCall) answer{
 					"throttled": always(answer{reply: reply}),
-					"wait":      always(answer{reply: []int64{0, 0, 1, 0}}),
+					"wait":      always(answer{reply: []int64{0, 0, 1, 0, 1, 0}}),
 				})
 				fallback, rep := &recordingLimiter{}, &reports{}
 				l, err := fakeLimiter(fake, fallback, rep)
@@ -231,7 +241,7 @@ func TestAThrottledReplyNoScriptSendsFallsBack(t *testing.T) {
 				errs := rep.All()
 				require.Len(t, errs, 1)
 				require.Error(t, errs[0])
-				assert.Contains(t, errs[0].Error(), "a reply no script sends: "+fmt.Sprint(reply[:min(len(reply), 4)]))
+				assert.Contains(t, errs[0].Error(), "a reply no script sends: "+fmt.Sprint(reply[:min(len(reply), 6)]))
 
 				ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
 				defer cancel()
@@ -257,7 +267,7 @@ func TestARespondedReplyNoScriptSendsFallsBack(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fake := newFakeRedis(map[string]func(redisCall) answer{
-					"wait":      always(answer{reply: []int64{0, 0, 1, 1}}),
+					"wait":      always(answer{reply: []int64{0, 0, 1, 1, 1, 0}}),
 					"responded": always(answer{reply: reply}),
 				})
 				fallback, rep := &recordingLimiter{}, &reports{}
@@ -308,17 +318,17 @@ func TestSwitchingBetweenRedisAndTheFallbackNeverBursts(t *testing.T) {
 					}
 					at := max(tat, now)
 					if maxWait := c.Arg(4); maxWait >= 0 && at-now > maxWait {
-						return answer{reply: []int64{3, at - now}}
+						return answer{reply: []int64{3, at - now, 1, 0}}
 					}
 					tat = at + 100_300
 					seq++
-					return answer{reply: []int64{0, at - now, seq, 0}}
+					return answer{reply: []int64{0, at - now, seq, 0, 1, 0}}
 				}})
 				inner, err := compute.NewLimiter(rps, 1)
 				require.NoError(t, err)
 				fallback, rep := &recordingLimiter{inner: inner}, &reports{}
 				l, err := fakeLimiter(fake, fallback, rep,
-					ratelimit.WithTimeout(50*time.Millisecond), ratelimit.WithRecheck(100*time.Millisecond))
+					ratelimit.WithTimeout(50*time.Millisecond), ratelimit.WithRecheck(500*time.Millisecond))
 				require.NoError(t, err)
 
 				ctx, cancel := context.WithTimeout(t.Context(), run)
@@ -360,7 +370,7 @@ func TestTheFirst429OnlyArms(t *testing.T) {
 				if armed {
 					flag = 1
 				}
-				return answer{reply: []int64{0, 0, seq, flag}}
+				return answer{reply: []int64{0, 0, seq, flag, 1, 0}}
 			},
 			"throttled": func(c redisCall) answer {
 				mu.Lock()
@@ -439,7 +449,7 @@ func TestACallersOwnContextIsNotARedisFailure(t *testing.T) {
 			assert.Empty(t, rep.All(), "no report")
 
 			before := len(fake.Calls("wait"))
-			fake.SetAnswer("wait", replies([]int64{0, 0, 1, 0}))
+			fake.SetAnswer("wait", replies([]int64{0, 0, 1, 0, 1, 0}))
 			time.Sleep(time.Second) // past any pause and the recheck period
 			require.NoError(t, wait(t.Context(), l))
 			assert.Len(t, fake.Calls("wait"), before+1, "the next caller asks Redis")
@@ -474,16 +484,16 @@ func TestACallersOwnContextIsNotARedisFailure(t *testing.T) {
 		}, context.Canceled)
 	})
 	t.Run("cancelled while it waits for its grant", func(t *testing.T) {
-		check(t, map[string]func(redisCall) answer{"wait": replies([]int64{0, 500_000, 1, 0})},
+		check(t, map[string]func(redisCall) answer{"wait": replies([]int64{0, 500_000, 1, 0, 1, 0})},
 			cancelAt(30*time.Millisecond), context.Canceled)
 	})
 	t.Run("cancelled while it waits out a pause", func(t *testing.T) {
-		check(t, map[string]func(redisCall) answer{"wait": replies([]int64{1, 500_000})},
+		check(t, map[string]func(redisCall) answer{"wait": replies([]int64{1, 500_000, 1, 0})},
 			cancelAt(30*time.Millisecond), context.Canceled)
 	})
 	t.Run("cancelled while it queues for the turn", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies([]int64{2, 500_000}, []int64{0, 0, 1, 0})})
+			fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies([]int64{2, 500_000, 1, 0}, []int64{0, 0, 1, 0, 1, 0})})
 			fallback, rep := &recordingLimiter{}, &reports{}
 			l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(timeout))
 			require.NoError(t, err)
@@ -504,7 +514,7 @@ func TestACallersOwnContextIsNotARedisFailure(t *testing.T) {
 	t.Run("a 429 and a response reported under an ended context", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			fake := newFakeRedis(map[string]func(redisCall) answer{
-				"wait":      replies([]int64{0, 0, 1, 1}),
+				"wait":      replies([]int64{0, 0, 1, 1, 1, 0}),
 				"throttled": replies([]int64{0, 0}),
 				"responded": replies([]int64{0}),
 			})
@@ -576,17 +586,18 @@ func TestA429WhoseReportFailsReachesTheFallback(t *testing.T) {
 			rep := &reports{}
 			l, err := ratelimit.New(fake, testToken, ratelimit.WithRate(10), ratelimit.WithErrorHandler(rep.handler))
 			require.NoError(t, err)
-			start := time.Now()
 			l.Throttled(t.Context(), 3*time.Second) // arms the fallback
 			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 			defer cancel()
 			require.NoError(t, wait(ctx, l), "the first 429 pauses nobody")
+			start := time.Now()
 			l.Throttled(t.Context(), 3*time.Second) // pauses it
 			_, err = l.Wait(ctx)
 			assert.ErrorIs(t, err, compute.ErrRateLimited, "the fallback's pause, past the deadline")
 			assert.Equal(t, time.Duration(0), time.Since(start))
 			require.NoError(t, wait(t.Context(), l))
-			assert.Equal(t, 3*time.Second, time.Since(start), "the fallback waited the 429's pause out")
+			assert.GreaterOrEqual(t, time.Since(start), 3*time.Second, "the fallback waited the 429's pause out")
+			assert.Less(t, time.Since(start), 3*time.Second+110*time.Millisecond, "then took its next slot")
 			assert.Len(t, rep.All(), 1)
 		})
 	})
@@ -594,8 +605,9 @@ func TestA429WhoseReportFailsReachesTheFallback(t *testing.T) {
 
 // TestASlowRedisFallsBackForTheRecheckPeriod: a Redis that does not answer within the timeout costs
 // a caller exactly the timeout, once per recheck period: the caller is granted by the fallback when
-// the timeout ends, the outage is reported once, Redis is not asked again before the recheck period
-// has passed, and when it answers again the limiter uses it and reports its return with nil.
+// the timeout ends, the outage is reported once, Redis is asked again only at the next multiple of
+// the recheck period, and when it answers again the limiter uses it and reports its return with
+// nil.
 func TestASlowRedisFallsBackForTheRecheckPeriod(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const timeout, recheck = 100 * time.Millisecond, time.Second
@@ -609,7 +621,7 @@ func TestASlowRedisFallsBackForTheRecheckPeriod(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			seq++
-			return answer{reply: []int64{0, 0, seq, 0}}
+			return answer{reply: []int64{0, 0, seq, 0, 1, 0}}
 		}})
 		fallback, rep := &recordingLimiter{}, &reports{}
 		l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(timeout), ratelimit.WithRecheck(recheck))
@@ -620,22 +632,25 @@ func TestASlowRedisFallsBackForTheRecheckPeriod(t *testing.T) {
 		assert.Equal(t, 1, fallback.Waits())
 		errs := rep.All()
 		require.Len(t, errs, 1)
-		assert.ErrorContains(t, errs[0], "falling back to the local limiter for 1s: ratelimit/redis: no response from Redis within 100ms")
+		assert.ErrorContains(t, errs[0], "falling back to the local limiter, trying Redis again every 1s: ratelimit/redis: no response from Redis within 100ms")
 
 		for time.Since(start) < 3*time.Second {
 			t0 := time.Now()
 			require.NoError(t, wait(t.Context(), l))
-			assert.LessOrEqual(t, time.Since(t0), timeout+100*time.Millisecond, "the timeout and the rate's interval at most")
+			assert.LessOrEqual(t, time.Since(t0), 110*time.Millisecond+timeout+100*time.Millisecond,
+				"the slot before the recheck, the timeout and the rate's interval at most")
 		}
 		var at []time.Duration
 		for _, c := range fake.Calls("wait") {
 			at = append(at, c.At.Sub(start))
 		}
 		require.GreaterOrEqual(t, len(at), 3)
-		assert.Equal(t, []time.Duration{0, 1100 * time.Millisecond, 2200 * time.Millisecond}, at[:3],
-			"asked again a recheck period after each failure, which took the timeout")
-		assert.Len(t, at, 10, "then asked by every Wait, one every interval")
-		assert.Equal(t, 22, fallback.Waits(), "granted by the fallback until Redis came back, at the rate")
+		assert.Equal(t, []time.Duration{0, time.Second, 2 * time.Second}, at[:3],
+			"asked again at the next multiple of the recheck period after each failure")
+		assert.Len(t, at, 13, "then asked by every Wait (two at 2 s: the fake's grants are due at once), one every interval")
+		// From 0.1 to 0.8 s and from 1.1 to 1.8 s, at the rate; each period's ninth grant is dropped,
+		// since the ceiling would delay it into the slot before the recheck.
+		assert.Equal(t, 18, fallback.Waits(), "granted by the fallback until Redis came back")
 		errs = rep.All()
 		require.Len(t, errs, 2, "one report for the outage, one for its end")
 		assert.NoError(t, errs[1], "back on Redis")
@@ -649,7 +664,7 @@ func TestAClientThatIgnoresTheTimeoutDoesNotHoldTheCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		hang := make(chan struct{})
 		defer close(hang)
-		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": always(answer{hang: hang, reply: []int64{0, 0, 1, 0}})})
+		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": always(answer{hang: hang, reply: []int64{0, 0, 1, 0, 1, 0}})})
 		fallback, rep := &recordingLimiter{}, &reports{}
 		l, err := fakeLimiter(fake, fallback, rep, ratelimit.WithTimeout(50*time.Millisecond))
 		require.NoError(t, err)
@@ -669,7 +684,7 @@ func TestAClientThatIgnoresTheTimeoutDoesNotHoldTheCaller(t *testing.T) {
 func TestTheGoSideFollowsTheReplies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newFakeRedis(map[string]func(redisCall) answer{
-			"wait": always(answer{reply: []int64{0, 0, 1, 0}, delay: 10 * time.Millisecond})})
+			"wait": always(answer{reply: []int64{0, 0, 1, 0, 1, 0}, delay: 10 * time.Millisecond})})
 		l, err := fakeLimiter(fake, &recordingLimiter{}, &reports{}, ratelimit.WithRate(1000))
 		require.NoError(t, err)
 		start := time.Now()
@@ -687,8 +702,8 @@ func TestTheGoSideFollowsTheReplies(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies(
-			[]int64{0, 20_000, 1, 0}, []int64{0, 100_000, 2, 0}, // reserved: due in 20 and 100 ms
-			[]int64{2, 5015}, []int64{2, 5015}, []int64{0, 0, 3, 1}, // held twice, then granted
+			[]int64{0, 20_000, 1, 0, 1, 0}, []int64{0, 100_000, 2, 0, 1, 0}, // reserved: due in 20 and 100 ms
+			[]int64{2, 5015, 1, 0}, []int64{2, 5015, 1, 0}, []int64{0, 0, 3, 1, 1, 0}, // held twice, then granted
 		)})
 		fallback, rep := &recordingLimiter{}, &reports{}
 		l, err := fakeLimiter(fake, fallback, rep)

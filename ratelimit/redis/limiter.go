@@ -29,11 +29,31 @@
 // Every Redis command is bounded by a timeout ([WithTimeout], 100 ms by default) and by the
 // caller's context, whichever ends first; a caller never waits on Redis longer than that. When a
 // command fails, times out or replies with something out of range, the limiter falls back to a
-// local limiter ([WithFallback]; by default [compute.NewLimiter] at the same rate, so each process
-// then paces alone at the full rate) and reports it once to the handler of [WithErrorHandler]. It
-// tries Redis again after a while ([WithRecheck], 1 s by default) and reports its return with a nil
-// error. Across these switches a process never goes faster than the rate. A caller's context that
+// local limiter and reports it once to the handler of [WithErrorHandler]. A caller's context that
 // ends is always reported as the context's error, never counted as a Redis failure.
+//
+// While Redis answers, each limiter records itself in the budget, so that every process knows how
+// many processes use the token (those that asked within the last 10 s) and its own rank among
+// them. The default fallback uses them: wall-clock time is cut into slots a little longer than an
+// interval at the rate, and process i of n sends only in the slots numbered i modulo n. The fleet
+// then sends at most one request a slot, at most the rate together, never two processes at once,
+// each at about its share of the rate. A process that never reached Redis does not know the others
+// and paces alone in every slot, at about the full rate.
+//
+// The limiter asks Redis again at every multiple of the recheck period ([WithRecheck], 1 s by
+// default) on the wall clock, so every process asks at the same instant, and it reports Redis's
+// return with a nil error. Callers waiting for the fallback leave it then and ask Redis too, so the
+// whole fleet is back on the shared budget within a recheck period of Redis answering again, even
+// when Redis restarts empty. So that no two requests of the fleet go out less than an interval
+// apart across these switches, the fallback grants nothing in the last slot before each recheck
+// instant, nor within a slot and a quarter interval of the failure (Redis's last grants may still
+// be due then); a process never goes faster than the rate.
+//
+// The slots and the rechecks need the processes' clocks to agree, to well within an interval:
+// processes on one host, or on hosts synchronised by NTP. With [WithFallback], the fallback
+// replaces the slots (a caller waits for it with a context that ends before the recheck instant,
+// so it must honour its context's deadline, as [compute.NewLimiter] does); the rechecks and the
+// quiet times around them stay.
 //
 // # Redis must be trusted
 //
@@ -46,6 +66,7 @@ package redis
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -64,7 +85,7 @@ const (
 	DefaultKeyPrefix = "compute-go:ratelimit:"
 	// DefaultTimeout bounds every Redis command.
 	DefaultTimeout = 100 * time.Millisecond
-	// DefaultRecheck is how long the limiter stays on its fallback before it tries Redis again.
+	// DefaultRecheck is the period at whose multiples a limiter on its fallback tries Redis again.
 	DefaultRecheck = time.Second
 )
 
@@ -84,13 +105,20 @@ const ahead = 0.25
 // or hostile Redis, and the limiter falls back.
 const maxReply = 24 * time.Hour
 
+// memberWindow is how long a limiter counts as one of the budget's processes after it last asked
+// Redis for a grant.
+const memberWindow = 10 * time.Second
+
+// maxMembers bounds the count of processes a reply may give; a larger one is a broken Redis.
+const maxMembers = 1 << 16
+
 // scriptHeader starts every script: the pacing's constants, from the compute package, and the
 // arguments every script takes. A budget is one hash, in microseconds of Redis's clock: tat (when
 // the schedule's next grant is due), until (the pause ends), armed (the pacing from responses is
 // on), seq and sent (the last grant and when it was due), resp (when its response was reported)
 // and minrtt (the fastest round trip from a grant to its response's report). ARGV[1] is the time
 // to use instead of Redis's clock (empty but in tests), ARGV[2] the interval at the rate and
-// ARGV[3] the key's time to live in milliseconds.
+// ARGV[3] the key's time to live in milliseconds. ARGV[5] is the limiter's member id.
 var scriptHeader = fmt.Sprintf(`
 local HEADROOM, HOLD, POLL, AHEAD = %v, %v, %v, %v
 local now = tonumber(ARGV[1])
@@ -102,14 +130,34 @@ local step = tonumber(ARGV[2]) * (1 + HEADROOM)
 `, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead)
 
 // waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline). It
-// replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
-// and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses, or the wait
-// until the grant may be reserved}, after which the caller asks again; or {3, the wait}, reserving
-// nothing, when the grant is due past ARGV[4].
-var waitScript = goredis.NewScript(scriptHeader + `
+// first records the caller's process as a member of the budget (a field "m:" and its id, holding
+// when it last asked; one silent for longer than the window is dropped). It replies {0, the wait
+// until the grant is due, its number, 1 if the pacing from responses is on} and reserves it; or
+// {1, the pause left}, {2, the hold of the pacing from responses, or the wait until the grant may
+// be reserved}, after which the caller asks again; or {3, the wait}, reserving nothing, when the
+// grant is due past ARGV[4]. Every reply ends with the count of members and the caller's rank
+// among them by id.
+var waitScript = goredis.NewScript(scriptHeader + fmt.Sprintf(`
+local WINDOW = %d
+local me = 'm:' .. ARGV[5]
+redis.call('HSET', KEYS[1], me, now)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local fields = redis.call('HGETALL', KEYS[1])
+local n, rank = 0, 0
+for j = 1, #fields, 2 do
+  local f = fields[j]
+  if string.sub(f, 1, 2) == 'm:' then
+    if tonumber(fields[j + 1]) < now - WINDOW then
+      redis.call('HDEL', KEYS[1], f)
+    else
+      n = n + 1
+      if f < me then rank = rank + 1 end
+    end
+  end
+end
 local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt')
 local pause = (tonumber(s[2]) or 0) - now
-if pause > 0 then return {1, math.ceil(pause)} end
+if pause > 0 then return {1, math.ceil(pause), n, rank} end
 if s[3] and s[7] then
   local hold = tonumber(s[5]) + step * (1 + HOLD) - now
   if s[6] then
@@ -117,19 +165,18 @@ if s[3] and s[7] then
   else
     hold = math.min(hold, math.max(1000, step * POLL))
   end
-  if hold > 0 then return {2, math.ceil(hold)} end
+  if hold > 0 then return {2, math.ceil(hold), n, rank} end
 end
 local at = math.max(tonumber(s[1]) or 0, now)
-if tonumber(ARGV[4]) >= 0 and at - now > tonumber(ARGV[4]) then return {3, math.ceil(at - now)} end
+if tonumber(ARGV[4]) >= 0 and at - now > tonumber(ARGV[4]) then return {3, math.ceil(at - now), n, rank} end
 local early = math.floor(at - now - step * AHEAD)
-if early > 0 then return {2, early} end
+if early > 0 then return {2, early, n, rank} end
 local seq = (tonumber(s[4]) or 0) + 1
 redis.call('HSET', KEYS[1], 'tat', math.floor(at + step), 'seq', seq, 'sent', math.floor(at))
 redis.call('HDEL', KEYS[1], 'resp')
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-if s[3] then return {0, math.ceil(at - now), seq, 1} end
-return {0, math.ceil(at - now), seq, 0}
-`)
+if s[3] then return {0, math.ceil(at - now), seq, 1, n, rank} end
+return {0, math.ceil(at - now), seq, 0, n, rank}
+`, memberWindow.Microseconds()))
 
 // respondedScript reports that the response to grant ARGV[4] arrived; only the last grant's counts.
 var respondedScript = goredis.NewScript(scriptHeader + `
@@ -162,10 +209,14 @@ return {1, math.ceil(untilv - now)}
 type Limiter struct {
 	rdb      goredis.Scripter
 	keys     []string
-	interval int64 // microseconds, at the rate
+	member   string // this limiter's id among the budget's processes
+	interval int64  // microseconds, at the rate
+	slot     time.Duration
 	timeout  time.Duration
-	recheck  time.Duration
-	fallback compute.Limiter
+	recheck  time.Duration   // rechecks are at the multiples of it since the Unix epoch
+	guard    time.Duration   // from a Redis failure to the first fallback grant
+	fallback compute.Limiter // WithFallback's; nil for the grid
+	grid     *grid           // the default fallback; nil with WithFallback
 	handler  func(error)
 	// ceiling holds this process to the rate whichever way it is paced, so that switching between
 	// Redis and the fallback never makes a burst.
@@ -176,10 +227,15 @@ type Limiter struct {
 	// turn lets one goroutine of this process at a time ask Redis for a grant and wait until it is
 	// due; the others queue here, so Redis sees one waiter per process.
 	turn chan struct{}
+	// fturn lets one goroutine at a time wait for the fallback; the others queue here in order,
+	// also across a recheck that finds Redis still failing.
+	fturn chan struct{}
 
 	mu         sync.Mutex
+	seen       bool // Redis answered at least once
 	failing    bool
-	downUntil  time.Time // Redis is not asked again before this
+	downUntil  time.Time // Redis is not asked again before this recheck instant
+	fallFrom   time.Time // the fallback grants nothing before this
 	pauseUntil time.Time // the last pause Redis reported ends
 }
 
@@ -226,8 +282,9 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
-// WithRecheck sets how long the limiter uses its fallback after a Redis failure before it tries
-// Redis again (default [DefaultRecheck]).
+// WithRecheck sets the period at whose multiples on the wall clock a limiter on its fallback tries
+// Redis again (default [DefaultRecheck]); a period shorter than two intervals at the rate (and the
+// margin of the slots) counts as that. Give every process the same period.
 func WithRecheck(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {
@@ -238,9 +295,11 @@ func WithRecheck(d time.Duration) Option {
 	}
 }
 
-// WithFallback sets the limiter used while Redis fails (default: [compute.NewLimiter] at the rate,
-// burst 1). With n processes, compute.NewLimiter(rate/n, 1) keeps the fleet under the account's
-// rate during an outage too.
+// WithFallback replaces the default fallback, the slots the package doc describes, with l while
+// Redis fails. l's Wait must honour its context's deadline. Unlike the slots, n such limiters fire
+// in step: even compute.NewLimiter(rate/n, 1) in each of n processes keeps the fleet under the
+// account's rate on average but sends bursts of n requests, which a service that allows no burst
+// refuses.
 func WithFallback(l compute.Limiter) Option {
 	return func(c *config) error {
 		if l == nil {
@@ -278,25 +337,29 @@ func New(rdb goredis.Scripter, token string, opts ...Option) (*Limiter, error) {
 			return nil, err
 		}
 	}
-	if cfg.fallback == nil {
-		l, err := compute.NewLimiter(cfg.rps, 1)
-		if err != nil {
-			return nil, err
-		}
-		cfg.fallback = l
-	}
-	return &Limiter{
+	interval := max(1, int64(float64(time.Second/time.Microsecond)/cfg.rps))
+	slot := time.Duration(float64(interval)*(1+gridMargin)) * time.Microsecond
+	step := float64(interval) * (1 + compute.PacingHeadroom)
+	l := &Limiter{
 		rdb:      rdb,
 		keys:     []string{Key(cfg.prefix, token)},
-		interval: max(1, int64(float64(time.Second/time.Microsecond)/cfg.rps)),
+		member:   rand.Text(),
+		interval: interval,
+		slot:     slot,
 		timeout:  cfg.timeout,
-		recheck:  cfg.recheck,
+		recheck:  max(cfg.recheck, 2*slot),
+		guard:    time.Duration(step*ahead)*time.Microsecond + slot,
 		fallback: cfg.fallback,
 		handler:  cfg.handler,
 		ceiling:  rate.NewLimiter(rate.Limit(cfg.rps), 1),
 		clock:    func() string { return "" },
 		turn:     make(chan struct{}, 1),
-	}, nil
+		fturn:    make(chan struct{}, 1),
+	}
+	if l.fallback == nil {
+		l.grid = newGrid(slot)
+	}
+	return l, nil
 }
 
 // Key returns the Redis key of token's budget under prefix: the prefix and the hex SHA-256 of a
@@ -324,41 +387,121 @@ func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if err := pastDeadline(ctx, pause); err != nil {
 		return nil, err // before queueing behind a caller that waits the pause out
 	}
-	done, err := l.wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := l.ceiling.Wait(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("ratelimit/redis: %w", context.DeadlineExceeded)
-	}
-	return done, nil
+	return l.wait(ctx)
 }
 
-// wait waits for a grant from Redis, or from the fallback while Redis fails.
+// paced waits until the ceiling lets this process send.
+func (l *Limiter) paced(ctx context.Context) error {
+	if err := l.ceiling.Wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("ratelimit/redis: %w", context.DeadlineExceeded)
+	}
+	return nil
+}
+
+// wait waits for a grant from Redis, or from the fallback while Redis fails. A caller on the
+// fallback goes back to Redis at the next recheck instant, whether or not the fallback granted it.
 func (l *Limiter) wait(ctx context.Context) (func(), error) {
-	if l.down() {
-		return l.fallback.Wait(ctx)
+	for {
+		if !l.down() {
+			select {
+			case l.turn <- struct{}{}:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			g, failed, err := l.waitRedis(ctx)
+			if err == nil && !failed {
+				err = sleep(ctx, g.wait)
+			}
+			<-l.turn
+			if !failed {
+				if err == nil {
+					err = l.paced(ctx)
+				}
+				if err != nil || !g.armed {
+					return nil, err
+				}
+				return func() { l.responded(context.WithoutCancel(ctx), g.seq) }, nil
+			}
+		}
+		done, err := l.waitFallback(ctx)
+		if err != errRecheck {
+			return done, err
+		}
+	}
+}
+
+// waitFallback waits for the fallback until the last slot before the next recheck instant: no
+// grant before the guard after the failure, when Redis's last grants may still be due, nor in
+// the slot before the recheck, when Redis's first grant may be due. It returns errRecheck at
+// that instant when the fallback did not grant, holding the others' turn until then, so that
+// they keep their order.
+func (l *Limiter) waitFallback(ctx context.Context) (func(), error) {
+	if l.grid != nil {
+		if err := l.grid.pastDeadline(ctx); err != nil {
+			return nil, err // before queueing behind a caller that waits the pause out
+		}
 	}
 	select {
-	case l.turn <- struct{}{}:
+	case l.fturn <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	g, failed, err := l.waitRedis(ctx)
-	if err == nil && !failed {
-		err = sleep(ctx, g.wait)
+	defer func() { <-l.fturn }()
+	l.mu.Lock()
+	recheck, from := l.downUntil, l.fallFrom
+	l.mu.Unlock()
+	if !time.Now().Before(recheck) {
+		return nil, errRecheck // Redis's turn
 	}
-	<-l.turn
-	if failed {
-		return l.fallback.Wait(ctx)
+	cutoff := recheck.Add(-l.slot)
+	var done func()
+	var err error
+	if l.grid != nil {
+		// The slots are farther apart than the ceiling's interval, and the first comes a slot
+		// after Redis's last grant: the ceiling never delays one.
+		if err = l.grid.wait(ctx, from, cutoff); err == nil {
+			err = l.paced(ctx)
+		}
+	} else {
+		done, err = l.waitCustom(ctx, from, cutoff)
 	}
-	if err != nil || !g.armed {
+	if err == errRecheck {
+		if err := sleep(ctx, time.Until(recheck)); err != nil {
+			return nil, err
+		}
+	}
+	return done, err
+}
+
+// waitCustom waits for the fallback of WithFallback, then the ceiling, with a context that ends
+// at cutoff, and returns errRecheck when that ended the wait (a limiter that honours its
+// context's deadline consumes nothing for a wait it refused or gave up; a grant that the ceiling
+// would delay past cutoff is dropped).
+func (l *Limiter) waitCustom(ctx context.Context, from, cutoff time.Time) (func(), error) {
+	if !time.Now().Before(cutoff) || !from.Before(cutoff) {
+		return nil, errRecheck
+	}
+	if err := sleep(ctx, time.Until(from)); err != nil {
 		return nil, err
 	}
-	return func() { l.responded(context.WithoutCancel(ctx), g.seq) }, nil
+	fctx, cancel := context.WithDeadline(ctx, cutoff)
+	defer cancel()
+	done, err := l.fallback.Wait(fctx)
+	if err == nil {
+		if err = l.paced(fctx); err == nil {
+			return done, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if deadline, ok := ctx.Deadline(); (!ok || deadline.After(cutoff)) && errors.Is(err, context.DeadlineExceeded) {
+		return nil, errRecheck
+	}
+	return nil, err
 }
 
 // grant is an attempt Redis let go.
@@ -388,6 +531,9 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 			return grant{}, true, nil
 		}
 		l.ok()
+		if l.grid != nil {
+			l.grid.member(r[len(r)-2], r[len(r)-1], r[0] == 0 && r[3] == 1)
+		}
 		d := time.Duration(r[1]) * time.Microsecond
 		switch r[0] {
 		case 0:
@@ -409,27 +555,33 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 
 // checkReply refuses a reply that script never sends: a broken Redis, or one that is not ours.
 // waitScript sends {0, a wait, a grant number > 0, 0 or 1}, {1, a pause}, {2, a hold}, and {3, a
-// wait} only past the caller's longest wait, its argument arg (-1 for none); throttledScript {0, 0}
-// and {1, a pause}; respondedScript {0}. Every wait and pause is from 0 to maxReply.
+// wait} only past the caller's longest wait, its argument arg (-1 for none), each followed by a
+// count of members from 1 to maxMembers and a rank below it; throttledScript {0, 0} and {1, a
+// pause}; respondedScript {0}. Every wait and pause is from 0 to maxReply.
 func checkReply(script *goredis.Script, r []int64, arg int64) error {
-	ok := len(r) >= 2 && r[1] >= 0 && r[1] <= maxReply.Microseconds()
-	switch {
-	case script == respondedScript:
+	inRange := len(r) >= 2 && r[1] >= 0 && r[1] <= maxReply.Microseconds()
+	ok := false
+	switch script {
+	case respondedScript:
 		ok = len(r) == 1 && r[0] == 0
-	case !ok:
-	case script == throttledScript:
-		ok = len(r) == 2 && (r[0] == 0 && r[1] == 0 || r[0] == 1)
-	case r[0] == 0:
-		ok = len(r) == 4 && r[2] > 0 && (r[3] == 0 || r[3] == 1)
-	case r[0] == 1, r[0] == 2: // the scripts round a pause or a hold up: never 0
-		ok = len(r) == 2 && r[1] > 0
-	case r[0] == 3:
-		ok = len(r) == 2 && arg >= 0 && r[1] > arg
-	default:
-		ok = false
+	case throttledScript:
+		ok = inRange && len(r) == 2 && (r[0] == 0 && r[1] == 0 || r[0] == 1)
+	case waitScript:
+		k := len(r) - 2 // the members follow the reply
+		if !inRange || k < 2 || r[k] < 1 || r[k] > maxMembers || r[k+1] < 0 || r[k+1] >= r[k] {
+			break
+		}
+		switch r[0] {
+		case 0:
+			ok = k == 4 && r[2] > 0 && (r[3] == 0 || r[3] == 1)
+		case 1, 2: // the script rounds a pause or a hold up: never 0
+			ok = k == 2 && r[1] > 0
+		case 3:
+			ok = k == 2 && arg >= 0 && r[1] > arg
+		}
 	}
 	if !ok {
-		return fmt.Errorf("ratelimit/redis: a reply no script sends: %v", r[:min(len(r), 4)])
+		return fmt.Errorf("ratelimit/redis: a reply no script sends: %v", r[:min(len(r), 6)])
 	}
 	return nil
 }
@@ -479,6 +631,10 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 		}
 		l.fail(err)
 	}
+	if l.grid != nil {
+		l.grid.throttled(wait)
+		return
+	}
 	l.fallback.Throttled(ctx, wait)
 }
 
@@ -495,7 +651,7 @@ func (l *Limiter) eval(ctx context.Context, script *goredis.Script, arg int64) (
 		err error
 	}
 	done := make(chan result, 1)
-	args := []any{l.clock(), l.interval, keyTTL.Milliseconds(), arg}
+	args := []any{l.clock(), l.interval, keyTTL.Milliseconds(), arg, l.member}
 	go func() {
 		r, err := script.Run(ctx, l.rdb, l.keys, args...).Int64Slice()
 		done <- result{r, err}
@@ -526,22 +682,29 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// down reports whether Redis failed less than the recheck period ago.
+// down reports whether Redis failed since the last recheck instant.
 func (l *Limiter) down() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return time.Now().Before(l.downUntil)
 }
 
-// fail notes a Redis failure and reports it when it begins an outage.
+// fail notes a Redis failure: Redis is asked again at the next recheck instant, the same in every
+// process. A failure that begins an outage is reported, and when Redis answered before, the
+// fallback grants nothing until the guard has passed.
 func (l *Limiter) fail(err error) {
 	l.mu.Lock()
-	l.downUntil = time.Now().Add(l.recheck)
+	now := time.Now()
+	p := int64(l.recheck)
+	l.downUntil = time.Unix(0, (now.UnixNano()/p+1)*p)
 	report := !l.failing
+	if report && l.seen {
+		l.fallFrom = now.Add(l.guard)
+	}
 	l.failing = true
 	l.mu.Unlock()
 	if report && l.handler != nil {
-		l.handler(fmt.Errorf("ratelimit/redis: falling back to the local limiter for %s: %w", l.recheck, err))
+		l.handler(fmt.Errorf("ratelimit/redis: falling back to the local limiter, trying Redis again every %s: %w", l.recheck, err))
 	}
 }
 
@@ -550,6 +713,7 @@ func (l *Limiter) ok() {
 	l.mu.Lock()
 	report := l.failing
 	l.failing = false
+	l.seen = true
 	l.mu.Unlock()
 	if report && l.handler != nil {
 		l.handler(nil)
