@@ -424,6 +424,46 @@ func TestTheFirst429OnlyArms(t *testing.T) {
 	})
 }
 
+// TestTheLimiterTellsRedisThePacingWasArmed: the limiter tells every script (ARGV[6]) whether it
+// saw the pacing from responses on, from a grant that says so or a 429 that Redis took, so that a
+// Redis restarted empty gets it back.
+func TestTheLimiterTellsRedisThePacingWasArmed(t *testing.T) {
+	armedArgs := func(calls []redisCall) []any {
+		var out []any
+		for _, c := range calls {
+			out = append(out, c.Args[5])
+		}
+		return out
+	}
+	t.Run("from a grant", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(map[string]func(redisCall) answer{
+				"wait": replies([]int64{0, 0, 1, 0, 1, 0}, []int64{0, 0, 2, 1, 1, 0}, []int64{0, 0, 3, 1, 1, 0})})
+			l, err := fakeLimiter(fake, &recordingLimiter{}, &reports{})
+			require.NoError(t, err)
+			for range 3 {
+				require.NoError(t, wait(t.Context(), l))
+			}
+			assert.Equal(t, []any{0, 0, 1}, armedArgs(fake.Calls("wait")))
+		})
+	})
+	t.Run("from a 429", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			fake := newFakeRedis(map[string]func(redisCall) answer{
+				"wait":      replies([]int64{0, 0, 1, 0, 1, 0}),
+				"throttled": replies([]int64{0, 0}),
+			})
+			l, err := fakeLimiter(fake, &recordingLimiter{}, &reports{})
+			require.NoError(t, err)
+			require.NoError(t, wait(t.Context(), l))
+			l.Throttled(t.Context(), time.Second)
+			require.NoError(t, wait(t.Context(), l))
+			assert.Equal(t, []any{0, 1}, armedArgs(fake.Calls("wait")))
+			assert.Equal(t, []any{0}, armedArgs(fake.Calls("throttled")))
+		})
+	})
+}
+
 // TestACallersOwnContextIsNotARedisFailure: a caller's context that ends (cancelled or past its
 // deadline) while Redis is slow, while the caller queues for the process's turn, waits for its grant
 // or waits out a pause, or before it calls, ends its Wait with the context's error, and is no Redis

@@ -22,7 +22,9 @@
 // Redis's own clock for the whole fleet: the schedule (each grant at least an interval after the one
 // before, in any process), the pacing from responses that the first 429 seen by any process turns
 // on (then each attempt's response costs one more Redis command, which reports it), and the pause
-// every later 429 sets for every process.
+// every later 429 sets for every process. A process that saw the pacing from responses on turns it
+// on again in a budget that lost it (a Redis restarted empty), so that no 429 is needed to relearn
+// it.
 //
 // # When Redis is down or slow
 //
@@ -118,7 +120,9 @@ const maxMembers = 1 << 16
 // on), seq and sent (the last grant and when it was due), resp (when its response was reported)
 // and minrtt (the fastest round trip from a grant to its response's report). ARGV[1] is the time
 // to use instead of Redis's clock (empty but in tests), ARGV[2] the interval at the rate and
-// ARGV[3] the key's time to live in milliseconds. ARGV[5] is the limiter's member id.
+// ARGV[3] the key's time to live in milliseconds. ARGV[5] is the limiter's member id, and ARGV[6]
+// is 1 when the limiter saw the pacing from responses on: a budget that lost it (a Redis restarted
+// empty) turns it on again.
 var scriptHeader = fmt.Sprintf(`
 local HEADROOM, HOLD, POLL, AHEAD = %v, %v, %v, %v
 local now = tonumber(ARGV[1])
@@ -156,6 +160,10 @@ for j = 1, #fields, 2 do
   end
 end
 local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt')
+if ARGV[6] == '1' and not s[3] then
+  redis.call('HSET', KEYS[1], 'armed', 1)
+  s[3] = '1'
+end
 local pause = (tonumber(s[2]) or 0) - now
 if pause > 0 then return {1, math.ceil(pause), n, rank} end
 if s[3] and s[7] then
@@ -192,13 +200,13 @@ return {0}
 // responses on and replies {0, 0}; a later one pauses every process and replies {1, the pause left}.
 var throttledScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'armed', 'until')
-if not s[1] then
+if not s[1] and ARGV[6] ~= '1' then
   redis.call('HSET', KEYS[1], 'armed', 1)
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   return {0, 0}
 end
 local untilv = math.max(tonumber(s[2]) or 0, now + tonumber(ARGV[4]))
-redis.call('HSET', KEYS[1], 'until', untilv)
+redis.call('HSET', KEYS[1], 'armed', 1, 'until', untilv)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, math.ceil(untilv - now)}
 `)
@@ -233,6 +241,7 @@ type Limiter struct {
 
 	mu         sync.Mutex
 	seen       bool // Redis answered at least once
+	armed      bool // Redis said the pacing from responses is on
 	failing    bool
 	downUntil  time.Time // Redis is not asked again before this recheck instant
 	fallFrom   time.Time // the fallback grants nothing before this
@@ -531,6 +540,9 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 			return grant{}, true, nil
 		}
 		l.ok()
+		if r[0] == 0 && r[3] == 1 {
+			l.sawArmed()
+		}
 		if l.grid != nil {
 			l.grid.member(r[len(r)-2], r[len(r)-1], r[0] == 0 && r[3] == 1)
 		}
@@ -624,6 +636,7 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 		r, err := l.eval(context.WithoutCancel(ctx), throttledScript, max(0, wait.Microseconds()))
 		if err == nil {
 			l.ok()
+			l.sawArmed() // the 429 armed the budget, or it was
 			if r[0] == 1 {
 				l.paused(time.Duration(r[1]) * time.Microsecond)
 			}
@@ -651,7 +664,13 @@ func (l *Limiter) eval(ctx context.Context, script *goredis.Script, arg int64) (
 		err error
 	}
 	done := make(chan result, 1)
-	args := []any{l.clock(), l.interval, keyTTL.Milliseconds(), arg, l.member}
+	l.mu.Lock()
+	armed := 0
+	if l.armed {
+		armed = 1
+	}
+	l.mu.Unlock()
+	args := []any{l.clock(), l.interval, keyTTL.Milliseconds(), arg, l.member, armed}
 	go func() {
 		r, err := script.Run(ctx, l.rdb, l.keys, args...).Int64Slice()
 		done <- result{r, err}
@@ -706,6 +725,13 @@ func (l *Limiter) fail(err error) {
 	if report && l.handler != nil {
 		l.handler(fmt.Errorf("ratelimit/redis: falling back to the local limiter, trying Redis again every %s: %w", l.recheck, err))
 	}
+}
+
+// sawArmed notes that the budget's pacing from responses is on.
+func (l *Limiter) sawArmed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.armed = true
 }
 
 // ok notes a Redis success and reports it when it ends an outage.

@@ -254,6 +254,31 @@ func TestTheWaitScriptCountsTheProcesses(t *testing.T) {
 	assert.Equal(t, []int64{0, 0, 6, 0, 1, 0}, ask(late+10_000_001, "a"), "then b is gone too")
 }
 
+// TestARestartedBudgetIsArmedAgain: a limiter that saw the pacing from responses on says so to
+// every script (ARGV[6] = 1), so that a budget that lost it, Redis having restarted empty, turns it
+// on again at once: the next grant is armed, and the next 429 pauses instead of only arming.
+func TestARestartedBudgetIsArmedAgain(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	run := func(s *goredis.Script, key string, now, arg int64, armed int) []int64 {
+		t.Helper()
+		r, err := s.Run(context.Background(), rdb, []string{key}, now, 100000, 60000, arg, "member-1", armed).Int64Slice()
+		require.NoError(t, err)
+		return r
+	}
+	now := int64(1_000_000_000)
+	fresh := ratelimit.Key(uniquePrefix(t)+"a:", testToken)
+	assert.Equal(t, []int64{0, 0, 1, 1, 1, 0}, run(ratelimit.WaitScript, fresh, now, -1, 1), "armed again")
+	assert.Equal(t, []int64{1, 1_000_000}, run(ratelimit.ThrottledScript, fresh, now, 1_000_000, 0), "so a 429 pauses")
+
+	fresh = ratelimit.Key(uniquePrefix(t)+"b:", testToken)
+	assert.Equal(t, []int64{1, 1_000_000}, run(ratelimit.ThrottledScript, fresh, now, 1_000_000, 1), "a 429 on a fresh budget pauses")
+	assert.Equal(t, []int64{1, 1_000_000, 1, 0}, run(ratelimit.WaitScript, fresh, now, -1, 0), "paused, and armed")
+
+	fresh = ratelimit.Key(uniquePrefix(t)+"c:", testToken)
+	assert.Equal(t, []int64{0, 0, 1, 0, 1, 0}, run(ratelimit.WaitScript, fresh, now, -1, 0), "never armed: not armed")
+	assert.Equal(t, []int64{0, 0}, run(ratelimit.ThrottledScript, fresh, now, 1_000_000, 0), "the first 429 only arms")
+}
+
 // TestTheScriptsUseTheComputePackagesConstants: the Lua header is generated from the compute
 // package's pacing constants; this fails when it is written by hand and drifts.
 func TestTheScriptsUseTheComputePackagesConstants(t *testing.T) {
