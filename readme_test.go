@@ -5,6 +5,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
+	"go/doc"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -363,4 +368,67 @@ func headingAnchors(t *testing.T, file string) []string {
 		seen[a]++
 	}
 	return out
+}
+
+// TestPackageDocLinksResolve: every [Name] of the package documentation (the tour pkg.go.dev shows
+// first) is a link that resolves, to an exported name of the package or to a guide, since an
+// unresolved one is shown as plain brackets without an error anywhere.
+func TestPackageDocLinksResolve(t *testing.T) {
+	fset := token.NewFileSet()
+	matches, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	var files []*ast.File
+	for _, m := range matches {
+		if strings.HasSuffix(m, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, m, nil, parser.ParseComments)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	pkg, err := doc.NewFromFiles(fset, files, "github.com/compute-sdk/compute-go")
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(pkg.Doc, "Package compute is"), "the package doc is doc.go's whole comment")
+	resolved := map[string]bool{}
+	var walk func(texts []comment.Text)
+	walk = func(texts []comment.Text) {
+		for _, x := range texts {
+			switch x := x.(type) {
+			case *comment.DocLink:
+				name := x.Name
+				if x.Recv != "" {
+					name = x.Recv + "." + x.Name
+				}
+				resolved[name] = true
+			case *comment.Link:
+				walk(x.Text)
+			}
+		}
+	}
+	parsed := pkg.Parser().Parse(pkg.Doc)
+	for _, b := range parsed.Content {
+		switch b := b.(type) {
+		case *comment.Paragraph:
+			walk(b.Text)
+		case *comment.Heading:
+			walk(b.Text)
+		case *comment.List:
+			for _, item := range b.Items {
+				for _, c := range item.Content {
+					if p, ok := c.(*comment.Paragraph); ok {
+						walk(p.Text)
+					}
+				}
+			}
+		}
+	}
+	defined := map[string]bool{}
+	for _, l := range parsed.Links {
+		defined[l.Text] = true
+	}
+	candidates := regexp.MustCompile(`\[\*?([A-Za-z][\w .-]*)\]`).FindAllStringSubmatch(pkg.Doc, -1)
+	require.NotEmpty(t, candidates)
+	for _, m := range candidates {
+		assert.True(t, resolved[m[1]] || defined[m[1]], "the package doc's [%s] resolves to no name and no link", m[1])
+	}
 }
