@@ -153,3 +153,14 @@ func (e *scrubbedError) Error() string { return e.msg }
 
 // Unwrap returns the scrubbed errors the original wrapped, for errors.Is and errors.As.
 func (e *scrubbedError) Unwrap() []error { return e.errs }
+
+// Redactor returns a function that hides token in a text as the SDK's own errors and debug dumps
+// do: the token, and every run of five or more of its characters in any case, becomes [REDACTED].
+// A program that prints text from the service (a name, a status) uses it to keep the token out of
+// what it prints. An empty token hides nothing.
+func Redactor(token string) func(string) string {
+	if token == "" {
+		return func(s string) string { return s }
+	}
+	return scrubber(token)
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -37,6 +39,12 @@ type app struct {
 	// missing required flag) is a usage error.
 	running bool
 	closers []func()
+	// maxWhole, when set, replaces maxWholeList (a test's smaller bound).
+	maxWhole int
+	// httpClient, when set, is the client whose transport the SDK sends through (a test's).
+	httpClient *http.Client
+	// redactor hides the token in what the command prints, once the token is read.
+	redactor func(string) string
 }
 
 // run executes the command line args and returns the exit code.
@@ -56,7 +64,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if !a.running {
 		code = exitUsage
 	}
-	msg := err.Error()
+	a.cleanErr(err)
+	msg := a.safeLines(err.Error())
 	if !strings.HasPrefix(msg, "compute: ") {
 		msg = "compute: " + msg
 	}
@@ -79,7 +88,7 @@ snapshots and images of the Compute Resource Management API.
 
 It reads the API's base URL from COMPUTE_API_URL and the token from COMPUTE_API_TOKEN (or
 --token-file). A create never runs twice: run it again after a failure and it adopts what the
-first run made. Results go to stdout (-o table, json, yaml, name or id); progress, notes and
+first run made. Results go to stdout (-o table, json, yaml, jsonl, name or id); progress, notes and
 errors go to stderr. The exit code tells failures apart: see "compute help exit-codes".`,
 		Example: `  export COMPUTE_API_URL=https://api.example.com COMPUTE_API_TOKEN=...
   compute instance list
@@ -96,7 +105,7 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	f := root.PersistentFlags()
-	f.StringVarP(&a.output, "output", "o", "table", "output format: table, json, yaml, name or id")
+	f.StringVarP(&a.output, "output", "o", "table", "output format: table, json, yaml, jsonl, name or id")
 	f.StringVar(&a.tokenFile, "token-file", "", "read the API token from this file instead of COMPUTE_API_TOKEN")
 	f.StringVar(&a.apiURL, "api-url", "", "the API's base URL, instead of COMPUTE_API_URL")
 	f.DurationVar(&a.timeout, "timeout", 0, "bound the whole command, waits included (0: no bound but the SDK's, 30s an attempt and 1h a wait)")
@@ -188,19 +197,28 @@ func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.
 			ctx, cancel = context.WithTimeout(ctx, a.timeout)
 			defer cancel()
 		}
-		return flagError(cmd, fn(ctx, c, cmd, args))
+		return redirected(flagError(cmd, fn(ctx, c, cmd, args)))
 	}
+}
+
+// redirected explains a 3xx answer: the client follows redirects only within the API's origin.
+func redirected(err error) error {
+	var ae *compute.APIError
+	if errors.As(err, &ae) && ae.StatusCode >= 300 && ae.StatusCode < 400 {
+		return fmt.Errorf("%w (a redirect to another host, which compute does not follow: check --api-url or %s)", err, compute.EnvBaseURL)
+	}
+	return err
 }
 
 // note tells a person at a terminal what a command did when it prints no result; scripts see
 // nothing.
 func (a *app) note(format string, args ...any) {
 	if a.stderrTTY {
-		fmt.Fprintf(a.stderr, format+"\n", args...)
+		fmt.Fprintln(a.stderr, a.safe(fmt.Sprintf(format, args...)))
 	}
 }
 
 // warn writes a warning to stderr, terminal or not.
 func (a *app) warn(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "compute: warning: "+format+"\n", args...)
+	fmt.Fprintln(a.stderr, "compute: warning: "+a.safe(fmt.Sprintf(format, args...)))
 }

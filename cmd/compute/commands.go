@@ -29,11 +29,7 @@ func listCmd[T any](a *app, k kind, v view[T], example string, all func(context.
 		Example: example,
 		Args:    cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
-			items, err := collect(all(ctx, c))
-			if err != nil {
-				return err
-			}
-			return printItems(a, v, items)
+			return printList(a, v, all(ctx, c))
 		}),
 	}
 }
@@ -198,6 +194,46 @@ func waitFor[T any, S ~string](ctx context.Context, a *app, c *compute.Client, k
 	p.done(string(target))
 	return got, nil
 }
+
+// printCreated prints what a create returned; with --wait it waits for target first. -o id and -o
+// name print at once, so that a script holds the ID even when the wait then fails; the other
+// formats print the resource after the wait, or as the create returned it when the wait failed.
+// A failed wait is a *createdError: the resource exists, and is billed.
+func printCreated[T any, S ~string](ctx context.Context, a *app, c *compute.Client, k kind, v view[T], w waiter[T, S], wait bool, item *T, id string, target S) error {
+	if !wait {
+		return printItem(a, v, item)
+	}
+	early := a.output == "id" || a.output == "name"
+	if early {
+		if err := printItem(a, v, item); err != nil {
+			return err
+		}
+	}
+	got, err := waitFor(ctx, a, c, k, w, true, item, id, target)
+	if err != nil {
+		if !early {
+			_ = printItem(a, v, item)
+		}
+		return &createdError{what: k.name + " " + id, target: string(target), err: err}
+	}
+	if early {
+		return nil
+	}
+	return printItem(a, v, got)
+}
+
+// createdError is a wait that failed after its create made the resource: it exits with
+// exitCreatedWaitFailed, never as if nothing had been sent.
+type createdError struct {
+	what, target string // "instance ins-000001", "active"
+	err          error
+}
+
+func (e *createdError) Error() string {
+	return fmt.Sprintf("%s was created, but the wait for %s failed (delete it if it is not wanted): %v", e.what, e.target, e.err)
+}
+
+func (e *createdError) Unwrap() error { return e.err }
 
 // exactArgs accepts exactly the named arguments and names the missing or extra ones.
 func exactArgs(names ...string) cobra.PositionalArgs {

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -30,7 +33,8 @@ func (a *app) connect() (*compute.Client, error) {
 	if base == "" {
 		return nil, usagef("no API URL: set %s or pass --api-url", compute.EnvBaseURL)
 	}
-	opts := []compute.Option{compute.WithBaseURL(base), compute.WithUserAgent("compute-cli/" + cliVersion())}
+	opts := []compute.Option{compute.WithBaseURL(base), compute.WithUserAgent("compute-cli/" + cliVersion()),
+		compute.WithHTTPClient(a.sameOriginClient(base))}
 	if a.rate == 0 {
 		opts = append(opts, compute.WithoutRateLimit())
 	} else {
@@ -52,6 +56,7 @@ func (a *app) connect() (*compute.Client, error) {
 		// The SDK's errors never hold the token.
 		return nil, usagef("cannot use the token from %s with the URL from %s: %v", tokenFrom, baseFrom, err)
 	}
+	a.redactor = compute.Redactor(token)
 	return c, nil
 }
 
@@ -59,7 +64,7 @@ func (a *app) connect() (*compute.Client, error) {
 // no --token flag: a token on the command line ends up in ps and in the shell's history.
 func (a *app) token() (token, from string, err error) {
 	if a.tokenFile != "" {
-		b, err := os.ReadFile(a.tokenFile)
+		b, err := readBounded(a.tokenFile, maxTokenFile)
 		if err != nil {
 			return "", "", usagef("cannot read --token-file: %v", err)
 		}
@@ -73,6 +78,53 @@ func (a *app) token() (token, from string, err error) {
 		return "", "", usagef("no API token: set %s or pass --token-file", compute.EnvToken)
 	}
 	return token, compute.EnvToken, nil
+}
+
+// maxTokenFile bounds what --token-file reads: a token is far shorter, and a path given by mistake
+// (a log, /dev/zero) is refused rather than read whole.
+const maxTokenFile = 4 << 10
+
+// readBounded reads the file at path, refusing one longer than limit bytes without reading past it.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is longer than %d bytes, which no token is", path, limit)
+	}
+	return b, nil
+}
+
+// sameOriginClient returns the HTTP client the SDK sends through: a.httpClient's (or a new one)
+// that follows a redirect only within the origin of base. A redirect elsewhere comes back as the
+// 3xx it is: what another host answers (a 404, say) says nothing about the service's resources,
+// and the token never goes there.
+func (a *app) sameOriginClient(base string) *http.Client {
+	hc := &http.Client{}
+	if a.httpClient != nil {
+		copied := *a.httpClient
+		hc = &copied
+	}
+	origin, err := url.Parse(base)
+	if err != nil {
+		return hc // the SDK refuses the URL itself
+	}
+	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !strings.EqualFold(req.URL.Scheme, origin.Scheme) || !strings.EqualFold(req.URL.Host, origin.Host) {
+			return http.ErrUseLastResponse
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return hc
 }
 
 // redisTrouble reports the Redis limiter falling back to pacing this process alone (err != nil)

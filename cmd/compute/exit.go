@@ -37,6 +37,10 @@ const (
 	// exitNotCreated is a create whose response was lost and after which nothing showed: nothing was
 	// made, so running the command again is safe.
 	exitNotCreated = 9
+	// exitCreatedWaitFailed is a create that made the resource, and a --wait after it that failed
+	// (a failure status, --timeout, an interruption, an error): the resource exists and is billed.
+	// -o id and -o name printed it already; other formats print it as the create returned it.
+	exitCreatedWaitFailed = 10
 	// exitInterrupted is a run stopped by SIGINT or SIGTERM.
 	exitInterrupted = 130
 )
@@ -56,9 +60,12 @@ func usagef(format string, args ...any) error {
 // state refusals are also 400s.
 func exitCode(err error) int {
 	var u *usageError
+	var created *createdError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &created):
+		return exitCreatedWaitFailed
 	case errors.As(err, &u), errors.Is(err, compute.ErrInvalidRequest):
 		return exitUsage
 	case errors.Is(err, compute.ErrOutcomeUnknown):
@@ -97,6 +104,7 @@ var exitCodeTable = []struct {
 	{exitOutcomeUnknown, "outcome unknown", "A write's response was lost: it may have taken effect. Look before trying again; a create run again adopts what it made."},
 	{exitInvalid, "validation", "The service refused the request as invalid (400 or 422): an unknown image, a type not offered in the region, ..."},
 	{exitNotCreated, "not created", "A create's response was lost and nothing with its name showed afterwards: nothing was made, running it again is safe."},
+	{exitCreatedWaitFailed, "created not ready", "A create made the resource, but the --wait after it failed (a failure status, --timeout, an interruption). It exists and is billed: -o id and -o name printed it at once, other formats print it as the create returned it."},
 	{exitInterrupted, "interrupted", "SIGINT or SIGTERM stopped the command (stopping a write already sent exits 7: it may have taken effect)."},
 }
 

@@ -65,11 +65,7 @@ a second one. Its mount path is set once it is created: --wait waits for it.`,
 			if err != nil {
 				return err
 			}
-			f, err = waitFor(ctx, a, c, filesystemKind, filesystemWaiter, wait, f, f.ID, compute.FilesystemStatusCreated)
-			if err != nil {
-				return err
-			}
-			return printItem(a, filesystemView, f)
+			return printCreated(ctx, a, c, filesystemKind, filesystemView, filesystemWaiter, wait, f, f.ID, compute.FilesystemStatusCreated)
 		}),
 	}
 	f := cmd.Flags()

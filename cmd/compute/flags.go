@@ -32,7 +32,8 @@ var fieldFlags = map[string]string{
 // Nothing was sent. Any other error is returned as it is.
 func flagError(cmd *cobra.Command, err error) error {
 	var ve *compute.ValidationError
-	if !errors.As(err, &ve) {
+	var created *createdError
+	if errors.As(err, &created) || !errors.As(err, &ve) {
 		return err
 	}
 	problems := ve.Problems

@@ -69,11 +69,7 @@ once it is created: --wait waits for it.`,
 			if err != nil {
 				return err
 			}
-			f, err = waitFor(ctx, a, c, floatingIPKind, floatingIPWaiter, wait, f, f.ID, compute.FloatingIPStatusCreated)
-			if err != nil {
-				return err
-			}
-			return printItem(a, floatingIPView, f)
+			return printCreated(ctx, a, c, floatingIPKind, floatingIPView, floatingIPWaiter, wait, f, f.ID, compute.FloatingIPStatusCreated)
 		}),
 	}
 	f := cmd.Flags()

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"flag"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -39,6 +40,12 @@ type cli struct {
 	pace bool
 	// transport, when set, wraps the transport that reaches the fake.
 	transport func(http.RoundTripper) http.RoundTripper
+	// hc, when set, replaces the fake's HTTP client (a hostile server's own).
+	hc *http.Client
+	// maxWhole, when set, replaces maxWholeList.
+	maxWhole int
+	// stdout, when set, also receives what the command writes on stdout as it writes it.
+	stdout io.Writer
 	// redis replaces the limiter factory of COMPUTE_REDIS_URL.
 	redis func(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error)
 }
@@ -71,19 +78,25 @@ func (c *cli) run(args ...string) result {
 func (c *cli) runContext(ctx context.Context, args ...string) result {
 	c.t.Helper()
 	var stdout, stderr lockedBuffer
+	hc := *c.srv.HTTPClient() // the server's own client is shared: change a copy
+	if c.hc != nil {
+		hc = *c.hc
+	}
+	if c.transport != nil {
+		hc.Transport = c.transport(hc.Transport)
+	}
+	var out io.Writer = &stdout
+	if c.stdout != nil {
+		out = io.MultiWriter(&stdout, c.stdout)
+	}
 	a := &app{
-		stdout:    &stdout,
-		stderr:    &stderr,
-		getenv:    func(k string) string { return c.env[k] },
-		stderrTTY: c.tty,
+		stdout:     out,
+		maxWhole:   c.maxWhole,
+		stderr:     &stderr,
+		getenv:     func(k string) string { return c.env[k] },
+		stderrTTY:  c.tty,
+		httpClient: &hc,
 		newClient: func(token string, opts ...compute.Option) (*compute.Client, error) {
-			hc := c.srv.HTTPClient()
-			if c.transport != nil {
-				wrapped := *hc // the server's own client is shared: change a copy
-				wrapped.Transport = c.transport(hc.Transport)
-				hc = &wrapped
-			}
-			opts = append(opts, compute.WithHTTPClient(hc))
 			if !c.pace {
 				opts = append(opts, compute.WithoutRateLimit())
 			}

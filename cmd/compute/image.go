@@ -30,11 +30,7 @@ cloud image) to "compute instance create --image".`,
 		Args:    cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
 			opts := &compute.ImageListOptions{Type: compute.ImageType(typ), ListOptions: *allPages}
-			items, err := collect(c.Images.All(ctx, opts))
-			if err != nil {
-				return err
-			}
-			return printItems(a, imageView, items)
+			return printList(a, imageView, c.Images.All(ctx, opts))
 		}),
 	}
 	list.Flags().StringVar(&typ, "type", "", "list only images of this type: base-os, cloud-image, preconfigured or snapshot")

@@ -109,11 +109,7 @@ active, showing its status on a terminal.`,
 			if err != nil {
 				return err
 			}
-			inst, err = waitFor(ctx, a, c, instanceKind, instanceWaiter, wait, inst, inst.ID, compute.InstanceStatusActive)
-			if err != nil {
-				return err
-			}
-			return printItem(a, instanceView, inst)
+			return printCreated(ctx, a, c, instanceKind, instanceView, instanceWaiter, wait, inst, inst.ID, compute.InstanceStatusActive)
 		}),
 	}
 	f := cmd.Flags()

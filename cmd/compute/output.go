@@ -5,19 +5,17 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	compute "github.com/compute-sdk/compute-go"
 	"go.yaml.in/yaml/v3"
 )
 
 // outputFormats are the values of -o: a table for people, the rest for programs.
-var outputFormats = []string{"table", "json", "yaml", "name", "id"}
+var outputFormats = []string{"table", "json", "yaml", "jsonl", "name", "id"}
 
 func validFormat(f string) bool { return slices.Contains(outputFormats, f) }
 
@@ -39,66 +37,53 @@ func printItem[T any](a *app, v view[T], item *T) error {
 	if a.structured() {
 		return a.printData(item)
 	}
-	return printRows(a, v, []T{*item})
+	return printItems(a, v, []T{*item})
 }
 
-// printItems prints a list: a table, a JSON array (empty as []), YAML, or one name or ID a line.
+// printItems prints a list that came whole: a table, a JSON array (empty as []), YAML, JSON Lines,
+// or one name or ID a line.
 func printItems[T any](a *app, v view[T], items []T) error {
-	if items == nil {
-		items = []T{}
-	}
+	return printList(a, v, listed(items, nil))
+}
+
+// maxWholeList bounds the lists that -o json and -o yaml hold whole before printing: past it the
+// command fails rather than fill the memory (a list that never ends, say). The outputs that print
+// as they read (table, jsonl, name, id) have no bound.
+const maxWholeList = 100_000
+
+// printList prints a list as it reads it where the format allows: one name, ID or JSON object a
+// line as each item comes, and a table whose columns are sized from its first page. JSON and YAML
+// are one document, printed once the list is read whole (up to maxWholeList items), so that a
+// failure halfway leaves stdout empty.
+func printList[T any](a *app, v view[T], seq iter.Seq2[T, error]) error {
 	if a.structured() {
+		bound := cmp.Or(a.maxWhole, maxWholeList)
+		items := []T{}
+		for item, err := range seq {
+			if err != nil {
+				return err
+			}
+			if len(items) == bound {
+				return fmt.Errorf("the list holds more than %d items, more than -o %s prints at once; -o jsonl, -o id or -o name print any number as they read them", bound, a.output)
+			}
+			items = append(items, item)
+		}
 		return a.printData(items)
 	}
-	return printRows(a, v, items)
-}
-
-// collect reads a whole list, every page, before anything is printed, so that a failure halfway
-// leaves stdout empty rather than holding half a JSON array.
-func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
-	var out []T
-	for v, err := range seq {
+	w := newLines(a, v)
+	for item, err := range seq {
 		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func printRows[T any](a *app, v view[T], items []T) error {
-	id, name := v.id, v.name
-	if id == nil {
-		id = name
-	}
-	if name == nil {
-		name = id
-	}
-	switch a.output {
-	case "id", "name":
-		pick := id
-		if a.output == "name" {
-			pick = name
-		}
-		var b strings.Builder
-		for i := range items {
-			b.WriteString(pick(&items[i]) + "\n")
-		}
-		_, err := io.WriteString(a.stdout, b.String())
-		return err
-	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(v.headers, "\t"))
-	for i := range items {
-		cells := v.row(&items[i])
-		for j, c := range cells {
-			if c == "" {
-				cells[j] = "-"
+			// The rows read before the failure still show; a list that failed at once prints nothing.
+			if ferr := w.flushRead(); ferr != nil {
+				return ferr
 			}
+			return err
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		if err := w.add(&item); err != nil {
+			return err
+		}
 	}
-	return tw.Flush()
+	return w.flush()
 }
 
 // printData prints a value as indented JSON, or as YAML with the same keys in the same order.
@@ -107,6 +92,7 @@ func (a *app) printData(v any) error {
 	if err != nil {
 		return err
 	}
+	b = a.safeJSON(b)
 	if a.output == "yaml" {
 		if b, err = jsonToYAML(b); err != nil {
 			return err
@@ -129,6 +115,10 @@ func jsonToYAML(b []byte) ([]byte, error) {
 	var blockStyle func(*yaml.Node)
 	blockStyle = func(n *yaml.Node) {
 		n.Style = 0
+		if n.Kind == yaml.ScalarNode && strings.ContainsFunc(n.Value, escaped) {
+			// Quoted, so that the characters below can be written as escapes.
+			n.Style = yaml.DoubleQuotedStyle
+		}
 		for _, c := range n.Content {
 			blockStyle(c)
 		}
@@ -143,7 +133,17 @@ func jsonToYAML(b []byte) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	return out.Bytes(), nil
+	// The encoder escapes control characters in a quoted string itself, but writes bidi controls
+	// and separators raw; only quoted strings hold them, where \u escapes are valid.
+	var safe strings.Builder
+	for _, r := range out.String() {
+		if r >= 0x80 && escaped(r) {
+			fmt.Fprintf(&safe, `\u%04x`, r)
+			continue
+		}
+		safe.WriteRune(r)
+	}
+	return []byte(safe.String()), nil
 }
 
 // refs joins the names of references ({id, name}), or their IDs where a name is empty.

@@ -17,7 +17,7 @@ type progress struct {
 }
 
 func (a *app) progress(kind, id string) *progress {
-	return &progress{a: a, what: kind + " " + id, start: time.Now()}
+	return &progress{a: a, what: kind + " " + a.safe(id), start: time.Now()}
 }
 
 // seen reports the status of a poll; it prints only a change.
@@ -26,7 +26,7 @@ func (p *progress) seen(status string) {
 		return
 	}
 	p.last = status
-	fmt.Fprintf(p.a.stderr, "%s: %s (%s)\n", p.what, status, p.elapsed())
+	fmt.Fprintf(p.a.stderr, "%s: %s (%s)\n", p.what, p.a.safe(status), p.elapsed())
 }
 
 // done reports the end of a wait, such as "active" or "deleted".

@@ -77,11 +77,7 @@ are reserved names.`,
 			if err != nil {
 				return err
 			}
-			g, err = waitFor(ctx, a, c, securityGroupKind, securityGroupWaiter, wait, g, g.ID, compute.SecurityGroupStatusCreated)
-			if err != nil {
-				return err
-			}
-			return printItem(a, securityGroupView, g)
+			return printCreated(ctx, a, c, securityGroupKind, securityGroupView, securityGroupWaiter, wait, g, g.ID, compute.SecurityGroupStatusCreated)
 		}),
 	}
 	f := cmd.Flags()

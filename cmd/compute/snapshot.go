@@ -146,11 +146,7 @@ adopted and printed instead of importing a second one.`,
 
 // printSnapshotAfter waits for a new snapshot when --wait is given, then prints it.
 func (a *app) printSnapshotAfter(ctx context.Context, c *compute.Client, wait bool, snap *compute.Snapshot) error {
-	snap, err := waitFor(ctx, a, c, snapshotKind, snapshotWaiter, wait, snap, snap.ID, compute.SnapshotStatusCreated)
-	if err != nil {
-		return err
-	}
-	return printItem(a, snapshotView, snap)
+	return printCreated(ctx, a, c, snapshotKind, snapshotView, snapshotWaiter, wait, snap, snap.ID, compute.SnapshotStatusCreated)
 }
 
 // snapshotWaiter waits on snapshots for the wait command, --wait and delete --wait.

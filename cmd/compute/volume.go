@@ -65,11 +65,7 @@ one. Attach it with "compute instance attach-volume" once it is created.`,
 			if err != nil {
 				return err
 			}
-			v, err = waitFor(ctx, a, c, volumeKind, volumeWaiter, wait, v, v.ID, compute.VolumeStatusCreated)
-			if err != nil {
-				return err
-			}
-			return printItem(a, volumeView, v)
+			return printCreated(ctx, a, c, volumeKind, volumeView, volumeWaiter, wait, v, v.ID, compute.VolumeStatusCreated)
 		}),
 	}
 	f := cmd.Flags()

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	compute "github.com/compute-sdk/compute-go"
+)
+
+// firstPage is how many rows a table reads before it sizes its columns and prints: a full page.
+const firstPage = compute.MaxPerPage
+
+// tablePadding is the space between two columns of a table.
+const tablePadding = 3
+
+// lines writes the outputs of one line an item as the items come: a table, JSON Lines, names or
+// IDs. Every text from the service in them is made safe first.
+type lines[T any] struct {
+	a *app
+	v view[T]
+	// pending holds the table's first rows until its columns are sized (sized turns true).
+	pending [][]string
+	widths  []int
+	sized   bool
+}
+
+func newLines[T any](a *app, v view[T]) *lines[T] {
+	return &lines[T]{a: a, v: v}
+}
+
+// add writes item's line, or keeps its row until the table's first page is read.
+func (l *lines[T]) add(item *T) error {
+	a := l.a
+	switch a.output {
+	case "id", "name":
+		pick := pickID(l.v)
+		if a.output == "name" {
+			pick = pickName(l.v)
+		}
+		_, err := io.WriteString(a.stdout, a.safe(pick(item))+"\n")
+		return err
+	case "jsonl":
+		b, err := json.Marshal(item)
+		if err != nil {
+			return err
+		}
+		_, err = a.stdout.Write(append(a.safeJSON(b), '\n'))
+		return err
+	}
+	row := l.v.row(item)
+	for j, c := range row {
+		row[j] = cmpOrDash(a.safe(c))
+	}
+	if l.sized {
+		return l.write(row)
+	}
+	l.pending = append(l.pending, row)
+	if len(l.pending) >= firstPage {
+		return l.flush()
+	}
+	return nil
+}
+
+// flush sizes the table's columns from the rows read so far and writes them, with the header.
+// Later rows keep these widths; a wider cell pushes the rest of its line to the right.
+func (l *lines[T]) flush() error {
+	if l.sized || l.a.output == "id" || l.a.output == "name" || l.a.output == "jsonl" {
+		return nil
+	}
+	l.sized = true
+	header := l.v.headers
+	l.widths = make([]int, len(header))
+	for _, row := range append([][]string{header}, l.pending...) {
+		for j, c := range row {
+			if j < len(l.widths) {
+				l.widths[j] = max(l.widths[j], utf8.RuneCountInString(c))
+			}
+		}
+	}
+	rows := append([][]string{header}, l.pending...)
+	l.pending = nil
+	for _, row := range rows {
+		if err := l.write(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushRead is flush when rows were read, and nothing (not even the header) otherwise.
+func (l *lines[T]) flushRead() error {
+	if len(l.pending) == 0 {
+		return nil
+	}
+	return l.flush()
+}
+
+// write writes one row of the table in the sized columns.
+func (l *lines[T]) write(row []string) error {
+	var b strings.Builder
+	for j, c := range row {
+		b.WriteString(c)
+		if j < len(row)-1 {
+			w := 0
+			if j < len(l.widths) {
+				w = l.widths[j]
+			}
+			b.WriteString(strings.Repeat(" ", max(w-utf8.RuneCountInString(c), 0)+tablePadding))
+		}
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(l.a.stdout, b.String())
+	return err
+}
+
+// pickID returns what -o id prints of an item: its ID, or its name for a kind without an ID.
+func pickID[T any](v view[T]) func(*T) string {
+	if v.id != nil {
+		return v.id
+	}
+	return v.name
+}
+
+// pickName returns what -o name prints of an item: its name, or its ID for a kind without a name.
+func pickName[T any](v view[T]) func(*T) string {
+	if v.name != nil {
+		return v.name
+	}
+	return v.id
+}
+
+// cmpOrDash shows an empty cell as "-".
+func cmpOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	compute "github.com/compute-sdk/compute-go"
+)
+
+// escaped reports whether r would act on a terminal rather than show: a control character (C0, DEL,
+// C1 such as U+009B, a one-byte CSI), a bidi control that reorders what follows, or a line or
+// paragraph separator.
+func escaped(r rune) bool {
+	switch {
+	case unicode.IsControl(r):
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, 0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069:
+		return true
+	case r == 0x2028, r == 0x2029:
+		return true
+	}
+	return false
+}
+
+// escape shows every character of s that would act on a terminal as an escape (\n, \t, \x1b,
+// \u009b, \u202e), and a byte that is not UTF-8 as \xNN, so that text from the service cannot move
+// the cursor, change the title, forge a line or a column, or reorder what follows.
+func escape(s string) string {
+	if !strings.ContainsFunc(s, escaped) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x80 && escaped(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case escaped(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// safe makes a text from the service fit to print: the token scrubbed, then escaped.
+func (a *app) safe(s string) string { return escape(a.redact(s)) }
+
+// redact hides the token (once it is known) in s.
+func (a *app) redact(s string) string {
+	if a.redactor == nil {
+		return s
+	}
+	return a.redactor(s)
+}
+
+// safeLines is safe for a message of several lines that the command itself made: each line is
+// made safe, and the newlines between them stay.
+func (a *app) safeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = a.safe(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// safeJSON makes JSON output fit for a terminal while it decodes to the same data: the token is
+// scrubbed, and DEL, C1 characters, bidi controls and separators (which encoding/json leaves raw)
+// are written as \u escapes. Outside strings JSON holds only ASCII, so only strings change.
+func (a *app) safeJSON(b []byte) []byte {
+	s := a.redact(string(b))
+	if !strings.ContainsFunc(s, escaped) {
+		return []byte(s)
+	}
+	var out strings.Builder
+	for _, r := range s {
+		if escaped(r) && r != '\n' {
+			fmt.Fprintf(&out, `\u%04x`, r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return []byte(out.String())
+}
+
+// cleanErr makes the text of every *compute.APIError in err's chain safe in place (its code,
+// message, path and request ID come from the service), so that the whole message can then be made
+// safe line by line: a newline in a service's message shows as \n, not as a line of its own.
+func (a *app) cleanErr(err error) {
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if ae, ok := e.(*compute.APIError); ok {
+			ae.Code = compute.ErrorCode(a.safe(string(ae.Code)))
+			ae.Message = a.safe(ae.Message)
+			ae.Path = a.safe(ae.Path)
+			ae.RequestID = a.safe(ae.RequestID)
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, inner := range u.Unwrap() {
+				walk(inner)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+}
