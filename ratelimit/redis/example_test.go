@@ -17,7 +17,8 @@ func Example() {
 	rdb := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:6379"})
 	defer rdb.Close()
 	lim, err := ratelimit.New(rdb, token,
-		// Redis down or slow: say so, and pace alone meanwhile.
+		// Redis down or slow: say so. Meanwhile each process sends in its own turns, and all come
+		// back to Redis together.
 		ratelimit.WithErrorHandler(func(err error) {
 			if err != nil {
 				log.Printf("rate limiter: %v", err)
