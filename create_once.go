@@ -74,9 +74,11 @@ func (e *NameError) Is(target error) bool { return target == ErrConflict }
 
 // once describes one kind of resource to createOnce.
 type once[T any] struct {
-	kind   string
-	name   string // the request's
-	list   func(context.Context, *ListOptions) (*Page[T], error)
+	kind string
+	name string // the request's
+	list func(context.Context, *ListOptions) (*Page[T], error)
+	// finder, when set, shares the lookup's walks with the kind's other lookups in flight.
+	finder *finder[T]
 	create func(context.Context) (*T, error)
 	// mismatch says why found cannot be the request's resource, or "" when it can.
 	mismatch func(found *T) string
@@ -94,8 +96,13 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if v, _, err := adopt(ctx, c, o); v != nil || err != nil {
+	v, unsure, err := adopt(ctx, c, o)
+	switch {
+	case v != nil || err != nil:
 		return v, err
+	case unsure:
+		// Never create when unsure: the resource may be there, on a page the walks missed.
+		return nil, &NameCheckError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Walks: lookUpWalks}
 	}
 	for tries := 0; ; tries++ {
 		v, err := o.create(ctx)
@@ -125,8 +132,7 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 			}
 		}
 		if unsure {
-			return nil, fmt.Errorf("%w; the list's pages disagreed while looking for the %s named %q (something was added or deleted meanwhile), so it may have been missed: look before creating it again",
-				err, o.kind, c.transport.cred.outside(o.name))
+			return nil, &NameCheckError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Walks: lookUpWalks, Err: err}
 		}
 		if errors.As(err, new(accepted)) {
 			// The service answered the create with a success status: it made something, which
@@ -144,7 +150,7 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 // and a *NameError when what has the name cannot be adopted; unsure reports a lookup whose pages
 // disagreed (see lookUp).
 func adopt[T any](ctx context.Context, c *Client, o once[T]) (v *T, unsure bool, err error) {
-	found, unsure, err := lookUp(ctx, c, o.list, o.name, 2)
+	found, unsure, err := lookUp(ctx, c, o)
 	if err != nil || len(found) == 0 {
 		return nil, unsure, err
 	}
@@ -163,50 +169,6 @@ func adopt[T any](ctx context.Context, c *Client, o once[T]) (v *T, unsure bool,
 		return nil, false, nameErr
 	}
 	return &found[0], false, nil
-}
-
-// findByName walks list to its end (a total_count can lag) and returns the resources named exactly
-// name, at most limit of them (0 for no limit).
-func findByName[T any](ctx context.Context, c *Client, list func(context.Context, *ListOptions) (*Page[T], error), name string, limit int) ([]T, error) {
-	found, _, err := lookUp(ctx, c, list, name, limit)
-	return found, err
-}
-
-// lookUpWalks bounds the walks of a lookup whose pages disagree.
-const lookUpWalks = 3
-
-// lookUp is findByName, which also reports whether the list's pages disagreed during its last walk
-// (total_count changed from page to page, or a later page came empty while its total_count said
-// more): a resource deleted or added meanwhile can shift the others across pages, so one with the
-// name may have been missed. While they disagree and nothing was found, it walks again, up to
-// lookUpWalks times.
-func lookUp[T any](ctx context.Context, c *Client, list func(context.Context, *ListOptions) (*Page[T], error), name string, limit int) ([]T, bool, error) {
-	for walks := 1; ; walks++ {
-		total, unsure := -1, false
-		watched := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-			p, err := list(ctx, o)
-			if err == nil {
-				unsure = unsure || (total >= 0 && p.TotalCount != total) ||
-					(len(p.Items) == 0 && o.Page > 1 && p.TotalCount > (o.Page-1)*o.PerPage)
-				total = p.TotalCount
-			}
-			return p, err
-		}
-		var found []T
-		for v, err := range walk(ctx, c, &ListOptions{PerPage: MaxPerPage}, watched, true) {
-			if err != nil {
-				return nil, false, err
-			}
-			if n, _ := stringField(v, "Name"); n == name {
-				if found = append(found, v); len(found) == limit {
-					break
-				}
-			}
-		}
-		if len(found) > 0 || !unsure || walks == lookUpWalks {
-			return found, unsure, nil
-		}
-	}
 }
 
 // notCreatedError is ErrNotCreated's error: it unwraps to the create's failure without

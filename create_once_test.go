@@ -31,6 +31,7 @@ type onceServer struct {
 	lag     int              // lists left before pending items show
 	store   bool             // a create is processed
 	short   bool             // total_count says one item less than the list holds
+	long    bool             // total_count says one item more than the list holds
 	cut     bool             // a create is answered 201, its body cut short
 	empty   bool             // a create is answered 201 with {}
 	bigPage bool             // a page says per_page is twice what was asked for
@@ -87,6 +88,9 @@ func (s *onceServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	total := len(s.items)
 	if s.short {
 		total--
+	}
+	if s.long {
+		total++
 	}
 	items := s.items[from:to]
 	if s.noPage2 && page == 2 {
@@ -418,6 +422,18 @@ func TestCreateOnceRefusesWhatTheRequestWouldNotMake(t *testing.T) {
 		"filesystem":  {{"size", 99, "holds 99 GiB, not 50"}},
 		"floating IP": {{"version", "ipv6", "is ipv6, not ipv4"}},
 		"SSH key":     {{"value", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH4x9Jk2Q7v5Zp1cW3mN8bR6tY0uE2oI4aS6dF8gH0jK other", "holds another public key"}},
+		"security group": {{"rules", []map[string]any{{"protocol": "tcp", "direction": "ingress", "port_range_min": 22, "port_range_max": 22}},
+			"holds other rules"}},
+		"snapshot clone": {
+			{"source_snapshot_id", "snap-9", "is not a copy of snap-1"},
+			{"source_snapshot_id", nil, "is not a copy of snap-1"}, // imported, or a source the service does not say
+			{"region", "EUC-DE-MUC-1", "is in region EUC-DE-MUC-1"},
+		},
+		"snapshot import": {
+			{"size", 10, "holds 10 GiB, not 50"},
+			{"source_instance_id", "ins-1", "was not imported"},
+			{"source_snapshot_id", "snap-1", "was not imported"},
+		},
 	}
 	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
 		cases := changes[k.name]
@@ -437,6 +453,54 @@ func TestCreateOnceRefusesWhatTheRequestWouldNotMake(t *testing.T) {
 			require.ErrorAs(t, err, &nameErr, "%s %v", ch.field, ch.value)
 			assert.Contains(t, nameErr.Reason, ch.reason)
 		}
+		posts, _ := s.counts()
+		assert.Zero(t, posts)
+	})
+}
+
+// TestCloneOnceNeverAdoptsItsSource: cloning a snapshot under its own name finds the source itself,
+// and a snapshot taken of an instance with the name is no copy either: neither is adopted, nothing
+// is created.
+func TestCloneOnceNeverAdoptsItsSource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &onceServer{key: "snapshots"}
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		source := map[string]any{"id": "snap-1", "name": "golden", "region": onceRegion, "size": 50, "status": "created"}
+		taken := map[string]any{"id": "snap-2", "name": "nightly", "region": onceRegion, "size": 50, "status": "created",
+			"source_instance_id": "ins-1"}
+		s.items = []map[string]any{source, taken}
+		for name, reason := range map[string]string{"golden": "is the snapshot to copy", "nightly": "is not a copy of snap-1"} {
+			_, err := c.Snapshots.CloneOnce(context.Background(), "snap-1", &SnapshotCloneRequest{Name: name, Region: onceRegion})
+			var nameErr *NameError
+			require.ErrorAs(t, err, &nameErr, name)
+			assert.Contains(t, nameErr.Reason, reason)
+		}
+		posts, _ := s.counts()
+		assert.Zero(t, posts)
+	})
+}
+
+// TestInstanceCreateOnceKeepsItsProtection: a request for a protected instance does not adopt an
+// unprotected one; an unprotected request adopts a protected one (the service protects long-term
+// billed instances on its own).
+func TestInstanceCreateOnceKeepsItsProtection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := onceKinds[0]
+		s := &onceServer{key: k.key}
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		open, guarded := k.item("i-1", "open"), k.item("i-2", "guarded")
+		open["is_protected"], guarded["is_protected"] = false, true
+		s.items = []map[string]any{open, guarded}
+		req := validCreate()
+		req.Name, req.Region, req.IsProtected = "open", onceRegion, true
+		_, err := c.Instances.CreateOnce(context.Background(), req)
+		var nameErr *NameError
+		require.ErrorAs(t, err, &nameErr)
+		assert.Contains(t, nameErr.Reason, "is not termination protected")
+		req.Name, req.IsProtected = "guarded", false
+		v, err := c.Instances.CreateOnce(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, "i-2", v.ID)
 		posts, _ := s.counts()
 		assert.Zero(t, posts)
 	})

@@ -48,6 +48,20 @@ func TestDebugDumpHasNoTokenAndIsBounded(t *testing.T) {
 	})
 }
 
+// TestDebugDumpScrubsTheRequestBody: a request body that holds the token (a startup script that
+// logs in with it) is dumped scrubbed.
+func TestDebugDumpScrubsTheRequestBody(t *testing.T) {
+	var dump lockedBuffer
+	c, _ := newTestClient(t, echoInstance(t), WithDebugDump(&dump), WithoutRateLimit())
+	req := validCreate()
+	req.Metadata = &InstanceMetadata{StartupScript: "#!/bin/sh\ncompute login --token " + testToken + "\n"}
+	_, err := c.Instances.Create(context.Background(), req)
+	require.NoError(t, err)
+	out := dump.String()
+	assert.Contains(t, out, "compute login --token [REDACTED]")
+	requireNoToken(t, out)
+}
+
 // A token in the status line's reason phrase is scrubbed too.
 func TestDebugDumpScrubsTheStatusLine(t *testing.T) {
 	var dump lockedBuffer

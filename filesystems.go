@@ -157,6 +157,7 @@ func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCrea
 		kind:   "filesystem",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*Filesystem, error) { return s.Create(ctx, req) },
 		mismatch: func(v *Filesystem) string {
 			var w why
@@ -172,12 +173,12 @@ func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCrea
 // FindByName returns every filesystem named exactly name, reading GET /compute/v1/filesystems to
 // its end.
 func (s *FilesystemsService) FindByName(ctx context.Context, name string) ([]Filesystem, error) {
-	return findByName(ctx, s.c, s.List, name, 0)
+	return findByName(ctx, s.c, "filesystem", s.List, name)
 }
 
 // WaitForDeletion polls GET /compute/v1/filesystems/{filesystem_id} after a Delete until it is gone,
-// as [InstancesService.WaitForDeletion] does; lacking a not-found code, any 404 but an invalid
-// route's means gone.
+// as [InstancesService.WaitForDeletion] does; lacking a not-found code, a 404 with any code but an
+// invalid route's means gone (one without a code, a proxy's page, is polled through).
 func (s *FilesystemsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	return s.waiter(id).untilGone(ctx, opts)
 }

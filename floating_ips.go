@@ -178,6 +178,7 @@ func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCrea
 		kind:   "floating IP",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*FloatingIP, error) { return s.Create(ctx, req) },
 		mismatch: func(v *FloatingIP) string {
 			var w why
@@ -192,7 +193,7 @@ func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCrea
 // FindByName returns every floating IP named exactly name, reading GET /compute/v1/floating-ips to
 // its end.
 func (s *FloatingIPsService) FindByName(ctx context.Context, name string) ([]FloatingIP, error) {
-	return findByName(ctx, s.c, s.List, name, 0)
+	return findByName(ctx, s.c, "floating IP", s.List, name)
 }
 
 // WaitForDeletion polls GET /compute/v1/floating-ips/{floating_ip_id} after a Delete until the IP is

@@ -321,6 +321,10 @@ func (s *statusServer) handle(w http.ResponseWriter, r *http.Request) {
 		replyJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "Instance not found"})
 	case "503":
 		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
+	case "html404": // a proxy's or a gateway's page
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte("<html><body>404 Not Found</body></html>"))
 	default:
 		replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "i-1", "name": "web-1", "status": st}})
 	}

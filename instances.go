@@ -345,9 +345,11 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 }
 
 // WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
-// responds 404 with the instance's not-found code or none; another 404 (an invalid route) is an
-// error, and absence from a list proves nothing. It polls like [InstancesService.WaitForStatus],
-// but no status ends it: an instance whose delete was lost stays active until ctx ends.
+// responds 404 with the instance's not-found code (02008). Nothing else proves it gone: a 404
+// without a code (a proxy's or a gateway's page) is polled through like a temporary failure,
+// another 404 (an invalid route) is an error, and absence from a list, or a list's error, proves
+// nothing. It polls like [InstancesService.WaitForStatus], but no status ends it: an instance whose
+// delete was lost stays active until ctx ends.
 func (s *InstancesService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	return s.waiter(id).untilGone(ctx, opts)
 }
@@ -388,7 +390,9 @@ func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target 
 
 // CreateOnce creates an instance unless one named req.Name exists, so that a lost response never
 // leads to a second, billed instance. It adopts the instance with the name if it is in req's region,
-// of req's type and not deleting or in error; otherwise it sends POST /compute/v1/instances once and,
+// of req's type, not deleting or in error, and protected when req asks for termination protection
+// (an unprotected request adopts a protected instance too: the service protects long-term billed
+// instances on its own); otherwise it sends POST /compute/v1/instances once and,
 // if the outcome is unknown, looks for the name again for the settle time ([WithSettleTime]).
 // Several instances with the name, or one that does not match, are a [*NameError]; a lost create
 // that created nothing matches [ErrNotCreated]. Two calls racing with one name may both create:
@@ -404,12 +408,14 @@ func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRe
 		kind:   "instance",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*Instance, error) { return s.Create(ctx, req) },
 		mismatch: func(v *Instance) string {
 			var w why
 			w.add(slices.Contains(instanceFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
 			w.add(v.Type != req.Type, "is of type %s, not %s", v.Type, req.Type)
+			w.add(req.IsProtected && !v.IsProtected, "is not termination protected")
 			return w.String()
 		},
 	}, opts)
@@ -417,7 +423,7 @@ func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRe
 
 // FindByName returns every instance named exactly name, reading GET /compute/v1/instances to its end.
 func (s *InstancesService) FindByName(ctx context.Context, name string) ([]Instance, error) {
-	return findByName(ctx, s.c, s.List, name, 0)
+	return findByName(ctx, s.c, "instance", s.List, name)
 }
 
 // waiter is what a wait on the instance id reads.

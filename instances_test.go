@@ -486,10 +486,24 @@ func TestInstanceWaitForDeletion(t *testing.T) {
 			assert.Equal(t, 1, rec.count())
 		})
 	})
-	t.Run("a 404 without a code is success", func(t *testing.T) {
+	t.Run("a proxy's 404 without a code proves nothing: it is polled through", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusNotFound, "") })
+			srv := newStatusServer("html404", "deleting", "html404", "404")
+			c, rec := newTestClient(t, srv.handle)
 			require.NoError(t, c.Instances.WaitForDeletion(boundedCtx(t), "i-1"))
+			assert.Equal(t, 4, rec.count(), "only the 404 with the instance's code ended the wait")
+		})
+	})
+	t.Run("a proxy's 404 for ever is not success", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newTestClient(t, newStatusServer("html404").handle)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := c.Instances.WaitForDeletion(ctx, "i-1")
+			var we *WaitError
+			require.ErrorAs(t, err, &we)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.ErrorIs(t, we.LastErr, ErrNotFound, "the last poll's 404 is told")
 		})
 	})
 	t.Run("a 403 ends it at once", func(t *testing.T) {

@@ -230,3 +230,52 @@ func TestObserverSeesAnUnreadableSuccessAsAFailure(t *testing.T) {
 		assert.Equal(t, start, e.attempts[0].Start)
 	})
 }
+
+// TestLimiterWaitIsTheTotal: a call whose two attempts each wait for the rate limiter reports the
+// sum of both waits, not the last one's.
+func TestLimiterWaitIsTheTotal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestClient(t, sequence(echoInstance(t), withStatus(http.StatusServiceUnavailable)),
+			WithRateLimit(1, 1), WithRetry(RetryPolicy{MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+		_, err := c.Instances.Get(context.Background(), "i-0") // spends the burst
+		require.Error(t, err)
+		var resp Response
+		_, err = c.Instances.Get(CaptureResponse(context.Background(), &resp), "i-1")
+		require.NoError(t, err)
+		require.Equal(t, 2, resp.Attempts)
+		assert.InDelta(t, 2*time.Second, resp.LimiterWait, float64(50*time.Millisecond), "a second before each attempt")
+	})
+}
+
+// TestObserverSeesNoTokenInARequestIDOrAStatus: a service that echoes the token as its request ID
+// and as an instance's status reaches no Observer with it: Response.RequestID, Attempt.RequestID and
+// Poll.Status are scrubbed.
+func TestObserverSeesNoTokenInARequestIDOrAStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e events
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			w.Header().Set("X-Request-Id", "rid-"+token)
+			replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "i-1", "status": "is-" + token}})
+		}, WithObserver(e.observer()), WithoutRateLimit())
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		require.NotEmpty(t, e.polls)
+		require.NotEmpty(t, e.ends)
+		for _, p := range e.polls {
+			requireNoToken(t, p.Status)
+			assert.Contains(t, p.Status, "is-")
+		}
+		for _, r := range e.ends {
+			requireNoToken(t, r.RequestID)
+			assert.Contains(t, r.RequestID, "rid-")
+		}
+		for _, a := range e.attempts {
+			requireNoToken(t, a.RequestID)
+		}
+	})
+}

@@ -27,11 +27,17 @@ type operation struct {
 	copies bool
 }
 
-// gone reports whether e, the response to a DELETE, says that the resource does not exist: a 404
-// with its not-found code; without one (filesystems), a JSON 404 with any code but an invalid
-// route's. A proxy's HTML page says nothing about the resource.
+// gone reports whether e, the response to a DELETE, says that the resource does not exist
+// ([operation.missing]).
 func (op operation) gone(e *APIError) bool {
-	if op.method != http.MethodDelete || e.StatusCode != http.StatusNotFound {
+	return op.method == http.MethodDelete && op.missing(e)
+}
+
+// missing reports whether e, the response to a request on the resource op acts on, says that the
+// resource does not exist: a 404 with the kind's not-found code; without one (filesystems), a JSON
+// 404 with any code but an invalid route's. A proxy's page (no code) says nothing about the resource.
+func (op operation) missing(e *APIError) bool {
+	if e.StatusCode != http.StatusNotFound {
 		return false
 	}
 	if op.notFound != "" {

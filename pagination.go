@@ -125,7 +125,7 @@ const defaultMaxWalkPages = 10000
 // walk is the lazy page walker behind every All method. It stops when the loop breaks, on an error
 // (yielded once), on an empty or short page, at total_count (unless toTheEnd, since a count can
 // lag), and when the context ends. An item without an id or already yielded, a page other than the
-// one asked, and more pages than total_count allows (plus one) or than the client's bound end it
+// one asked, and more pages than the latest total_count allows (plus one) or than the client's bound end it
 // with an error, so that a broken service cannot make it loop.
 func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(context.Context, *ListOptions) (*Page[T], error), toTheEnd bool) iter.Seq2[T, error] {
 	var start ListOptions
@@ -201,8 +201,10 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 				return
 			}
 			if p.TotalCount > 0 {
-				// total_count's pages, plus one to reach the short page of a count that fell behind.
-				maxPages = min(maxPages, (p.TotalCount+perPage-1)/perPage-cur.Page+fetched+2)
+				// The latest total_count's pages, plus one to reach the short page of a count that
+				// fell behind: a list that grows while it is walked is read to its end, and one that
+				// never ends is still stopped by the client's bound.
+				maxPages = min(c.maxWalkPages, (p.TotalCount+perPage-1)/perPage-cur.Page+fetched+2)
 			}
 			cur.Page++
 		}

@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,10 +9,15 @@ import (
 
 // poller shares the polling of one client's waits on one kind of resource. While two or more waits
 // run and a walk of the list costs fewer requests than a GET each, it walks the list about once a
-// second per page, and each wait takes its resource from the walk. A resource the walk did not show
-// is read with a GET: a list can lag, so only the GET's 404 says a resource is gone; so is every
-// resource while the walk fails for a time (a refusal for good ends the waits, as their GETs would).
+// second per page, and each wait takes its resource from the next walk to start after it asked. A
+// resource the walk did not show is read with a GET: a list can lag, so only the GET's 404 says a
+// resource is gone. A walk that fails tells the waits nothing: each reads its own resource, and only
+// its own GET's refusal ends it. A walk refused for good (a 403, a 400, a page the walk cannot use)
+// stops the walking until fewer than two waits remain; one that fails for a time (a 503) is tried
+// again a second later. Whenever walking stops paying, every wait blocked for a walk is released at
+// once to read on its own.
 type poller[T any] struct {
+	c    *Client
 	list func(context.Context, *ListOptions) (*Page[T], error)
 
 	mu      sync.Mutex
@@ -21,13 +25,22 @@ type poller[T any] struct {
 	running bool               // the walking goroutine runs
 	stop    context.CancelFunc // ends the goroutine's walk or sleep when fewer than two waits remain
 	pages   int                // the pages of the whole list at the last walk; 0 before it
-	walked  chan struct{}      // closed when the walk in progress is published
-	latest  map[string]T       // every resource on the pages the last walk read, by ID
-	err     error              // the last walk's error
+	refused bool               // a walk was refused for good: no more walks in this run
+	next    *walkResult[T]     // what the next walk to start publishes; the polls waiting for it hold it
 }
 
-func newPoller[T any](list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
-	return &poller[T]{list: list, waits: map[string]int{}, walked: make(chan struct{})}
+// walkResult is one walk's answer to the polls that waited for it. seen is nil when the walk told
+// nothing (it failed, or it did not happen because walking stopped paying).
+type walkResult[T any] struct {
+	done  chan struct{} // closed when the result is published
+	seen  map[string]T  // every resource on the pages the walk read, by ID
+	panic *walkPanic    // the walk's list call panicked
+}
+
+func newWalkResult[T any]() *walkResult[T] { return &walkResult[T]{done: make(chan struct{})} }
+
+func newPoller[T any](c *Client, list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
+	return &poller[T]{c: c, list: list, waits: map[string]int{}, next: newWalkResult[T]()}
 }
 
 // join records a wait on id, starting the walks when worth it, and returns the wait's leave.
@@ -48,6 +61,9 @@ func (p *poller[T]) join(id string) (leave func()) {
 			p.stop()
 			p.stop = nil
 		}
+		if !p.sharing() {
+			p.release()
+		}
 	}
 }
 
@@ -55,17 +71,24 @@ func (p *poller[T]) join(id string) (leave func()) {
 func (p *poller[T]) start() {
 	var ctx context.Context
 	ctx, p.stop = context.WithCancel(context.Background())
-	p.running = true
+	p.running, p.refused = true, false
 	go p.run(ctx)
 }
 
 // sharing reports whether waits take their resources from walks now. The caller holds p.mu.
 func (p *poller[T]) sharing() bool {
-	return p.running && len(p.waits) >= 2 && p.pages <= len(p.waits)
+	return p.running && !p.refused && len(p.waits) >= 2 && p.pages <= len(p.waits)
 }
 
-// poll returns the resource id as the next walk shows it, or as get reads it. shared reports
-// whether a walk answered (the wait then polls again at once, which waits for the next walk).
+// release publishes an empty result to the polls waiting for the next walk, which then read on
+// their own. The caller holds p.mu.
+func (p *poller[T]) release() {
+	close(p.next.done)
+	p.next = newWalkResult[T]()
+}
+
+// poll returns the resource id as the next walk to start shows it, or as get reads it. shared
+// reports whether a walk answered (the wait then polls again at once, which waits for the next walk).
 func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Context) (*T, error)) (v *T, shared bool, err error) {
 	p.mu.Lock()
 	if !p.sharing() {
@@ -73,26 +96,19 @@ func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Contex
 		v, err := get(ctx)
 		return v, false, err
 	}
-	walked := p.walked
+	res := p.next
 	p.mu.Unlock()
 	select {
-	case <-walked:
+	case <-res.done:
 	case <-ctx.Done():
 		return nil, true, ctx.Err()
 	}
-	p.mu.Lock()
-	found, ok := p.latest[id]
-	err = p.err
-	p.mu.Unlock()
-	var wp *walkPanic
-	switch {
-	case errors.As(err, &wp):
-		panic(wp.value)
-	case err != nil && !transient(err):
-		return nil, true, err
-	case err != nil || !ok:
-		// A walk that failed for now (a 503, a network error) or that did not show the resource:
-		// its own GET says.
+	if res.panic != nil {
+		panic(res.panic.value)
+	}
+	found, ok := res.seen[id]
+	if !ok {
+		// The walk failed, did not happen, or did not show the resource: its own GET says.
 		v, err := get(ctx)
 		return v, false, err
 	}
@@ -103,21 +119,22 @@ func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Contex
 func (p *poller[T]) run(ctx context.Context) {
 	for {
 		p.mu.Lock()
-		waits, costly := len(p.waits), p.pages > len(p.waits)
-		if waits < 2 || ctx.Err() != nil {
-			// A wait still blocked for a walk finds nothing in it and reads on its own.
-			p.running, p.latest, p.err = false, nil, nil
-			close(p.walked)
-			p.walked = make(chan struct{})
+		if len(p.waits) < 2 || ctx.Err() != nil {
+			p.running = false
+			p.release()            // a wait still blocked for a walk reads on its own
 			if len(p.waits) >= 2 { // waits joined while it was stopping
 				p.start()
 			}
 			p.mu.Unlock()
 			return
 		}
+		worth := p.sharing()
+		if !worth {
+			p.release()
+		}
 		p.mu.Unlock()
 		read := 1
-		if !costly {
+		if worth {
 			read = p.walk(ctx)
 		}
 		_ = sleep(ctx, time.Duration(max(read, 1))*DefaultPollMin)
@@ -132,27 +149,35 @@ func (w *walkPanic) Error() string {
 	return fmt.Sprintf("compute: the shared list walk panicked: %v", w.value)
 }
 
-// listPage reads one page of the list for a walk, a panic turned into a *walkPanic.
-func (p *poller[T]) listPage(ctx context.Context, page int) (pg *Page[T], err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			pg, err = nil, &walkPanic{value: r}
-		}
-	}()
-	return p.list(ctx, &ListOptions{Page: page, PerPage: MaxPerPage})
+// guarded calls list, a panic turned into a *walkPanic error.
+func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) func(context.Context, *ListOptions) (*Page[T], error) {
+	return func(ctx context.Context, o *ListOptions) (pg *Page[T], err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				pg, err = nil, &walkPanic{value: r}
+			}
+		}()
+		return list(ctx, o)
+	}
 }
 
-// walk reads the list until it has seen every awaited resource, to its end (at most total_count's
-// pages plus one), or, when the list holds more pages than there are waits, for one page; it publishes what it saw and returns the pages
-// read. Waits can join while a page comes, so the awaited set is read after each page.
+// walk reads the list with the page walker behind All until it has seen every awaited resource, to
+// its end, or, when the list holds more pages than there are waits, for one page; it publishes what
+// it saw to the polls that asked before it started, and returns the pages read. Waits can join
+// while a page comes, so the awaited set is read after each page.
 func (p *poller[T]) walk(ctx context.Context) int {
+	p.mu.Lock()
+	res := p.next
+	p.next = newWalkResult[T]()
+	p.mu.Unlock()
+
 	seen := map[string]T{}
+	read, enough := 0, false
 	var err error
-	read := 0
-	for page := 1; page <= defaultMaxWalkPages; page++ {
-		var pg *Page[T]
-		if pg, err = p.listPage(ctx, page); err != nil {
-			break
+	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
+		pg, err := guarded(p.list)(ctx, o)
+		if err != nil {
+			return nil, err
 		}
 		read++
 		for _, v := range pg.Items {
@@ -160,30 +185,35 @@ func (p *poller[T]) walk(ctx context.Context) int {
 			seen[id] = v
 		}
 		p.mu.Lock()
-		if page == 1 {
+		defer p.mu.Unlock()
+		if o.Page == 1 {
 			p.pages = max(1, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
 		}
-		all := true
+		enough = p.pages > len(p.waits) // walking costs more than a GET each
 		for id := range p.waits {
 			if _, ok := seen[id]; !ok {
-				all = false
+				return pg, nil
 			}
 		}
-		costly := p.pages > len(p.waits)
-		p.mu.Unlock()
-		// Past total_count's pages plus one the list is broken: what the walk missed, each wait reads
-		// on its own.
-		if all || costly || len(pg.Items) < MaxPerPage || page > p.pages {
+		enough = true // every awaited resource is in
+		return pg, nil
+	}
+	for _, err = range walk(ctx, p.c, &ListOptions{PerPage: MaxPerPage}, pages, true) {
+		if err != nil || enough {
 			break
 		}
 	}
+
 	p.mu.Lock()
-	p.latest, p.err = seen, err
-	if ctx.Err() != nil { // stopped: the walk says nothing
-		p.latest, p.err = nil, nil
+	defer p.mu.Unlock()
+	switch wp, _ := err.(*walkPanic); {
+	case wp != nil:
+		res.panic = wp
+	case err != nil && !transient(err) && ctx.Err() == nil:
+		p.refused = true // the waits read on their own from now on
+	case err == nil && ctx.Err() == nil:
+		res.seen = seen
 	}
-	close(p.walked)
-	p.walked = make(chan struct{})
-	p.mu.Unlock()
+	close(res.done)
 	return read
 }

@@ -3,7 +3,9 @@ package compute
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,11 +21,13 @@ import (
 // GET of one instance says are set apart, as on a service whose list lags.
 type pollServer struct {
 	mu     sync.Mutex
-	listed map[string]string // id -> status, as the list shows it
-	got    map[string]string // id -> status, as its GET says; "" is a 404
-	total  int               // total_count; len(listed) when 0
-	status int               // when set, every list is refused with it
-	full   bool              // every page is full of other instances, whatever total_count says
+	listed map[string]string         // id -> status, as the list shows it
+	got    map[string]string         // id -> status, as its GET says; "" is a 404
+	total  int                       // total_count; len(listed) when 0
+	status int                       // when set, every list is refused with it
+	full   bool                      // every page is full of other instances, whatever total_count says
+	extra  int                       // other instances, listed after those of listed, 100 a page
+	refuse func(http.ResponseWriter) // when set, answers every list instead
 	lists  int
 	gets   map[string]int
 }
@@ -45,21 +49,32 @@ func (s *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.lists++
+	if s.refuse != nil {
+		s.refuse(w)
+		return
+	}
 	if s.status != 0 {
 		replyJSON(w, s.status, map[string]string{"code": "02043", "message": "no"})
 		return
 	}
-	var items []map[string]any
-	for id, st := range s.listed {
-		items = append(items, map[string]any{"id": id, "status": st})
+	ids := slices.Sorted(maps.Keys(s.listed))
+	for i := range s.extra {
+		ids = append(ids, fmt.Sprintf("~other-%04d", i)) // after the awaited ones
 	}
 	total := s.total
 	if total == 0 {
-		total = len(items)
+		total = len(ids)
 	}
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	if page > 1 {
-		items = nil
+	page = max(page, 1)
+	ids = ids[min(len(ids), (page-1)*100):min(len(ids), page*100)]
+	items := []map[string]any{}
+	for _, id := range ids {
+		st, ok := s.listed[id]
+		if !ok {
+			st = "active"
+		}
+		items = append(items, map[string]any{"id": id, "status": st})
 	}
 	if s.full {
 		items = nil
@@ -193,17 +208,145 @@ func TestAWalkThatFailsForATimeFallsBackToGETs(t *testing.T) {
 	})
 }
 
-// TestAWalkRefusedEndsTheWaits: a walk refused for good (403) ends every wait with the refusal, as
-// their own GETs would.
-func TestAWalkRefusedEndsTheWaits(t *testing.T) {
+// TestAWalkRefusedLeavesTheWaitsToTheirGETs: three waits together succeed where each alone would,
+// whatever the list answers: a 403 (a token allowed its instances but not the list), a proxy's 400,
+// a page longer than per_page. The walk's error is never a wait's; after a refusal the list is not
+// asked again while the waits run.
+func TestAWalkRefusedLeavesTheWaitsToTheirGETs(t *testing.T) {
+	for name, refuse := range map[string]func(http.ResponseWriter){
+		"403": func(w http.ResponseWriter) {
+			replyJSON(w, http.StatusForbidden, map[string]string{"code": "02043", "message": "Permission denied"})
+		},
+		"a proxy's 400": func(w http.ResponseWriter) { replyRaw(w, http.StatusBadRequest, "<html>Bad Request</html>") },
+		"a page longer than per_page": func(w http.ResponseWriter) {
+			var items []map[string]any
+			for i := range 101 {
+				items = append(items, map[string]any{"id": fmt.Sprint("x", i), "status": "active"})
+			}
+			replyJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": 101, "page": 1, "per_page": 100})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newPollServer()
+				ids := []string{"a", "b", "c"}
+				for _, id := range ids {
+					s.set(id, "creating")
+				}
+				s.refuse = refuse
+				c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+				time.AfterFunc(20*time.Second, func() {
+					for _, id := range ids {
+						s.set(id, "active")
+					}
+				})
+				err := WaitAll(boundedCtx(t), ids, func(ctx context.Context, id string) error {
+					_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+					return err
+				})
+				require.NoError(t, err)
+				lists, _ := s.counts("a")
+				assert.LessOrEqual(t, lists, 2, "a refused walk is not tried again while the waits run")
+			})
+		})
+	}
+}
+
+// TestAWaitEndsOnItsOwnRefusal: when the list is refused and so is a wait's own GET, the wait ends
+// with its own GET's refusal, at once.
+func TestAWaitEndsOnItsOwnRefusal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newPollServer()
 		s.set("a", "creating")
 		s.set("b", "creating")
 		s.status = http.StatusForbidden
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/b") {
+				replyJSON(w, http.StatusForbidden, map[string]string{"code": "01204", "message": "Permission denied"})
+				return
+			}
+			s.ServeHTTP(w, r)
+		}, WithoutRateLimit())
+		time.AfterFunc(10*time.Second, func() { s.set("a", "active") })
+		var errA, errB error
+		_ = WaitAll(boundedCtx(t), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			if id == "a" {
+				errA = err
+			} else {
+				errB = err
+			}
+			return err
+		})
+		require.NoError(t, errA)
+		require.ErrorIs(t, errB, CodeAuthPermissionDenied)
+	})
+}
+
+// TestAListErrorNeverEndsAWaitForDeletion: three waits for deletion share a walk while the list
+// route answers 404 without a code (a gateway's JSON, a proxy's HTML page); their own GETs say
+// deleting, so none ends until its GET answers the instance's not-found.
+func TestAListErrorNeverEndsAWaitForDeletion(t *testing.T) {
+	for name, refuse := range map[string]func(http.ResponseWriter){
+		"a gateway's JSON": func(w http.ResponseWriter) {
+			replyJSON(w, http.StatusNotFound, map[string]string{"message": "no route"})
+		},
+		"a proxy's HTML": func(w http.ResponseWriter) { replyRaw(w, http.StatusNotFound, "<html>Not Found</html>") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newPollServer()
+				ids := []string{"a", "b", "c"}
+				for _, id := range ids {
+					s.set(id, "deleting")
+				}
+				s.refuse = refuse
+				c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+				time.AfterFunc(30*time.Second, func() {
+					s.mu.Lock()
+					defer s.mu.Unlock()
+					for _, id := range ids {
+						delete(s.got, id)
+						delete(s.listed, id)
+					}
+				})
+				start := time.Now()
+				err := WaitAll(boundedCtx(t), ids, func(ctx context.Context, id string) error {
+					err := c.Instances.WaitForDeletion(ctx, id)
+					assert.GreaterOrEqual(t, time.Since(start), 30*time.Second, "%s was called gone while its GET said deleting", id)
+					return err
+				})
+				require.NoError(t, err)
+			})
+		})
+	}
+}
+
+// TestFewWaitsOnALongListAreReleased: when the waits in flight fall below the list's pages, the
+// walks stop paying; a wait blocked for the next walk then reads on its own at once instead of
+// waiting for a walk that never comes. Twelve instances turn active 3 s apart while the
+// account holds 450 more (five pages).
+func TestFewWaitsOnALongListAreReleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		var ids []string
+		for i := range 12 {
+			id := fmt.Sprintf("i-%02d", i)
+			ids = append(ids, id)
+			s.set(id, "creating")
+			time.AfterFunc(time.Duration(5+3*i)*time.Second, func() { s.set(id, "active") })
+		}
+		s.extra = 450
 		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
-		err := waitActive(context.Background(), c)
-		require.ErrorIs(t, err, ErrForbidden)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		start := time.Now()
+		err := WaitAll(ctx, ids, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err, "no wait was left blocked for a walk")
+		assert.Less(t, time.Since(start), 2*time.Minute)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -245,7 +246,9 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 
 // CreateOnce creates a security group unless one named req.Name exists
 // (POST /compute/v1/security-groups, sent once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It
-// adopts one in req's region that is not deleting or in error.
+// adopts one in req's region that holds req's rules (in any order; it is a firewall: a group with
+// other rules is a [*NameError], never adopted) and is not deleting or in error. The description
+// is not compared.
 func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGroupCreateRequest, opts ...OnceOption) (*SecurityGroup, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -254,20 +257,44 @@ func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGro
 		kind:   "security group",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*SecurityGroup, error) { return s.Create(ctx, req) },
 		mismatch: func(v *SecurityGroup) string {
 			var w why
 			w.add(slices.Contains(securityGroupFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(!sameRules(v.Rules, req.Rules), "holds other rules")
 			return w.String()
 		},
 	}, opts)
 }
 
+// sameRules reports whether a and b hold the same rules, in any order.
+func sameRules(a, b []SecurityGroupRule) bool {
+	key := func(r SecurityGroupRule) string {
+		port := func(p *int) string {
+			if p == nil {
+				return "all"
+			}
+			return strconv.Itoa(*p)
+		}
+		return fmt.Sprintf("%s %s %s %s", r.Protocol, r.Direction, port(r.PortRangeMin), port(r.PortRangeMax))
+	}
+	keys := func(rules []SecurityGroupRule) []string {
+		var k []string
+		for _, r := range rules {
+			k = append(k, key(r))
+		}
+		slices.Sort(k)
+		return k
+	}
+	return slices.Equal(keys(a), keys(b))
+}
+
 // FindByName returns every security group named exactly name, reading
 // GET /compute/v1/security-groups to its end.
 func (s *SecurityGroupsService) FindByName(ctx context.Context, name string) ([]SecurityGroup, error) {
-	return findByName(ctx, s.c, s.List, name, 0)
+	return findByName(ctx, s.c, "security group", s.List, name)
 }
 
 // WaitForDeletion polls GET /compute/v1/security-groups/{security_group_id} after a Delete until the

@@ -4,6 +4,7 @@ package compute
 type InstancesService struct {
 	c     *Client
 	polls *poller[Instance] // the waits in flight share their polling
+	finds *finder[Instance] // the CreateOnce lookups in flight share their walks
 }
 
 // SnapshotsService manages snapshots. Reach it as Client.Snapshots. The methods that take an
@@ -13,6 +14,7 @@ type InstancesService struct {
 type SnapshotsService struct {
 	c     *Client
 	polls *poller[Snapshot] // the waits in flight share their polling
+	finds *finder[Snapshot] // the CreateOnce lookups in flight share their walks
 }
 
 // SSHKeysService manages the SSH public keys that instances are created with. Reach it as
@@ -20,18 +22,21 @@ type SnapshotsService struct {
 type SSHKeysService struct {
 	c     *Client
 	polls *poller[SSHKey] // the waits in flight share their polling
+	finds *finder[SSHKey] // the CreateOnce lookups in flight share their walks
 }
 
 // VolumesService manages block storage volumes. Reach it as Client.Volumes.
 type VolumesService struct {
 	c     *Client
 	polls *poller[Volume] // the waits in flight share their polling
+	finds *finder[Volume] // the CreateOnce lookups in flight share their walks
 }
 
 // FilesystemsService manages shared filesystems. Reach it as Client.Filesystems.
 type FilesystemsService struct {
 	c     *Client
 	polls *poller[Filesystem] // the waits in flight share their polling
+	finds *finder[Filesystem] // the CreateOnce lookups in flight share their walks
 }
 
 // QuotasService reads the account's quotas. Reach it as Client.Quotas.
@@ -49,12 +54,14 @@ type AvailabilityService struct{ c *Client }
 type SecurityGroupsService struct {
 	c     *Client
 	polls *poller[SecurityGroup] // the waits in flight share their polling
+	finds *finder[SecurityGroup] // the CreateOnce lookups in flight share their walks
 }
 
 // FloatingIPsService manages floating IPs. Reach it as Client.FloatingIPs.
 type FloatingIPsService struct {
 	c     *Client
 	polls *poller[FloatingIP] // the waits in flight share their polling
+	finds *finder[FloatingIP] // the CreateOnce lookups in flight share their walks
 }
 
 // ImagesService lists the images instances boot from. Reach it as Client.Images.

@@ -250,7 +250,10 @@ func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, re
 }
 
 // CloneOnce copies a snapshot unless a copy of it named req.Name exists in req's region
-// (POST /compute/v1/snapshots/{snapshot_id}/clone), as [InstancesService.CreateOnce] does.
+// (POST /compute/v1/snapshots/{snapshot_id}/clone, sent once unless [RetryNotCreated]), as
+// [InstancesService.CreateOnce] does. It adopts only a copy of the source (source_snapshot_id is
+// id), never the source itself, nor a snapshot taken of an instance or imported, nor one whose
+// source the service does not say; and not one being deleted or in error.
 func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *SnapshotCloneRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -262,20 +265,23 @@ func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *Snapsh
 		kind:   "snapshot",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*Snapshot, error) { return s.Clone(ctx, id, req) },
 		mismatch: func(v *Snapshot) string {
 			var w why
 			w.add(slices.Contains(snapshotFailures, v.Status), "is %s", v.Status)
 			w.add(v.ID == id, "is the snapshot to copy")
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
-			w.add(v.SourceSnapshotID != "" && v.SourceSnapshotID != id, "is a copy of %s", v.SourceSnapshotID)
+			w.add(v.ID != id && v.SourceSnapshotID != id, "is not a copy of %s", id)
 			return w.String()
 		},
 	}, opts)
 }
 
 // ImportOnce imports a disk image unless an imported snapshot named req.Name exists in req's region
-// (POST /compute/v1/snapshots), as [InstancesService.CreateOnce] does.
+// (POST /compute/v1/snapshots, sent once unless [RetryNotCreated]), as [InstancesService.CreateOnce]
+// does. It adopts only an imported snapshot (one with no source instance or snapshot) of req's size,
+// not being deleted or in error; the service does not show the URL it was imported from.
 func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRequest, opts ...OnceOption) (*Snapshot, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -284,11 +290,13 @@ func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRe
 		kind:   "snapshot",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*Snapshot, error) { return s.Import(ctx, req) },
 		mismatch: func(v *Snapshot) string {
 			var w why
 			w.add(slices.Contains(snapshotFailures, v.Status), "is %s", v.Status)
 			w.add(v.Region != req.Region, "is in region %s, not %s", v.Region, req.Region)
+			w.add(v.Size != int64(req.Size), "holds %d GiB, not %d", v.Size, req.Size)
 			w.add(v.SourceInstanceID != "" || v.SourceSnapshotID != "", "was not imported")
 			return w.String()
 		},
@@ -297,7 +305,7 @@ func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRe
 
 // FindByName returns every snapshot named exactly name, reading GET /compute/v1/snapshots to its end.
 func (s *SnapshotsService) FindByName(ctx context.Context, name string) ([]Snapshot, error) {
-	return findByName(ctx, s.c, s.List, name, 0)
+	return findByName(ctx, s.c, "snapshot", s.List, name)
 }
 
 // WaitForDeletion polls GET /compute/v1/snapshots/{snapshot_id} after a Delete until the snapshot

@@ -115,8 +115,8 @@ func (s *SSHKeysService) Delete(ctx context.Context, id string) error {
 	return send(ctx, s.c, request{op: opDeleteSSHKey, ids: []string{id}})
 }
 
-// CreateOnce stores an SSH key unless one named req.Name exists (POST /compute/v1/ssh-keys, sent at
-// most once), as [InstancesService.CreateOnce] does. It adopts one that holds the same public key.
+// CreateOnce stores an SSH key unless one named req.Name exists (POST /compute/v1/ssh-keys, sent
+// once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one that holds the same public key.
 func (s *SSHKeysService) CreateOnce(ctx context.Context, req *SSHKeyCreateRequest, opts ...OnceOption) (*SSHKey, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -125,6 +125,7 @@ func (s *SSHKeysService) CreateOnce(ctx context.Context, req *SSHKeyCreateReques
 		kind:   "SSH key",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*SSHKey, error) { return s.Create(ctx, req) },
 		mismatch: func(v *SSHKey) string {
 			var w why
@@ -136,7 +137,7 @@ func (s *SSHKeysService) CreateOnce(ctx context.Context, req *SSHKeyCreateReques
 
 // FindByName returns every SSH key named exactly name, reading GET /compute/v1/ssh-keys to its end.
 func (s *SSHKeysService) FindByName(ctx context.Context, name string) ([]SSHKey, error) {
-	return findByName(ctx, s.c, s.List, name, 0)
+	return findByName(ctx, s.c, "SSH key", s.List, name)
 }
 
 // publicKey is the type and key of a public key line, without its comment.

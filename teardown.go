@@ -82,14 +82,21 @@ func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], unprot
 	}
 }
 
-// absent returns the rule that tells, from the error of a read, that what op deletes is gone: a
-// 404 that op's own response would take for gone ([operation.gone]), or a 404 without a code, which
-// a read has no other reason to get.
+// absent returns the rule that tells, from the error of a read, that what op deletes is gone: the
+// response op's own would take for gone ([operation.missing]). A 404 without a code (a proxy's or a
+// gateway's page) proves nothing: a wait for deletion polls through it.
 func absent(op operation) func(error) bool {
 	return func(err error) bool {
 		var e *APIError
-		return errors.As(err, &e) && (op.gone(e) || e.StatusCode == http.StatusNotFound && e.Code == "")
+		return errors.As(err, &e) && op.missing(e)
 	}
+}
+
+// uncoded reports whether err is a 404 whose body carried no error code: a proxy's or a gateway's
+// page, which says nothing about the resource.
+func uncoded(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.StatusCode == http.StatusNotFound && e.Code == ""
 }
 
 // never is the failure rule of a wait for deletion: no status ends it.

@@ -164,8 +164,8 @@ func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target Vo
 	return s.waiter(id).wait(ctx, target, opts)
 }
 
-// CreateOnce creates a volume unless one named req.Name exists (POST /compute/v1/volumes, sent at
-// most once), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its size and
+// CreateOnce creates a volume unless one named req.Name exists (POST /compute/v1/volumes, sent once
+// unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its size and
 // (when set) type, that is not being deleted or in error.
 func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateRequest, opts ...OnceOption) (*Volume, error) {
 	if err := req.Validate(); err != nil {
@@ -175,6 +175,7 @@ func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateReques
 		kind:   "volume",
 		name:   req.Name,
 		list:   s.List,
+		finder: s.finds,
 		create: func(ctx context.Context) (*Volume, error) { return s.Create(ctx, req) },
 		mismatch: func(v *Volume) string {
 			var w why
@@ -189,7 +190,7 @@ func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateReques
 
 // FindByName returns every volume named exactly name, reading GET /compute/v1/volumes to its end.
 func (s *VolumesService) FindByName(ctx context.Context, name string) ([]Volume, error) {
-	return findByName(ctx, s.c, s.List, name, 0)
+	return findByName(ctx, s.c, "volume", s.List, name)
 }
 
 // WaitForDeletion polls GET /compute/v1/volumes/{volume_id} after a Delete until the volume is gone,

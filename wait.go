@@ -172,7 +172,7 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 				werr.Err = context.Cause(ctx)
 				return nil, werr
 			}
-			if !transient(err) {
+			if !transient(err) && (w.gone == nil || !uncoded(err)) {
 				return nil, err
 			}
 		} else {

@@ -1,0 +1,249 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// MaxFindMatches bounds the resources a FindByName method returns: past it, the call ends with a
+// [*TooManyMatchesError], so that a list that never ends cannot fill the memory with matches.
+const MaxFindMatches = 1000
+
+// TooManyMatchesError is the error of a FindByName that met more than [MaxFindMatches] resources
+// with the name. It matches [ErrConflict].
+type TooManyMatchesError struct {
+	Kind  string // "instance", "volume", ...
+	Name  string // the name looked up
+	Limit int    // the bound that was passed
+}
+
+// Error reads "compute: more than 1000 instances are named "web": stopped reading the list".
+func (e *TooManyMatchesError) Error() string {
+	return fmt.Sprintf("compute: more than %d %ss are named %q: stopped reading the list", e.Limit, e.Kind, e.Name)
+}
+
+// Is makes errors.Is(err, ErrConflict) hold.
+func (e *TooManyMatchesError) Is(target error) bool { return target == ErrConflict }
+
+// ErrNameUnchecked matches the error of a CreateOnce whose lookup could not tell whether the name
+// is taken: the list's pages kept disagreeing (another job deleted resources while it was read, or
+// the service counted more than it listed), so a resource with the name may have been missed.
+// Nothing was created by the call unless the error also matches [ErrOutcomeUnknown]. Calling again
+// later is safe.
+var ErrNameUnchecked = errors.New("compute: could not check the name")
+
+// NameCheckError is the error that matches [ErrNameUnchecked]. It wraps the create's error when a
+// create was sent and its outcome is unknown.
+type NameCheckError struct {
+	Kind  string // "instance", "volume", ...
+	Name  string // the name looked up
+	Walks int    // how many times the list was read
+	Err   error  // the create's error, when a create whose outcome is unknown came first; nil otherwise
+}
+
+// Error reads "compute: could not check whether an instance named "web-1" exists: the list's
+// pages disagreed in 3 walks (resources were deleted meanwhile); nothing was created, try again".
+func (e *NameCheckError) Error() string {
+	msg := fmt.Sprintf("compute: could not check whether a %s named %q exists: the list's pages disagreed in %d walks (resources were deleted meanwhile, or the service counted more than it listed)",
+		e.Kind, e.Name, e.Walks)
+	if e.Err != nil {
+		return msg + "; after a create whose outcome is unknown, look before creating it again: " + e.Err.Error()
+	}
+	return msg + "; nothing was created, try again"
+}
+
+// Is makes errors.Is(err, ErrNameUnchecked) hold.
+func (e *NameCheckError) Is(target error) bool { return target == ErrNameUnchecked }
+
+// Unwrap returns the create's error, if any.
+func (e *NameCheckError) Unwrap() error { return e.Err }
+
+// lookUpWalks bounds the walks of a lookup whose pages disagree.
+const lookUpWalks = 3
+
+// matches is what one walk found for a set of names.
+type matches[T any] struct {
+	found  map[string][]T // by name, at most limit each
+	unsure bool           // the walk's pages disagreed (see search)
+}
+
+// search walks list to its end (a total_count can lag) and keeps, for each of names, the resources
+// named exactly so, at most limit each; more than limit for one name is a *TooManyMatchesError when
+// tooMany is set, or else ends keeping the first limit. unsure reports pages that disagreed: a
+// total_count that fell from page to page, a later page empty while its count said more, or fewer
+// items in all than the last count said. A delete can move a resource onto a page already read, so
+// one with the name may have been missed; an addition cannot hide one.
+func search[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]bool, limit int, tooMany bool) (matches[T], error) {
+	m := matches[T]{found: map[string][]T{}}
+	total, items, full := -1, 0, 0
+	watched := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
+		p, err := list(ctx, o)
+		if err == nil {
+			m.unsure = m.unsure || (total >= 0 && p.TotalCount < total) ||
+				(len(p.Items) == 0 && o.Page > 1 && p.TotalCount > (o.Page-1)*o.PerPage)
+			total = p.TotalCount
+			items += len(p.Items)
+		}
+		return p, err
+	}
+	for v, err := range walk(ctx, c, &ListOptions{PerPage: MaxPerPage}, watched, true) {
+		if err != nil {
+			return matches[T]{}, err
+		}
+		name, _ := stringField(v, "Name")
+		if !names[name] {
+			continue
+		}
+		if len(m.found[name]) == limit {
+			if tooMany {
+				return matches[T]{}, &TooManyMatchesError{Kind: kind, Name: c.transport.cred.outside(name), Limit: limit}
+			}
+			continue
+		}
+		m.found[name] = append(m.found[name], v)
+		if len(m.found[name]) == limit {
+			if full++; !tooMany && full == len(names) {
+				break // every name has all it needs
+			}
+		}
+	}
+	m.unsure = m.unsure || (full < len(names) && items < total)
+	return m, nil
+}
+
+// findByName returns the resources named exactly name, reading list to its end, at most
+// MaxFindMatches of them.
+func findByName[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), name string) ([]T, error) {
+	m, err := search(ctx, c, kind, list, map[string]bool{name: true}, MaxFindMatches, true)
+	return m.found[name], err
+}
+
+// lookUp returns the resources named name (at most two) for CreateOnce, walking again while the
+// pages disagree, up to lookUpWalks times; unsure reports that the last walk's pages disagreed.
+// With a finder, concurrent lookups of one kind share their walks.
+func lookUp[T any](ctx context.Context, c *Client, o once[T]) (found []T, unsure bool, err error) {
+	if o.finder != nil {
+		return o.finder.find(ctx, o.name)
+	}
+	m, err := searchAgain(ctx, c, o.kind, o.list, map[string]bool{o.name: true})
+	return m.found[o.name], m.unsure, err
+}
+
+// searchAgain is search for CreateOnce's lookups: at most two each, walking again while the pages
+// disagree.
+func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]bool) (matches[T], error) {
+	for walks := 1; ; walks++ {
+		m, err := search(ctx, c, kind, list, names, 2, false)
+		if err != nil || !m.unsure || walks == lookUpWalks {
+			return m, err
+		}
+	}
+}
+
+// finder shares the lookups of one client's concurrent CreateOnce calls on one kind of resource,
+// as the poller shares the polling of waits: a lookup joins the walk whose first page has not been
+// read yet, or else the next one, which starts when the walk in progress ends. So many calls made
+// at once cost a walk or two of the list, not one each. A resource that exists when a call begins
+// is on every page read after, so a walk that reads its first page after the call began sees it;
+// one whose first page was read before is joined only by calls that began before it too.
+type finder[T any] struct {
+	c    *Client
+	kind string
+	list func(context.Context, *ListOptions) (*Page[T], error)
+
+	mu   sync.Mutex
+	open *lookupWalk[T] // the walk that lookups can still join; nil when none
+	busy bool           // a goroutine runs the walks
+}
+
+// lookupWalk is one shared walk (with its walks again while the pages disagree) and its callers.
+type lookupWalk[T any] struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	names   map[string]bool
+	callers int
+	done    chan struct{} // closed when m and err are set
+	m       matches[T]
+	err     error
+}
+
+func newFinder[T any](c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error)) *finder[T] {
+	return &finder[T]{c: c, kind: kind, list: list}
+}
+
+// find returns the resources named name (at most two) as the shared walk it joins saw them. The
+// walk runs on a goroutine of its own with a context that keeps the values of its first caller's
+// (an Observer sees them) and ends when every caller has left.
+func (f *finder[T]) find(ctx context.Context, name string) ([]T, bool, error) {
+	f.mu.Lock()
+	w := f.open
+	if w == nil {
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		w = &lookupWalk[T]{ctx: wctx, cancel: cancel, names: map[string]bool{}, done: make(chan struct{})}
+		f.open = w
+		if !f.busy {
+			f.busy = true
+			go f.run(w)
+		}
+	}
+	w.names[name] = true
+	w.callers++
+	f.mu.Unlock()
+
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+	}
+	f.mu.Lock()
+	if w.callers--; w.callers == 0 {
+		w.cancel()
+		if f.open == w {
+			f.open = nil // nobody waits for it: a later lookup starts afresh
+		}
+	}
+	f.mu.Unlock()
+	select {
+	case <-w.done:
+	default:
+		return nil, false, ctx.Err()
+	}
+	var wp *walkPanic
+	if errors.As(w.err, &wp) {
+		panic(wp.value)
+	}
+	return w.m.found[name], w.m.unsure, w.err
+}
+
+// run runs w, then each walk that lookups opened meanwhile, until none is left.
+func (f *finder[T]) run(w *lookupWalk[T]) {
+	for w != nil {
+		first := true
+		list := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
+			p, err := guarded(f.list)(ctx, o)
+			if first {
+				first = false
+				f.mu.Lock()
+				if f.open == w {
+					f.open = nil // lookups from now on join the next walk
+				}
+				f.mu.Unlock()
+			}
+			return p, err
+		}
+		f.mu.Lock()
+		names := w.names // no lookup joins once the first page is read, so its names are final then
+		f.mu.Unlock()
+		w.m, w.err = searchAgain(w.ctx, f.c, f.kind, list, names)
+		w.cancel()
+		close(w.done)
+
+		f.mu.Lock()
+		w = f.open
+		if w == nil {
+			f.busy = false
+		}
+		f.mu.Unlock()
+	}
+}
