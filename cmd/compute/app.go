@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
+	"text/template"
 	"time"
 	"unicode"
 
@@ -28,8 +30,13 @@ type app struct {
 	// newRedisLimiter builds the limiter shared through Redis when COMPUTE_REDIS_URL is set.
 	newRedisLimiter func(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error)
 
-	// The global flags.
+	// The global flags. output is the format that the -o flags (outputs) choose; noHeader, columns
+	// and template are the rest of what they ask.
+	outputs   []string
 	output    string
+	noHeader  bool
+	columns   []string
+	template  *template.Template
 	tokenFile string
 	apiURL    string
 	timeout   time.Duration
@@ -39,6 +46,8 @@ type app struct {
 	// missing required flag) is a usage error.
 	running bool
 	closers []func()
+	// viewChecks holds each command's check of -o against what it prints (checkView).
+	viewChecks map[*cobra.Command]func() error
 	// maxWhole, when set, replaces maxWholeList (a test's smaller bound).
 	maxWhole int
 	// httpClient, when set, is the client whose transport the SDK sends through (a test's).
@@ -105,12 +114,12 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	f := root.PersistentFlags()
-	f.StringVarP(&a.output, "output", "o", "table", "output format: table, json, yaml, jsonl, name or id")
+	f.StringArrayVarP(&a.outputs, "output", "o", []string{"table"}, "output format: table, json, yaml, jsonl, name or id; for a table also noheader and columns=id,name,...; or format='{{.ID}} {{.Name}}' (a Go template over each resource); repeatable")
 	f.StringVar(&a.tokenFile, "token-file", "", "read the API token from this file instead of COMPUTE_API_TOKEN")
 	f.StringVar(&a.apiURL, "api-url", "", "the API's base URL, instead of COMPUTE_API_URL")
 	f.DurationVar(&a.timeout, "timeout", 0, "bound the whole command, waits included (0: no bound but the SDK's, 30s an attempt and 1h a wait)")
 	f.Float64Var(&a.rate, "rate", compute.DefaultRateLimit, "requests per second, shared through Redis when COMPUTE_REDIS_URL is set; 0 turns the client-side pacing off")
-	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormats, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(append(slices.Clone(outputFormats), noHeaderOption, columnsOption, formatOption), cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 
 	root.AddCommand(
 		a.instanceCmd(),
@@ -146,8 +155,8 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 // checkGlobalFlags refuses global flags that cannot work, and any flag that holds a control character
 // (which no name, ID or path holds, and which would break the output), before anything is sent.
 func (a *app) checkGlobalFlags(cmd *cobra.Command, _ []string) error {
-	if !validFormat(a.output) {
-		return usagef("invalid --output %q: want one of %s", a.output, strings.Join(outputFormats, ", "))
+	if err := a.parseOutput(); err != nil {
+		return err
 	}
 	if a.timeout < 0 {
 		return usagef("invalid --timeout %s: must not be negative", a.timeout)
@@ -186,6 +195,11 @@ func group(use, short, example string, aliases ...string) *cobra.Command {
 // --timeout, and gives it the client.
 func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
+		if check := a.viewChecks[cmd]; check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
 		a.running = true
 		c, err := a.connect()
 		if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"iter"
 	"slices"
 	"strings"
@@ -19,11 +20,15 @@ type kind struct {
 	name string // "instance", in messages
 	one  string // "an instance", the name with its article
 	arg  string // "INSTANCE_ID", the ID argument in usage lines
+	// find looks resources up by name, so that a name is accepted wherever an ID is (nil: IDs only).
+	find findRefs
+	// get reads the resource with an ID, for resolveID.
+	get func(ctx context.Context, c *compute.Client, id string) error
 }
 
 // listCmd returns "<kind> list": every item, every page.
 func listCmd[T any](a *app, k kind, v view[T], example string, all func(context.Context, *compute.Client) iter.Seq2[T, error]) *cobra.Command {
-	return &cobra.Command{
+	return checkView(a, &cobra.Command{
 		Use:     "list",
 		Short:   fmt.Sprintf("List every %s (all pages)", k.name),
 		Example: example,
@@ -31,7 +36,7 @@ func listCmd[T any](a *app, k kind, v view[T], example string, all func(context.
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
 			return printList(a, v, all(ctx, c))
 		}),
-	}
+	}, v)
 }
 
 // listed is a list that comes whole (not in pages), or its error, as the sequence listCmd reads.
@@ -52,17 +57,49 @@ func listed[T any](items []T, err error) iter.Seq2[T, error] {
 
 // getCmd returns "<kind> get ID".
 func getCmd[T any](a *app, k kind, v view[T], example string, get func(context.Context, *compute.Client, string) (*T, error)) *cobra.Command {
-	return &cobra.Command{
+	return checkView(a, &cobra.Command{
 		Use:     "get " + k.arg,
-		Short:   "Show " + k.one,
+		Short:   fmt.Sprintf("Show %s (by ID or name)", k.one),
 		Example: example,
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			item, err := get(ctx, c, args[0])
+			item, err := getByIDOrName(ctx, c, k, args[0], get)
 			if err != nil {
 				return err
 			}
 			return printItem(a, v, item)
+		}),
+	}, v)
+}
+
+// getByIDOrName gets the resource that arg names, by its ID or its name (withID).
+func getByIDOrName[T any](ctx context.Context, c *compute.Client, k kind, arg string, get func(context.Context, *compute.Client, string) (*T, error)) (*T, error) {
+	var item *T
+	err := withID(ctx, c, k, arg, func(id string) error {
+		var err error
+		item, err = get(ctx, c, id)
+		return err
+	})
+	return item, err
+}
+
+// describeCmd returns "<kind> describe ID": every field of one resource, for a person.
+func describeCmd[T any](a *app, k kind, example string, get func(context.Context, *compute.Client, string) (*T, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:     "describe " + k.arg,
+		Short:   fmt.Sprintf("Show every field of %s, for a person (by ID or name)", k.one),
+		Example: example,
+		Args:    exactArgs(k.arg),
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
+			item, err := getByIDOrName(ctx, c, k, args[0], get)
+			if err != nil {
+				return err
+			}
+			if a.output != "table" || a.noHeader || a.columns != nil {
+				return usagef("describe prints for a person; for a program use get with -o json, yaml or format=")
+			}
+			_, err = io.WriteString(a.stdout, a.describe(item))
+			return err
 		}),
 	}
 }
@@ -91,24 +128,32 @@ already gone is then success. Without --wait, %s that does not exist exits with 
 		Example: example,
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			id := args[0]
 			if !wait && !force {
-				if err := d.del(ctx, c, id); err != nil {
-					return err
-				}
-				a.note("%s %s: delete requested", k.name, id)
-				return nil
+				return withID(ctx, c, k, args[0], func(id string) error {
+					if err := d.del(ctx, c, id); err != nil {
+						return err
+					}
+					a.note("%s %s: delete requested", k.name, id)
+					return nil
+				})
 			}
-			p := a.progress(k.name, id)
-			opts := []compute.DeleteOption{d.watch(p)}
-			if force {
-				opts = append(opts, compute.RemoveProtection())
-			}
-			if err := d.delWait(ctx, c, id, opts...); err != nil {
+			// Here a 404 is success (already gone), so the name is looked up first.
+			id, err := resolveID(ctx, c, k, args[0])
+			if err != nil {
 				return err
 			}
-			p.done("deleted")
-			return nil
+			{
+				p := a.progress(k.name, id)
+				opts := []compute.DeleteOption{d.watch(p)}
+				if force {
+					opts = append(opts, compute.RemoveProtection())
+				}
+				if err := d.delWait(ctx, c, id, opts...); err != nil {
+					return err
+				}
+				p.done("deleted")
+				return nil
+			}
 		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, fmt.Sprintf("wait until the %s is gone", k.name))
@@ -150,14 +195,13 @@ changes and the time waited.`, k.one, w.target),
 		Example: example,
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
-			id := args[0]
-			p := a.progress(k.name, id)
-			opt := w.watch(p)
 			if deleted {
 				if cmd.Flags().Changed("status") {
 					return usagef("--deleted and --status cannot be used together")
 				}
-				if err := w.gone(ctx, c, id, opt); err != nil {
+				// A name cannot be looked up once it is gone: --deleted takes the ID as given.
+				p := a.progress(k.name, args[0])
+				if err := w.gone(ctx, c, args[0], w.watch(p)); err != nil {
 					return err
 				}
 				p.done("deleted")
@@ -166,18 +210,26 @@ changes and the time waited.`, k.one, w.target),
 			if !slices.Contains(names, status) {
 				return usagef("invalid --status %q: want one of %s", status, strings.Join(names, ", "))
 			}
-			item, err := w.wait(ctx, c, id, S(status), opt)
+			var item *T
+			err := withID(ctx, c, k, args[0], func(id string) error {
+				p := a.progress(k.name, id)
+				var err error
+				if item, err = w.wait(ctx, c, id, S(status), w.watch(p)); err != nil {
+					return err
+				}
+				p.done(status)
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			p.done(status)
 			return printItem(a, v, item)
 		}),
 	}
 	cmd.Flags().StringVar(&status, "status", string(w.target), "the status to wait for: "+strings.Join(names, ", "))
 	cmd.Flags().BoolVar(&deleted, "deleted", false, fmt.Sprintf("wait until the %s is gone (the service answers 404)", k.name))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
-	return cmd
+	return checkView(a, cmd, v)
 }
 
 // waitFor waits after a create or an action when --wait is given, with progress on a terminal, and

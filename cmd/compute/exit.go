@@ -41,6 +41,9 @@ const (
 	// (a failure status, --timeout, an interruption, an error): the resource exists and is billed.
 	// -o id and -o name printed it already; other formats print it as the create returned it.
 	exitCreatedWaitFailed = 10
+	// exitAmbiguous is a name given where an ID goes that several resources share: the message
+	// lists their IDs.
+	exitAmbiguous = 11
 	// exitInterrupted is a run stopped by SIGINT or SIGTERM.
 	exitInterrupted = 130
 )
@@ -61,11 +64,14 @@ func usagef(format string, args ...any) error {
 func exitCode(err error) int {
 	var u *usageError
 	var created *createdError
+	var ambiguous *ambiguousError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &created):
 		return exitCreatedWaitFailed
+	case errors.As(err, &ambiguous):
+		return exitAmbiguous
 	case errors.As(err, &u), errors.Is(err, compute.ErrInvalidRequest):
 		return exitUsage
 	case errors.Is(err, compute.ErrOutcomeUnknown):
@@ -105,6 +111,7 @@ var exitCodeTable = []struct {
 	{exitInvalid, "validation", "The service refused the request as invalid (400 or 422): an unknown image, a type not offered in the region, ..."},
 	{exitNotCreated, "not created", "A create's response was lost and nothing with its name showed afterwards: nothing was made, running it again is safe."},
 	{exitCreatedWaitFailed, "created not ready", "A create made the resource, but the --wait after it failed (a failure status, --timeout, an interruption). It exists and is billed: -o id and -o name printed it at once, other formats print it as the create returned it."},
+	{exitAmbiguous, "ambiguous name", "A name given where an ID goes is shared by several resources; the message lists their IDs. Nothing was changed."},
 	{exitInterrupted, "interrupted", "SIGINT or SIGTERM stopped the command (stopping a write already sent exits 7: it may have taken effect)."},
 }
 

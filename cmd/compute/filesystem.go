@@ -9,7 +9,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var filesystemKind = kind{name: "filesystem", one: "a filesystem", arg: "FILESYSTEM_ID"}
+var filesystemKind = kind{name: "filesystem", one: "a filesystem", arg: "FILESYSTEM_ID",
+	get: func(ctx context.Context, c *compute.Client, id string) error {
+		_, err := c.Filesystems.Get(ctx, id)
+		return err
+	},
+	find: refsOf(func(c *compute.Client) func(context.Context, string) ([]compute.Filesystem, error) {
+		return c.Filesystems.FindByName
+	},
+		func(v *compute.Filesystem) string { return v.ID }, func(v *compute.Filesystem) string { return v.Name })}
 
 var filesystemView = view[compute.Filesystem]{
 	headers: []string{"ID", "NAME", "STATUS", "SIZE GIB", "TYPE", "REGION", "MOUNT PATH"},
@@ -30,6 +38,10 @@ func (a *app) filesystemCmd() *cobra.Command {
 				return c.Filesystems.All(ctx, allPages)
 			}),
 		getCmd(a, filesystemKind, filesystemView, "  compute filesystem get fs-000001",
+			func(ctx context.Context, c *compute.Client, id string) (*compute.Filesystem, error) {
+				return c.Filesystems.Get(ctx, id)
+			}),
+		describeCmd(a, filesystemKind, "  compute filesystem describe fs-000001",
 			func(ctx context.Context, c *compute.Client, id string) (*compute.Filesystem, error) {
 				return c.Filesystems.Get(ctx, id)
 			}),

@@ -37,7 +37,7 @@ func filesystemCases(t *testing.T) []cmdCase {
 		{name: "filesystem_delete", setup: filesystemCreated, args: []string{"filesystem", "delete", "fs-000001"},
 			reqs: []string{"DELETE /compute/v1/filesystems/fs-000001"}},
 		{name: "filesystem_delete_wait", setup: filesystemCreated, args: []string{"filesystem", "delete", "fs-000001", "--wait"},
-			reqs: []string{"DELETE /compute/v1/filesystems/fs-000001", get}},
+			reqs: []string{"GET /compute/v1/filesystems/fs-000001", "DELETE /compute/v1/filesystems/fs-000001", get}},
 		{name: "filesystem_wait", setup: filesystemCreated, args: []string{"filesystem", "wait", "fs-000001"},
 			reqs: []string{get}, out: new(compute.Filesystem)},
 	}

@@ -9,7 +9,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var floatingIPKind = kind{name: "floating IP", one: "a floating IP", arg: "FLOATING_IP_ID"}
+var floatingIPKind = kind{name: "floating IP", one: "a floating IP", arg: "FLOATING_IP_ID",
+	get: func(ctx context.Context, c *compute.Client, id string) error {
+		_, err := c.FloatingIPs.Get(ctx, id)
+		return err
+	},
+	find: refsOf(func(c *compute.Client) func(context.Context, string) ([]compute.FloatingIP, error) {
+		return c.FloatingIPs.FindByName
+	},
+		func(v *compute.FloatingIP) string { return v.ID }, func(v *compute.FloatingIP) string { return v.Name })}
 
 var floatingIPView = view[compute.FloatingIP]{
 	headers: []string{"ID", "NAME", "STATUS", "ADDRESS", "VERSION", "REGION", "INSTANCE"},
@@ -34,6 +42,10 @@ func (a *app) floatingIPCmd() *cobra.Command {
 				return c.FloatingIPs.All(ctx, allPages)
 			}),
 		getCmd(a, floatingIPKind, floatingIPView, "  compute floating-ip get fip-000001",
+			func(ctx context.Context, c *compute.Client, id string) (*compute.FloatingIP, error) {
+				return c.FloatingIPs.Get(ctx, id)
+			}),
+		describeCmd(a, floatingIPKind, "  compute floating-ip describe fip-000001",
 			func(ctx context.Context, c *compute.Client, id string) (*compute.FloatingIP, error) {
 				return c.FloatingIPs.Get(ctx, id)
 			}),

@@ -39,7 +39,7 @@ func floatingIPCases(t *testing.T) []cmdCase {
 		{name: "floating_ip_delete", setup: floatingIPCreated, args: []string{"floating-ip", "delete", "fip-000001"},
 			reqs: []string{"DELETE /compute/v1/floating-ips/fip-000001"}},
 		{name: "floating_ip_delete_wait", setup: floatingIPCreated, args: []string{"floating-ip", "delete", "fip-000001", "--wait"},
-			reqs: []string{"DELETE /compute/v1/floating-ips/fip-000001", get}},
+			reqs: []string{"GET /compute/v1/floating-ips/fip-000001", "DELETE /compute/v1/floating-ips/fip-000001", get}},
 		{name: "floating_ip_wait", setup: floatingIPCreated, args: []string{"floating-ip", "wait", "fip-000001", "--status", "created"},
 			reqs: []string{get}, out: new(compute.FloatingIP)},
 	}

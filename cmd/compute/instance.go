@@ -12,7 +12,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var instanceKind = kind{name: "instance", one: "an instance", arg: "INSTANCE_ID"}
+var instanceKind = kind{name: "instance", one: "an instance", arg: "INSTANCE_ID",
+	get: func(ctx context.Context, c *compute.Client, id string) error {
+		_, err := c.Instances.Get(ctx, id)
+		return err
+	},
+	find: refsOf(func(c *compute.Client) func(context.Context, string) ([]compute.Instance, error) {
+		return c.Instances.FindByName
+	},
+		func(v *compute.Instance) string { return v.ID }, func(v *compute.Instance) string { return v.Name })}
 
 var instanceView = view[compute.Instance]{
 	headers: []string{"ID", "NAME", "STATUS", "TYPE", "REGION", "IMAGE", "PUBLIC IP", "PROTECTED"},
@@ -40,6 +48,10 @@ func (a *app) instanceCmd() *cobra.Command {
 				return c.Instances.All(ctx, allPages)
 			}),
 		getCmd(a, instanceKind, instanceView, "  compute instance get ins-000001 -o json",
+			func(ctx context.Context, c *compute.Client, id string) (*compute.Instance, error) {
+				return c.Instances.Get(ctx, id)
+			}),
+		describeCmd(a, instanceKind, "  compute instance describe ins-000001",
 			func(ctx context.Context, c *compute.Client, id string) (*compute.Instance, error) {
 				return c.Instances.Get(ctx, id)
 			}),
@@ -239,8 +251,12 @@ func (a *app) instanceActionCmd(action compute.InstanceAction, target compute.In
 		Example: "  compute instance " + string(action) + " ins-000001 --wait",
 		Args:    exactArgs(instanceKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			id := args[0]
-			if err := c.Instances.PerformAction(ctx, id, action); err != nil {
+			var id string
+			err := withID(ctx, c, instanceKind, args[0], func(arg string) error {
+				id = arg
+				return c.Instances.PerformAction(ctx, id, action)
+			})
+			if err != nil {
 				return err
 			}
 			if !wait {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -24,6 +27,8 @@ type lines[T any] struct {
 	pending [][]string
 	widths  []int
 	sized   bool
+	// cols are the indexes of the view's columns that -o columns= shows, in its order.
+	cols []int
 }
 
 func newLines[T any](a *app, v view[T]) *lines[T] {
@@ -48,10 +53,25 @@ func (l *lines[T]) add(item *T) error {
 		}
 		_, err = a.stdout.Write(append(a.safeJSON(b), '\n'))
 		return err
+	case "format":
+		var b strings.Builder
+		if err := a.template.Execute(&b, a.sanitized(reflect.ValueOf(item)).Interface()); err != nil {
+			return fmt.Errorf("-o format: %w", err)
+		}
+		_, err := io.WriteString(a.stdout, b.String()+"\n")
+		return err
 	}
-	row := l.v.row(item)
-	for j, c := range row {
-		row[j] = cmpOrDash(a.safe(c))
+	if l.cols == nil {
+		cols, err := a.selectColumns(l.v.headers)
+		if err != nil {
+			return errors.New(err.Error()) // past the checks: something was sent
+		}
+		l.cols = cols
+	}
+	full := l.v.row(item)
+	row := make([]string, len(l.cols))
+	for j, i := range l.cols {
+		row[j] = cmpOrDash(a.safe(full[i]))
 	}
 	if l.sized {
 		return l.write(row)
@@ -66,11 +86,21 @@ func (l *lines[T]) add(item *T) error {
 // flush sizes the table's columns from the rows read so far and writes them, with the header.
 // Later rows keep these widths; a wider cell pushes the rest of its line to the right.
 func (l *lines[T]) flush() error {
-	if l.sized || l.a.output == "id" || l.a.output == "name" || l.a.output == "jsonl" {
+	if l.sized || l.a.output != "table" {
 		return nil
 	}
 	l.sized = true
-	header := l.v.headers
+	if l.cols == nil {
+		cols, err := l.a.selectColumns(l.v.headers)
+		if err != nil {
+			return errors.New(err.Error())
+		}
+		l.cols = cols
+	}
+	header := make([]string, len(l.cols))
+	for j, i := range l.cols {
+		header[j] = l.v.headers[i]
+	}
 	l.widths = make([]int, len(header))
 	for _, row := range append([][]string{header}, l.pending...) {
 		for j, c := range row {
@@ -79,7 +109,10 @@ func (l *lines[T]) flush() error {
 			}
 		}
 	}
-	rows := append([][]string{header}, l.pending...)
+	rows := l.pending
+	if !l.a.noHeader {
+		rows = append([][]string{header}, rows...)
+	}
 	l.pending = nil
 	for _, row := range rows {
 		if err := l.write(row); err != nil {

@@ -17,8 +17,6 @@ import (
 // outputFormats are the values of -o: a table for people, the rest for programs.
 var outputFormats = []string{"table", "json", "yaml", "jsonl", "name", "id"}
 
-func validFormat(f string) bool { return slices.Contains(outputFormats, f) }
-
 // view says how one kind of result is printed: its table columns, and the ID and name that -o id
 // and -o name print. A kind without a name prints its ID for both, and the reverse.
 type view[T any] struct {

@@ -97,7 +97,12 @@ func TestReadmeOperationsTableNamesACommandForEveryOperation(t *testing.T) {
 	}
 	for _, c := range allCommands(root) {
 		if isServiceCommand(c) {
-			assert.True(t, named[c.CommandPath()], "%s is named by no row of the README's operations table", c.CommandPath())
+			path := c.CommandPath()
+			if c.Name() == "describe" {
+				// describe sends what get sends; it prints for a person.
+				path = strings.TrimSuffix(path, "describe") + "get"
+			}
+			assert.True(t, named[path], "%s is named by no row of the README's operations table", c.CommandPath())
 		}
 	}
 }

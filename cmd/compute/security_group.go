@@ -11,7 +11,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var securityGroupKind = kind{name: "security group", one: "a security group", arg: "SECURITY_GROUP_ID"}
+var securityGroupKind = kind{name: "security group", one: "a security group", arg: "SECURITY_GROUP_ID",
+	get: func(ctx context.Context, c *compute.Client, id string) error {
+		_, err := c.SecurityGroups.Get(ctx, id)
+		return err
+	},
+	find: refsOf(func(c *compute.Client) func(context.Context, string) ([]compute.SecurityGroup, error) {
+		return c.SecurityGroups.FindByName
+	},
+		func(v *compute.SecurityGroup) string { return v.ID }, func(v *compute.SecurityGroup) string { return v.Name })}
 
 var securityGroupView = view[compute.SecurityGroup]{
 	headers: []string{"ID", "NAME", "STATUS", "REGION", "RULES"},
@@ -39,6 +47,10 @@ func (a *app) securityGroupCmd() *cobra.Command {
 				return c.SecurityGroups.All(ctx, allPages)
 			}),
 		getCmd(a, securityGroupKind, securityGroupView, "  compute security-group get sg-000001",
+			func(ctx context.Context, c *compute.Client, id string) (*compute.SecurityGroup, error) {
+				return c.SecurityGroups.Get(ctx, id)
+			}),
+		describeCmd(a, securityGroupKind, "  compute security-group describe sg-000001",
 			func(ctx context.Context, c *compute.Client, id string) (*compute.SecurityGroup, error) {
 				return c.SecurityGroups.Get(ctx, id)
 			}),

@@ -55,7 +55,7 @@ func securityGroupCases(t *testing.T) []cmdCase {
 		{name: "security_group_delete", setup: groupCreated, args: []string{"security-group", "delete", "sg-000001"},
 			reqs: []string{"DELETE /compute/v1/security-groups/sg-000001"}},
 		{name: "security_group_delete_wait", setup: groupCreated, args: []string{"security-group", "delete", "sg-000001", "--wait"},
-			reqs: []string{"DELETE /compute/v1/security-groups/sg-000001", get}},
+			reqs: []string{"GET /compute/v1/security-groups/sg-000001", "DELETE /compute/v1/security-groups/sg-000001", get}},
 		{name: "security_group_wait", setup: groupCreated, args: []string{"security-group", "wait", "sg-000001"},
 			reqs: []string{get}, out: new(compute.SecurityGroup)},
 	}

@@ -10,7 +10,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var snapshotKind = kind{name: "snapshot", one: "a snapshot", arg: "SNAPSHOT_ID"}
+var snapshotKind = kind{name: "snapshot", one: "a snapshot", arg: "SNAPSHOT_ID",
+	get: func(ctx context.Context, c *compute.Client, id string) error {
+		_, err := c.Snapshots.Get(ctx, id)
+		return err
+	},
+	find: refsOf(func(c *compute.Client) func(context.Context, string) ([]compute.Snapshot, error) {
+		return c.Snapshots.FindByName
+	},
+		func(v *compute.Snapshot) string { return v.ID }, func(v *compute.Snapshot) string { return v.Name })}
 
 var snapshotView = view[compute.Snapshot]{
 	headers: []string{"ID", "NAME", "STATUS", "SIZE GIB", "REGION", "SOURCE"},
@@ -29,6 +37,10 @@ func (a *app) snapshotCmd() *cobra.Command {
 	cmd.AddCommand(
 		a.snapshotListCmd(),
 		getCmd(a, snapshotKind, snapshotView, "  compute snapshot get snap-000001",
+			func(ctx context.Context, c *compute.Client, id string) (*compute.Snapshot, error) {
+				return c.Snapshots.Get(ctx, id)
+			}),
+		describeCmd(a, snapshotKind, "  compute snapshot describe snap-000001",
 			func(ctx context.Context, c *compute.Client, id string) (*compute.Snapshot, error) {
 				return c.Snapshots.Get(ctx, id)
 			}),

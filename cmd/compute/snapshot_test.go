@@ -30,7 +30,7 @@ func snapshotCases(t *testing.T) []cmdCase {
 		{name: "snapshot_delete", setup: snapshotCreated, args: []string{"snapshot", "delete", "snap-000001"},
 			reqs: []string{"DELETE /compute/v1/snapshots/snap-000001"}},
 		{name: "snapshot_delete_wait", setup: snapshotCreated, args: []string{"snapshot", "delete", "snap-000001", "--wait"},
-			reqs: []string{"DELETE /compute/v1/snapshots/snap-000001", get}},
+			reqs: []string{"GET /compute/v1/snapshots/snap-000001", "DELETE /compute/v1/snapshots/snap-000001", get}},
 		{name: "snapshot_clone", setup: snapshotCreated, args: []string{"snapshot", "clone", "snap-000001", "--name", "web-1-muc",
 			"--region", compute.RegionEUCDEMUC1},
 			reqs: []string{list, "POST /compute/v1/snapshots/snap-000001/clone"},

@@ -9,7 +9,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var sshKeyKind = kind{name: "SSH key", one: "an SSH key", arg: "SSH_KEY_ID"}
+var sshKeyKind = kind{name: "SSH key", one: "an SSH key", arg: "SSH_KEY_ID",
+	get: func(ctx context.Context, c *compute.Client, id string) error {
+		_, err := c.SSHKeys.Get(ctx, id)
+		return err
+	},
+	find: refsOf(func(c *compute.Client) func(context.Context, string) ([]compute.SSHKey, error) {
+		return c.SSHKeys.FindByName
+	},
+		func(v *compute.SSHKey) string { return v.ID }, func(v *compute.SSHKey) string { return v.Name })}
 
 var sshKeyView = view[compute.SSHKey]{
 	headers: []string{"ID", "NAME", "TYPE", "FINGERPRINT"},
@@ -26,6 +34,10 @@ func (a *app) sshKeyCmd() *cobra.Command {
 				return c.SSHKeys.All(ctx, allPages)
 			}),
 		getCmd(a, sshKeyKind, sshKeyView, "  compute ssh-key get key-ci -o json",
+			func(ctx context.Context, c *compute.Client, id string) (*compute.SSHKey, error) {
+				return c.SSHKeys.Get(ctx, id)
+			}),
+		describeCmd(a, sshKeyKind, "  compute ssh-key describe key-ci",
 			func(ctx context.Context, c *compute.Client, id string) (*compute.SSHKey, error) {
 				return c.SSHKeys.Get(ctx, id)
 			}),

@@ -33,7 +33,7 @@ func sshKeyCases(t *testing.T) []cmdCase {
 		{name: "ssh_key_delete", setup: sshKeyCreated, args: []string{"ssh-key", "delete", "key-000001"},
 			reqs: []string{"DELETE /compute/v1/ssh-keys/key-000001"}},
 		{name: "ssh_key_delete_wait", setup: sshKeyCreated, args: []string{"ssh-key", "delete", "key-000001", "--wait"},
-			reqs: []string{"DELETE /compute/v1/ssh-keys/key-000001", get}},
+			reqs: []string{"GET /compute/v1/ssh-keys/key-000001", "DELETE /compute/v1/ssh-keys/key-000001", get}},
 	}
 }
 

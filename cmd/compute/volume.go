@@ -9,7 +9,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var volumeKind = kind{name: "volume", one: "a volume", arg: "VOLUME_ID"}
+var volumeKind = kind{name: "volume", one: "a volume", arg: "VOLUME_ID",
+	get: func(ctx context.Context, c *compute.Client, id string) error {
+		_, err := c.Volumes.Get(ctx, id)
+		return err
+	},
+	find: refsOf(func(c *compute.Client) func(context.Context, string) ([]compute.Volume, error) {
+		return c.Volumes.FindByName
+	},
+		func(v *compute.Volume) string { return v.ID }, func(v *compute.Volume) string { return v.Name })}
 
 var volumeView = view[compute.Volume]{
 	headers: []string{"ID", "NAME", "STATUS", "SIZE GIB", "TYPE", "REGION", "INSTANCES"},
@@ -30,6 +38,10 @@ func (a *app) volumeCmd() *cobra.Command {
 				return c.Volumes.All(ctx, allPages)
 			}),
 		getCmd(a, volumeKind, volumeView, "  compute volume get vol-000001",
+			func(ctx context.Context, c *compute.Client, id string) (*compute.Volume, error) {
+				return c.Volumes.Get(ctx, id)
+			}),
+		describeCmd(a, volumeKind, "  compute volume describe vol-000001",
 			func(ctx context.Context, c *compute.Client, id string) (*compute.Volume, error) {
 				return c.Volumes.Get(ctx, id)
 			}),

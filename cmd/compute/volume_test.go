@@ -37,7 +37,7 @@ func volumeCases(t *testing.T) []cmdCase {
 		{name: "volume_delete", setup: volumeCreated, args: []string{"volume", "delete", "vol-000001"},
 			reqs: []string{"DELETE /compute/v1/volumes/vol-000001"}},
 		{name: "volume_delete_wait", setup: volumeCreated, args: []string{"volume", "delete", "vol-000001", "--wait"},
-			reqs: []string{"DELETE /compute/v1/volumes/vol-000001", get}},
+			reqs: []string{"GET /compute/v1/volumes/vol-000001", "DELETE /compute/v1/volumes/vol-000001", get}},
 		{name: "volume_wait", setup: volumeCreated, args: []string{"volume", "wait", "vol-000001"},
 			reqs: []string{get}, out: new(compute.Volume)},
 	}

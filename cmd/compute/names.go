@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	compute "github.com/compute-sdk/compute-go"
+)
+
+// findRefs returns the ID and name of every resource of a kind with the given name.
+type findRefs func(ctx context.Context, c *compute.Client, name string) ([]compute.Ref, error)
+
+// refsOf makes a kind's FindByName a findRefs.
+func refsOf[T any](find func(*compute.Client) func(context.Context, string) ([]T, error), id, name func(*T) string) findRefs {
+	return func(ctx context.Context, c *compute.Client, n string) ([]compute.Ref, error) {
+		items, err := find(c)(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		refs := make([]compute.Ref, len(items))
+		for i := range items {
+			refs[i] = compute.Ref{ID: id(&items[i]), Name: name(&items[i])}
+		}
+		return refs, nil
+	}
+}
+
+// withID runs fn on the resource that arg names: first as an ID; when no resource has that ID (a
+// 404, or an ID the SDK refuses before sending), as a name, through the kind's FindByName. A name
+// that several resources share is an *ambiguousError, listing them; one that none has is a not
+// found error (exit code 3).
+func withID(ctx context.Context, c *compute.Client, k kind, arg string, fn func(id string) error) error {
+	err := fn(arg)
+	if err == nil || k.find == nil || !(errors.Is(err, compute.ErrNotFound) || errors.Is(err, compute.ErrInvalidRequest)) {
+		return err
+	}
+	refs, ferr := k.find(ctx, c, arg)
+	switch {
+	case ferr != nil && errors.Is(ferr, compute.ErrInvalidRequest):
+		// Neither an ID nor a name the service could hold.
+		return err
+	case ferr != nil:
+		return ferr
+	case len(refs) == 1:
+		return fn(refs[0].ID)
+	case len(refs) > 1:
+		return &ambiguousError{k: k, name: arg, matches: refs}
+	case errors.Is(err, compute.ErrNotFound):
+		return &noSuchError{k: k, arg: arg, err: err}
+	}
+	return &noSuchError{k: k, arg: arg}
+}
+
+// ambiguousError is a name that several resources share, where the command needs one.
+type ambiguousError struct {
+	k       kind
+	name    string
+	matches []compute.Ref
+}
+
+func (e *ambiguousError) Error() string {
+	ids := make([]string, len(e.matches))
+	for i, m := range e.matches {
+		ids[i] = m.ID
+	}
+	return fmt.Sprintf("%d %ss have the name %q: %s; give the ID of the one you mean", len(e.matches), e.k.name, e.name, strings.Join(ids, ", "))
+}
+
+// noSuchError is an argument that is neither the ID nor the name of any resource of the kind.
+type noSuchError struct {
+	k   kind
+	arg string
+	err error // the 404 of arg taken as an ID; nil when the SDK refused it as an ID
+}
+
+func (e *noSuchError) Error() string {
+	msg := fmt.Sprintf("no %s has the ID or the name %q", e.k.name, e.arg)
+	if e.err != nil {
+		msg += ": " + e.err.Error()
+	}
+	return msg
+}
+
+func (e *noSuchError) Unwrap() error { return e.err }
+
+// Is makes a noSuchError a not found error, as a 404 is.
+func (e *noSuchError) Is(target error) bool { return target == compute.ErrNotFound }
+
+// resolveID returns the ID of the resource arg names, before a command for which a 404 is no
+// failure: arg when a resource has that ID (or none has it as a name either), else the ID of the
+// one resource named arg.
+func resolveID(ctx context.Context, c *compute.Client, k kind, arg string) (string, error) {
+	if k.get == nil || k.find == nil {
+		return arg, nil
+	}
+	var id string
+	err := withID(ctx, c, k, arg, func(candidate string) error {
+		id = candidate
+		return k.get(ctx, c, candidate)
+	})
+	var none *noSuchError
+	if errors.As(err, &none) && none.err != nil {
+		return arg, nil // no such ID nor name: the command meets the 404 itself
+	}
+	return id, err
+}

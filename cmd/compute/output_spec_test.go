@@ -1,0 +1,55 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hcloud's spellings: -o columns=, -o noheader (alone or with columns=) and -o format= over the
+// SDK's type, for a list and for one resource.
+func TestOutputColumnsNoHeaderFormat(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	mkInstance(t, h.sdk())
+	mkGroup(t, h.sdk())
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"instance_list_columns.txt", []string{"instance", "list", "-o", "columns=id,name,status,public_ip"}},
+		{"instance_list_noheader.txt", []string{"instance", "list", "-o", "noheader"}},
+		{"volume_list_noheader_columns.txt", []string{"volume", "list", "-o", "noheader", "-o", "columns=name,size_gib"}},
+		{"instance_list_format.txt", []string{"instance", "list", "-o", "format={{.ID}} {{.Name}} {{.Image.Name}} {{len .SSHKeys}}"}},
+		{"security_group_get_format.txt", []string{"security-group", "get", "ssh", "-o", "format={{.Name}}: {{range .Rules}}{{.Protocol}}/{{.PortRangeMin}} {{end}}"}},
+	} {
+		r := h.run(tc.args...)
+		require.Equal(t, exitOK, r.code, "%v: %s", tc.args, r.stderr)
+		golden(t, tc.golden, r.stdout)
+	}
+}
+
+// A column or a template field the kind does not have, or two formats at once, is refused before
+// any request, naming what there is.
+func TestOutputSpecRefused(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"instance", "list", "-o", "columns=id,colour"}, `no column "colour" here: want some of id,name,status,type,region,image,public_ip,protected`},
+		{[]string{"instance", "get", "ins-1", "-o", "format={{.Colour}}"}, "can't evaluate field Colour"},
+		{[]string{"instance", "list", "-o", "format={{.ID"}, "invalid --output format"},
+		{[]string{"instance", "list", "-o", "json", "-o", "id"}, "-o json and -o id cannot be used together"},
+		{[]string{"instance", "list", "-o", "json", "-o", "noheader"}, "shape a table, not -o json"},
+		{[]string{"instance", "list", "-o", "columns="}, "name the columns"},
+		{[]string{"instance", "list", "-o", "xml"}, `invalid --output "xml"`},
+	} {
+		r := h.run(tc.args...)
+		assert.Equal(t, exitUsage, r.code, "%v", tc.args)
+		assert.Contains(t, r.stderr, tc.stderr, "%v", tc.args)
+	}
+	assert.Empty(t, h.srv.Requests(), "nothing was sent")
+}
