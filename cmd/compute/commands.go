@@ -28,15 +28,21 @@ type kind struct {
 
 // listCmd returns "<kind> list": every item, every page.
 func listCmd[T any](a *app, k kind, v view[T], example string, all func(context.Context, *compute.Client) iter.Seq2[T, error]) *cobra.Command {
-	return checkView(a, &cobra.Command{
+	var filters listFilters
+	cmd := checkView(a, &cobra.Command{
 		Use:     "list",
 		Short:   fmt.Sprintf("List every %s (all pages)", k.name),
 		Example: example,
 		Args:    cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
-			return printList(a, v, all(ctx, c))
+			if err := filters.check(v.headers); err != nil {
+				return err
+			}
+			return printList(a, v, applyFilters(a, &filters, v, all(ctx, c)))
 		}),
 	}, v)
+	filters.addFlags(cmd, v.headers)
+	return cmd
 }
 
 // listed is a list that comes whole (not in pages), or its error, as the sequence listCmd reads.

@@ -200,7 +200,7 @@ func TestHostileEndlessList(t *testing.T) {
 			r := h.run("instance", "list", "-o", format)
 			assert.Equal(t, exitOther, r.code)
 			assert.Empty(t, r.stdout)
-			assert.Contains(t, r.stderr, "the list holds more than 1000 items, more than -o "+format+" prints at once; -o jsonl")
+			assert.Contains(t, r.stderr, "the list holds more than 1000 items, more than -o "+format+" holds at once; -o jsonl")
 		})
 	}
 }

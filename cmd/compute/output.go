@@ -49,6 +49,11 @@ func printItems[T any](a *app, v view[T], items []T) error {
 // as they read (table, jsonl, name, id) have no bound.
 const maxWholeList = 100_000
 
+// errTooLong is a list longer than what reads it whole (-o json, --sort) holds.
+func errTooLong(bound int, what string) error {
+	return fmt.Errorf("the list holds more than %d items, more than %s holds at once; -o jsonl, -o id or -o name print any number as they read them", bound, what)
+}
+
 // printList prints a list as it reads it where the format allows: one name, ID or JSON object a
 // line as each item comes, and a table whose columns are sized from its first page. JSON and YAML
 // are one document, printed once the list is read whole (up to maxWholeList items), so that a
@@ -62,7 +67,7 @@ func printList[T any](a *app, v view[T], seq iter.Seq2[T, error]) error {
 				return err
 			}
 			if len(items) == bound {
-				return fmt.Errorf("the list holds more than %d items, more than -o %s prints at once; -o jsonl, -o id or -o name print any number as they read them", bound, a.output)
+				return errTooLong(bound, "-o "+a.output)
 			}
 			items = append(items, item)
 		}
