@@ -57,18 +57,17 @@ type report struct {
 	Phases        [3]int64 `json:"phases"`         // Unix nanoseconds when creates, waits and teardown each ended
 }
 
-// lookupKey marks the context of a CreateOnce call, so that its list requests are counted apart
-// from the shared waits' walks (which run on a context of their own).
-type lookupKey struct{}
-
-// counting is a transport that counts the list requests of CreateOnce's lookups.
+// counting is a transport that counts the list requests a worker sends while it creates: its
+// CreateOnce lookups, since no wait runs before every create has returned (the waits' walks come
+// after). It tells them by time, not by context, so that it holds however the SDK runs a lookup.
 type counting struct {
-	base    http.RoundTripper
-	lookups atomic.Int64
+	base     http.RoundTripper
+	creating atomic.Bool
+	lookups  atomic.Int64
 }
 
 func (t *counting) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/instances") && r.Context().Value(lookupKey{}) != nil {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/instances") && t.creating.Load() {
 		t.lookups.Add(1)
 	}
 	return t.base.RoundTrip(r)
@@ -128,7 +127,8 @@ func worker(stdout, stderr io.Writer) int {
 		logf("%v", err)
 		return 2
 	}
-	rep := j.do(c)
+	tr.creating.Store(true)
+	rep := j.do(c, func() { tr.creating.Store(false) })
 	rep.LookupPages = tr.lookups.Load()
 	b, err := json.Marshal(rep)
 	if err != nil {
@@ -139,9 +139,9 @@ func worker(stdout, stderr io.Writer) int {
 	return 0
 }
 
-// do brings the job's instances up, waits for them and tears them down, each call bounded by the
-// job's deadline.
-func (j job) do(c *compute.Client) report {
+// do brings the job's instances up, calling createsReturned once every create has returned, waits for
+// them and tears them down, each call bounded by the job's deadline.
+func (j job) do(c *compute.Client, createsReturned func()) report {
 	var rep report
 	var mu sync.Mutex
 	fail := func(err error) {
@@ -164,7 +164,7 @@ func (j job) do(c *compute.Client) report {
 		for i, name := range j.Names {
 			wg.Go(func() {
 				run(i, func() error {
-					inst, err := c.Instances.CreateOnce(context.WithValue(ctx, lookupKey{}, true), &compute.InstanceCreateRequest{
+					inst, err := c.Instances.CreateOnce(ctx, &compute.InstanceCreateRequest{
 						Name: name, Hostname: fmt.Sprintf("h%d", i), Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1",
 						Image: "debian-12", SSHKeys: []string{"key-ci"}})
 					if err == nil {
@@ -177,6 +177,7 @@ func (j job) do(c *compute.Client) report {
 		wg.Wait()
 	})
 	rep.Phases[0] = time.Now().UnixNano()
+	createsReturned()
 	rep.Stuck += stuck
 	var created []string
 	for i, err := range errs {
