@@ -174,13 +174,14 @@ func newFinder[T any](c *Client, kind string, list func(context.Context, *ListOp
 }
 
 // find returns the resources named name (at most two) as the shared walk it joins saw them. The
-// walk runs on a goroutine of its own with a context that keeps the values of its first caller's
-// (an Observer sees them) and ends when every caller has left.
+// walk runs on a goroutine of its own with a context of its own (no caller's values, which a
+// caller that left could still be reading, as CaptureResponse's), which ends when every caller has
+// left.
 func (f *finder[T]) find(ctx context.Context, name string) ([]T, bool, error) {
 	f.mu.Lock()
 	w := f.open
 	if w == nil {
-		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		wctx, cancel := context.WithCancel(context.Background())
 		w = &lookupWalk[T]{ctx: wctx, cancel: cancel, names: map[string]bool{}, done: make(chan struct{})}
 		f.open = w
 		if !f.busy {

@@ -206,3 +206,31 @@ func TestCreateOnceNeverCreatesWhenUnsure(t *testing.T) {
 		})
 	})
 }
+
+// TestAPanicInASharedLookupReachesItsCallers: an Observer that panics on the lookup's pages panics
+// in the CreateOnce calls that share the walk, on their goroutines, where their callers recover it;
+// nothing panics on a goroutine of the client's, and nothing is created.
+func TestAPanicInASharedLookupReachesItsCallers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{}
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit(),
+			WithObserver(Observer{Page: func(context.Context, PageRead) { panic("observer bug") }}))
+		var wg sync.WaitGroup
+		var recovered atomic.Int32
+		for i := range 3 {
+			wg.Go(func() {
+				defer func() {
+					if r := recover(); r == "observer bug" {
+						recovered.Add(1)
+					}
+				}()
+				req := validCreate()
+				req.Name = fmt.Sprint("web-", i)
+				_, _ = c.Instances.CreateOnce(context.Background(), req)
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, int32(3), recovered.Load())
+		assert.Zero(t, s.posts)
+	})
+}
