@@ -79,6 +79,8 @@ type attemptTransport struct {
 	timeout time.Duration
 	logger  *slog.Logger
 	dump    *dumper // nil unless WithDebugDump
+	// request is the observers' Request hook, nil when none has one.
+	request func(context.Context, http.Header)
 }
 
 // String keeps the transport's %v short.
@@ -111,6 +113,12 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &tr.ClientTrace), t.timeout)
 	defer cancel()
 	out := req.Clone(ctx)
+	if t.request != nil {
+		// Before the credential, which the hook neither sees nor replaces.
+		t.request(parent, out.Header)
+		out.Header.Del("Authorization")
+		out.Header.Del("X-Auth-Token")
+	}
 	if req.URL.Scheme == t.scheme && req.URL.Host == t.host {
 		// The credential goes on this attempt's copy only, so http.Client never copies it onto a
 		// redirect. The origin is compared as spelled: "HOST" or ":443" goes without it, and fails.

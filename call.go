@@ -56,7 +56,8 @@ func (c *Client) do(ctx context.Context, r request, read func(data []byte) error
 		return err
 	}
 	resp := Response{Operation: r.op.name, Method: r.op.method, Path: r.op.path, StatusCode: st.status,
-		RequestID: c.transport.cred.outside(st.requestID), Attempts: st.n, Duration: time.Since(start), LimiterWait: st.limiterWait}
+		RequestID: c.transport.cred.outside(st.requestID), Attempts: st.n, Duration: time.Since(start), LimiterWait: st.limiterWait,
+		Gone: provesGone(ctx, err)}
 	if captured != nil {
 		*captured = resp
 	}

@@ -144,6 +144,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 	}
 	hc.Transport = at
 	observer := joinObservers(cfg.observers)
+	at.request = observer.Request
 	r := &retrier{policy: cfg.retry, limiter: at.limiter, logger: cfg.logger, observer: observer, cred: &at.cred, host: base.Host}
 	ua := "compute-go/" + Version
 	if cfg.userAgent != "" {

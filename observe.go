@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 )
 
@@ -16,6 +17,9 @@ type Response struct {
 	Attempts     int           // requests sent, retries included
 	Duration     time.Duration // the whole call, retries and waits included
 	LimiterWait  time.Duration // time all attempts waited for the rate limiter
+	// Gone says the call failed with the not-found that proves a deleted resource gone, which its
+	// caller expected (a wait for deletion's read, DeleteAndWait's delete): an answer, not a failure.
+	Gone bool
 }
 
 type responseKey struct{}
@@ -50,6 +54,9 @@ type Attempt struct {
 	// Reason says why it is retried ("rate limited", "server error", "network error", "timeout",
 	// "not sent"); it is empty when it is not.
 	Reason string
+	// Gone says the response is a 404 to a call that expects one as the proof that a deleted
+	// resource is gone (a wait for deletion's read, DeleteAndWait's delete): an answer, not a failure.
+	Gone bool
 }
 
 // Poll describes one poll of a wait (WaitForStatus, WaitForDeletion, DeleteAndWait's wait).
@@ -59,6 +66,8 @@ type Poll struct {
 	Status       string // the status seen; "" when the poll failed
 	Shared       bool   // whether the status came from a list walk shared by several waits
 	Err          error  // the poll's failure
+	// Gone says Err is the not-found that proves the resource gone: a wait for deletion's success.
+	Gone bool
 }
 
 // PageRead describes one page a list read: a List call, or a page of a walk (an All method, a
@@ -90,6 +99,10 @@ type Observer struct {
 	Poll func(ctx context.Context, p Poll)
 	// Page is called after each page a list reads: a List call, or a page of a walk.
 	Page func(ctx context.Context, p PageRead)
+	// Request is called as each attempt is sent, with its request's header, to which it may add
+	// headers of its own (a trace context); it must not keep the header. The credential is set
+	// after it: the hook neither sees nor replaces it.
+	Request func(ctx context.Context, header http.Header)
 }
 
 // WithObserver adds o to the client's observers; each is told, in the order given.
@@ -131,8 +144,30 @@ func joinObservers(obs []Observer) Observer {
 		o.Attempt = chain(o.Attempt, x.Attempt)
 		o.Poll = chain(o.Poll, x.Poll)
 		o.Page = chain(o.Page, x.Page)
+		o.Request = chain(o.Request, x.Request)
 	}
 	return o
+}
+
+// goneKey marks the context of calls made to learn whether a deleted resource is gone.
+type goneKey struct{}
+
+// expectGone returns ctx for calls whose error, when gone says so, proves a deleted resource gone:
+// their observers are told it is the expected answer (the Gone fields), not a failure.
+func expectGone(ctx context.Context, gone func(error) bool) context.Context {
+	return context.WithValue(ctx, goneKey{}, gone)
+}
+
+// provesGone reports whether err is what the calls of ctx expect as the proof that a resource is gone.
+func provesGone(ctx context.Context, err error) bool {
+	gone, _ := ctx.Value(goneKey{}).(func(error) bool)
+	return err != nil && gone != nil && gone(err)
+}
+
+// expectsGone reports whether the calls of ctx expect a not-found as the proof that a resource is gone.
+func expectsGone(ctx context.Context) bool {
+	gone, _ := ctx.Value(goneKey{}).(func(error) bool)
+	return gone != nil
 }
 
 // chain calls a, then b; either may be nil.

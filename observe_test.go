@@ -279,3 +279,81 @@ func TestObserverSeesNoTokenInARequestIDOrAStatus(t *testing.T) {
 		}
 	})
 }
+
+// TestObserverRequestAddsHeadersToEachAttempt: the Request hook adds headers to every attempt's
+// request, retries included; it never sees the credential and cannot replace it.
+func TestObserverRequestAddsHeadersToEachAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var seen []http.Header
+		var mu sync.Mutex
+		obs := Observer{Request: func(ctx context.Context, h http.Header) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, h.Clone())
+			h.Set("Traceparent", fmt.Sprintf("attempt-%d", len(seen)))
+			h.Set("Authorization", "Bearer not-the-token")
+			h.Set("X-Auth-Token", "not-the-token")
+		}}
+		c, rec := newTestClient(t, sequence(echoInstance(t), withStatus(503)), WithObserver(obs))
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.NoError(t, err)
+		got := rec.all()
+		require.Len(t, got, 2)
+		for i, r := range got {
+			assert.Equal(t, fmt.Sprintf("attempt-%d", i+1), r.Header.Get("Traceparent"))
+			assert.Equal(t, "Bearer "+testToken, r.Header.Get("Authorization"), "the credential is the client's")
+			assert.Empty(t, r.Header.Get("X-Auth-Token"), "no second credential")
+		}
+		require.Len(t, seen, 2)
+		for _, h := range seen {
+			assert.Empty(t, h.Get("Authorization"), "the hook never sees the credential")
+			assert.NotEmpty(t, h.Get("User-Agent"))
+		}
+	})
+}
+
+// TestObserverToldTheNotFoundThatProvesAResourceGone: the 404 that proves a deleted resource gone (a
+// wait for deletion's read, DeleteAndWait's delete of what is gone already) is marked Gone on its
+// attempt, its call's Response and its poll; any other 404 is not.
+func TestObserverToldTheNotFoundThatProvesAResourceGone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e events
+		deleting := func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, 200, map[string]any{"instance": map[string]any{"id": "i-1", "status": "deleting"}})
+		}
+		c, _ := newTestClient(t, sequence(instanceNotFound, withStatus(http.StatusNoContent), deleting), WithObserver(e.observer()))
+		require.NoError(t, c.Instances.DeleteAndWait(context.Background(), "i-1"))
+		require.Len(t, e.attempts, 3)
+		assert.Equal(t, []bool{false, false, true}, []bool{e.attempts[0].Gone, e.attempts[1].Gone, e.attempts[2].Gone})
+		require.Len(t, e.ends, 3)
+		assert.Equal(t, []bool{false, false, true}, []bool{e.ends[0].Gone, e.ends[1].Gone, e.ends[2].Gone})
+		require.Len(t, e.polls, 2)
+		assert.False(t, e.polls[0].Gone)
+		assert.True(t, e.polls[1].Gone)
+		assert.Error(t, e.polls[1].Err, "the poll's error is still there")
+
+		// A delete of what is gone already.
+		e = events{}
+		c, _ = newTestClient(t, instanceNotFound, WithObserver(e.observer()))
+		require.NoError(t, c.Instances.DeleteAndWait(context.Background(), "i-1"))
+		require.Len(t, e.ends, 1)
+		assert.True(t, e.ends[0].Gone)
+		assert.True(t, e.attempts[0].Gone)
+
+		// A Get's 404, or a wait for a status that meets one, is a failure.
+		e = events{}
+		_, err := c.Instances.Get(context.Background(), "i-1")
+		require.ErrorIs(t, err, ErrNotFound)
+		_, err = c.Instances.WaitForStatus(context.Background(), "i-1", InstanceStatusActive)
+		require.ErrorIs(t, err, ErrNotFound)
+		for _, a := range e.attempts {
+			assert.False(t, a.Gone)
+		}
+		for _, r := range e.ends {
+			assert.False(t, r.Gone)
+		}
+		for _, p := range e.polls {
+			assert.False(t, p.Gone)
+		}
+	})
+}

@@ -102,7 +102,8 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	if r.observer.Attempt != nil && !isNotSent(err) {
 		a := Attempt{Call: st.op.call(r.host),
 			Number: st.n, Start: st.sent, StatusCode: status, Err: r.cred.outsideErr(err), Backoff: st.backoff, LimiterWait: st.attemptWait,
-			Duration: st.ended.Sub(st.sent), RetryAfter: retryAfter, Retried: retry && st.checks <= r.policy.MaxRetries}
+			Duration: st.ended.Sub(st.sent), RetryAfter: retryAfter, Retried: retry && st.checks <= r.policy.MaxRetries,
+			Gone: status == http.StatusNotFound && expectsGone(ctx)}
 		if resp != nil {
 			a.RequestID = r.cred.outside(resp.Header.Get("X-Request-Id"))
 		}

@@ -54,8 +54,10 @@ func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], unprot
 	ctx, cancel := boundWait(ctx, wcfg.maxWait)
 	defer cancel()
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: "deleted"}
+	// A delete answered with the kind's not-found finds the resource gone already: no failure.
+	deleted := func(err error) bool { var e *APIError; return errors.As(err, &e) && w.del.gone(e) }
 	for n := 0; ; n++ {
-		err := send(ctx, w.c, request{op: w.del, ids: []string{w.id}})
+		err := send(expectGone(ctx, deleted), w.c, request{op: w.del, ids: []string{w.id}})
 		var apiErr *APIError
 		switch {
 		case err == nil:

@@ -151,12 +151,16 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	}
 	ctx, cancel := boundWait(ctx, cfg.maxWait)
 	defer cancel()
+	if w.gone != nil {
+		ctx = expectGone(ctx, w.gone) // observers are told its reads' not-found is no failure
+	}
 	defer w.shared.join(w.id)()
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
 	for n := 0; ; { // n counts the wait's own polls, which set its backoff
 		res, shared, err := w.shared.poll(ctx, w.id, w.get)
 		if w.c.observer.Poll != nil {
-			p := Poll{Resource: w.resource, ID: w.id, Target: string(target), Shared: shared, Err: err}
+			p := Poll{Resource: w.resource, ID: w.id, Target: string(target), Shared: shared, Err: err,
+				Gone: err != nil && w.gone != nil && w.gone(err)}
 			if res != nil {
 				p.Status = w.c.transport.cred.outside(string(w.status(res)))
 			}

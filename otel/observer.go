@@ -7,9 +7,11 @@ import (
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -28,7 +30,18 @@ func NewObserver(opts ...Option) compute.Observer {
 		inst: newInstruments(cfg.meterProvider.Meter(ScopeName,
 			metric.WithInstrumentationVersion(compute.Version), metric.WithSchemaURL(semconv.SchemaURL))),
 	}
-	return compute.Observer{CallStart: o.callStart, CallEnd: o.callEnd, Attempt: o.attempt, Poll: o.poll, Page: o.page}
+	obs := compute.Observer{CallStart: o.callStart, CallEnd: o.callEnd, Attempt: o.attempt, Poll: o.poll, Page: o.page}
+	if !cfg.noPropagation {
+		prop := cfg.propagator
+		obs.Request = func(ctx context.Context, h http.Header) {
+			p := prop
+			if p == nil {
+				p = otel.GetTextMapPropagator() // the application's, whenever it set it
+			}
+			p.Inject(ctx, propagation.HeaderCarrier(h))
+		}
+	}
+	return obs
 }
 
 // WithInstrumentation is the client option that records the client's calls with OpenTelemetry:
@@ -83,8 +96,12 @@ func (o *observer) callStart(ctx context.Context, call compute.Call) context.Con
 	return context.WithValue(ctx, o, span)
 }
 
-// callEnd records the call's metrics and ends its span.
+// callEnd records the call's metrics and ends its span. The not-found that proves a deleted
+// resource gone is the answer its caller awaited, not an error.
 func (o *observer) callEnd(ctx context.Context, resp compute.Response, err error) {
+	if resp.Gone {
+		err = nil
+	}
 	errType := ""
 	if err != nil {
 		errType = errorType(err)
@@ -143,7 +160,10 @@ func describe(err error, errType string) string {
 // attempt records an attempt's metrics and, under a recorded call span, its child span. The hook
 // runs once the attempt ended, so the span is given its start (now less its duration) and its end.
 func (o *observer) attempt(ctx context.Context, a compute.Attempt) {
-	errType := attemptErrorType(a)
+	errType := ""
+	if !a.Gone {
+		errType = attemptErrorType(a)
+	}
 	op := a.Call.Operation
 	m := o.outcomes.get(outcomeKey{op, a.Call.Method, a.StatusCode, errType}, outcomeKey.measure)
 	o.inst.attempts.Add(ctx, 1, m.add...)
@@ -203,7 +223,7 @@ func (o *observer) attempt(ctx context.Context, a compute.Attempt) {
 // is left out: it is the caller's data.
 func (o *observer) poll(ctx context.Context, p compute.Poll) {
 	errType := ""
-	if p.Err != nil {
+	if p.Err != nil && !p.Gone {
 		errType = errorType(p.Err)
 	}
 	o.inst.polls.Add(ctx, 1, o.polls.get(pollKey{p.Resource, p.Shared, errType}, pollKey.measure).add...)

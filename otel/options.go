@@ -3,6 +3,7 @@ package computeotel
 import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -12,6 +13,8 @@ type Option func(*config)
 type config struct {
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
+	propagator     propagation.TextMapPropagator
+	noPropagation  bool
 }
 
 // WithTracerProvider sets the provider of the spans; nil, like no option, means the global one
@@ -24,6 +27,20 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // (otel.GetMeterProvider).
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) { c.meterProvider = mp }
+}
+
+// WithPropagator sets the propagator that writes the trace context (the traceparent header, with
+// propagation.TraceContext) into each request the client sends; nil, like no option, means the
+// global one (otel.GetTextMapPropagator, read as each request is sent), which writes nothing until
+// the application sets one.
+func WithPropagator(p propagation.TextMapPropagator) Option {
+	return func(c *config) { c.propagator = p }
+}
+
+// WithoutPropagation sends no trace context: the spans of the service, or of a proxy before it, do
+// not join the caller's trace.
+func WithoutPropagation() Option {
+	return func(c *config) { c.noPropagation = true }
 }
 
 // newConfig applies opts over the global providers.
