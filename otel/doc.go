@@ -1,7 +1,7 @@
 // Package computeotel turns the compute SDK's [compute.Observer] hooks into OpenTelemetry traces and
 // metrics. It is a module of its own, so that the SDK itself depends on no OpenTelemetry package.
 //
-//	c, err := compute.NewClient(token, compute.WithBaseURL(u), computeotel.WithInstrumentation())
+//	c, err := compute.NewClient(token, compute.WithBaseURL(url), computeotel.WithInstrumentation())
 //
 // With no option it uses the global providers (otel.GetTracerProvider and otel.GetMeterProvider);
 // [WithTracerProvider] and [WithMeterProvider] pass others.
@@ -25,6 +25,17 @@
 // Each poll of a wait ("compute.poll") and each page of a walk ("compute.page") is an event on the
 // span of the context the wait or the walk was given, when there is one: these run above the calls,
 // so their context holds the caller's span, not a call's.
+//
+// The not-found that proves a deleted resource gone (the reads of a wait for deletion, a
+// DeleteAndWait of what is gone already) is no error: no Error status and no error.type, in spans,
+// events or metrics.
+//
+// # Trace context
+//
+// Each request the client sends, retries included, carries its call's trace context, written by the
+// application's propagator (otel.GetTextMapPropagator, read as each request is sent), so that the
+// service's spans join the caller's trace. [WithPropagator] names another; [WithoutPropagation]
+// sends none.
 //
 // # Metrics
 //
