@@ -41,6 +41,10 @@ type app struct {
 	apiURL    string
 	timeout   time.Duration
 	rate      float64
+	// contextName is --context; debug is --debug; insecureHTTP is --insecure-http.
+	contextName  string
+	debug        bool
+	insecureHTTP bool
 
 	// running is set once a command's own code runs: an error before that (a flag, an argument, a
 	// missing required flag) is a usage error.
@@ -119,6 +123,10 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 	f.StringVar(&a.apiURL, "api-url", "", "the API's base URL, instead of COMPUTE_API_URL")
 	f.DurationVar(&a.timeout, "timeout", 0, "bound the whole command, waits included (0: no bound but the SDK's, 30s an attempt and 1h a wait)")
 	f.Float64Var(&a.rate, "rate", compute.DefaultRateLimit, "requests per second, shared through Redis when COMPUTE_REDIS_URL is set; 0 turns the client-side pacing off")
+	f.StringVar(&a.contextName, "context", "", "use this context (compute context list) instead of the current one")
+	f.BoolVar(&a.debug, "debug", false, "write each request and response on stderr (the token left out)")
+	f.BoolVar(&a.insecureHTTP, "insecure-http", false, "allow plain http to an address that is not loopback (a development server); the token then crosses the network in clear")
+	_ = root.RegisterFlagCompletionFunc("context", a.completeContexts)
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(append(slices.Clone(outputFormats), noHeaderOption, columnsOption, formatOption), cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 
 	root.AddCommand(
@@ -133,6 +141,7 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 		a.quotaCmd(),
 		a.reservationCmd(),
 		a.availabilityCmd(),
+		a.contextCmd(),
 		a.versionCmd(),
 	)
 	root.AddCommand(exitCodesTopic())

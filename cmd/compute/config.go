@@ -19,26 +19,29 @@ import (
 // redis://127.0.0.1:6379/0: every process with the same token and Redis holds one budget.
 const envRedisURL = "COMPUTE_REDIS_URL"
 
-// connect builds the SDK client from the flags and the environment. Every problem is a usage error:
-// nothing has been sent yet.
+// connect builds the SDK client from the flags, the environment and the context in use. Every
+// problem is a usage error: nothing has been sent yet.
 func (a *app) connect() (*compute.Client, error) {
-	token, tokenFrom, err := a.token()
+	cfg, err := a.activeContext()
 	if err != nil {
 		return nil, err
 	}
-	base, baseFrom := a.apiURL, "--api-url"
-	if base == "" {
-		base, baseFrom = a.getenv(compute.EnvBaseURL), compute.EnvBaseURL
+	token, tokenFrom, err := a.token(cfg)
+	if err != nil {
+		return nil, err
 	}
+	base, baseFrom := a.baseURL(cfg)
 	if base == "" {
-		return nil, usagef("no API URL: set %s or pass --api-url", compute.EnvBaseURL)
+		return nil, usagef("no API URL: set %s, pass --api-url, or create a context (compute context create)", compute.EnvBaseURL)
 	}
-	opts := []compute.Option{compute.WithBaseURL(base), compute.WithUserAgent("compute-cli/" + cliVersion()),
-		compute.WithHTTPClient(a.sameOriginClient(base))}
+	opts := a.clientOptions(base)
 	if a.rate == 0 {
 		opts = append(opts, compute.WithoutRateLimit())
 	} else {
 		opts = append(opts, compute.WithRateLimit(a.rate, 1))
+	}
+	if a.debug {
+		opts = append(opts, compute.WithDebugDump(debugWriter{a}))
 	}
 	if redisURL := a.getenv(envRedisURL); redisURL != "" {
 		if a.rate == 0 {
@@ -54,15 +57,63 @@ func (a *app) connect() (*compute.Client, error) {
 	c, err := a.newClient(token, opts...)
 	if err != nil {
 		// The SDK's errors never hold the token.
-		return nil, usagef("cannot use the token from %s with the URL from %s: %v", tokenFrom, baseFrom, err)
+		return nil, usagef("cannot use the token from %s with the URL from %s: %s", tokenFrom, baseFrom, cliWords(err))
 	}
 	a.redactor = compute.Redactor(token)
 	return c, nil
 }
 
-// token returns the API token and where it came from: --token-file, else COMPUTE_API_TOKEN. There is
-// no --token flag: a token on the command line ends up in ps and in the shell's history.
-func (a *app) token() (token, from string, err error) {
+// clientOptions are the SDK options of the API at base that every client of a run shares.
+func (a *app) clientOptions(base string) []compute.Option {
+	opts := []compute.Option{compute.WithBaseURL(base), compute.WithUserAgent("compute-cli/" + cliVersion()),
+		compute.WithHTTPClient(a.sameOriginClient(base))}
+	if a.insecureHTTP {
+		opts = append(opts, compute.WithInsecureHTTP())
+	}
+	return opts
+}
+
+// cliWords rewrites the SDK's advice into the flags of the command line.
+func cliWords(err error) string {
+	return strings.ReplaceAll(err.Error(), "use https, or WithInsecureHTTP", "use https, or pass --insecure-http for a development address")
+}
+
+// baseURL returns the API's base URL and where it came from: --api-url, a --context, the
+// environment, or the current context.
+func (a *app) baseURL(cfg *configContext) (base, from string) {
+	switch {
+	case a.apiURL != "":
+		return a.apiURL, "--api-url"
+	case cfg != nil && a.contextName != "":
+		return cfg.APIURL, "--context " + cfg.Name
+	case a.getenv(compute.EnvBaseURL) != "":
+		return a.getenv(compute.EnvBaseURL), compute.EnvBaseURL
+	case cfg != nil:
+		return cfg.APIURL, "the context " + cfg.Name
+	}
+	return "", ""
+}
+
+// token returns the API token and where it came from: --token-file, a --context, the environment,
+// or the current context. There is no --token flag: a token on the command line ends up in ps and
+// in the shell's history.
+func (a *app) token(cfg *configContext) (token, from string, err error) {
+	if a.tokenFile == "" && cfg != nil && (a.contextName != "" || a.getenv(compute.EnvToken) == "") {
+		from = "the context " + cfg.Name
+		if a.contextName != "" {
+			from = "--context " + cfg.Name
+		}
+		return cfg.Token, from, nil
+	}
+	token, from, err = a.flagOrEnvToken()
+	if err == nil && token == "" {
+		err = usagef("no API token: set %s, pass --token-file, or create a context (compute context create); there is no --token flag, as a token on the command line shows in ps and the shell's history", compute.EnvToken)
+	}
+	return token, from, err
+}
+
+// flagOrEnvToken returns the token of --token-file, else of COMPUTE_API_TOKEN ("" when neither).
+func (a *app) flagOrEnvToken() (token, from string, err error) {
 	if a.tokenFile != "" {
 		b, err := readBounded(a.tokenFile, maxTokenFile)
 		if err != nil {
@@ -74,10 +125,15 @@ func (a *app) token() (token, from string, err error) {
 		}
 		return token, "--token-file", nil
 	}
-	if token = a.getenv(compute.EnvToken); token == "" {
-		return "", "", usagef("no API token: set %s or pass --token-file", compute.EnvToken)
-	}
-	return token, compute.EnvToken, nil
+	return a.getenv(compute.EnvToken), compute.EnvToken, nil
+}
+
+// debugWriter writes the SDK's debug dump (the token already scrubbed) on stderr, made safe.
+type debugWriter struct{ a *app }
+
+func (d debugWriter) Write(p []byte) (int, error) {
+	_, err := io.WriteString(d.a.stderr, d.a.safeLines(string(p)))
+	return len(p), err
 }
 
 // maxTokenFile bounds what --token-file reads: a token is far shorter, and a path given by mistake

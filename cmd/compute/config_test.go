@@ -43,7 +43,7 @@ func TestTokenAndURL(t *testing.T) {
 			},
 			args: func(_ *testing.T, h *cli) []string { return []string{"--api-url", h.srv.URL} }, code: exitOK},
 		{name: "no token", env: func(h *cli) map[string]string { return map[string]string{compute.EnvBaseURL: h.srv.URL} },
-			code: exitUsage, stderr: "no API token: set COMPUTE_API_TOKEN or pass --token-file"},
+			code: exitUsage, stderr: "no API token: set COMPUTE_API_TOKEN, pass --token-file, or create a context (compute context create); there is no --token flag"},
 		{name: "an empty token file", args: func(t *testing.T, _ *cli) []string {
 			return []string{"--token-file", writeFile(t, "token", "\n")}
 		}, code: exitUsage, stderr: "is empty"},
@@ -54,7 +54,7 @@ func TestTokenAndURL(t *testing.T) {
 			return []string{"--token-file", writeFile(t, "token", "secret\x07token")}
 		}, code: exitUsage, stderr: "cannot use the token from --token-file"},
 		{name: "no URL", env: func(h *cli) map[string]string { return map[string]string{compute.EnvToken: h.srv.Token} },
-			code: exitUsage, stderr: "no API URL: set COMPUTE_API_URL or pass --api-url"},
+			code: exitUsage, stderr: "no API URL: set COMPUTE_API_URL, pass --api-url, or create a context"},
 		{name: "a URL the SDK refuses",
 			env: func(h *cli) map[string]string {
 				return map[string]string{compute.EnvBaseURL: "http://api.example.com", compute.EnvToken: h.srv.Token}
@@ -204,4 +204,14 @@ func TestRedisDownFallsBack(t *testing.T) {
 	assert.Equal(t, "key-laptop\nkey-ci\n", r.stdout)
 	assert.Contains(t, r.stderr, "compute: warning: the rate limit shared through Redis is unavailable, pacing this process alone")
 	assert.Equal(t, 1, strings.Count(r.stderr, "is unavailable"), "once")
+}
+
+// Plain http to an address that is not loopback is refused with advice the command line can follow.
+func TestInsecureHTTPAdvice(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	r := h.run("ssh-key", "list", "--api-url", "http://192.0.2.1:8080")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "use https, or pass --insecure-http for a development address")
+	assert.NotContains(t, r.stderr, "WithInsecureHTTP")
 }

@@ -113,7 +113,7 @@ func isServiceCommand(c *cobra.Command) bool {
 		return false
 	}
 	switch c.Parent().Name() {
-	case "completion", "help":
+	case "completion", "help", "context":
 		return false
 	}
 	return true
