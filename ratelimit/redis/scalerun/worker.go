@@ -103,13 +103,9 @@ func worker(stdout, stderr io.Writer) int {
 	} else {
 		rdb := goredis.NewClient(&goredis.Options{Addr: j.RedisAddr})
 		defer rdb.Close()
-		fallback, err := compute.NewLimiter(j.Rate/float64(j.Workers), 1)
-		if err != nil {
-			logf("%v", err)
-			return 2
-		}
+		// The default fallback: this process's share of wall-clock slots, as the limiter's doc advises.
 		l, err := ratelimit.New(rdb, token, ratelimit.WithRate(j.Rate), ratelimit.WithKeyPrefix(j.KeyPrefix),
-			ratelimit.WithFallback(fallback), ratelimit.WithErrorHandler(func(err error) {
+			ratelimit.WithErrorHandler(func(err error) {
 				if err != nil {
 					logf("limiter falls back: %v", err)
 				} else {
