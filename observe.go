@@ -54,8 +54,8 @@ type Attempt struct {
 	// Reason says why it is retried ("rate limited", "server error", "network error", "timeout",
 	// "not sent"); it is empty when it is not.
 	Reason string
-	// Gone says the response is a 404 to a call that expects one as the proof that a deleted
-	// resource is gone (a wait for deletion's read, DeleteAndWait's delete): an answer, not a failure.
+	// Gone says the response is the not-found that proves a deleted resource gone, which the call
+	// expected (a wait for deletion's read, DeleteAndWait's delete): an answer, not a failure.
 	Gone bool
 }
 
@@ -164,7 +164,8 @@ func provesGone(ctx context.Context, err error) bool {
 	return err != nil && gone != nil && gone(err)
 }
 
-// expectsGone reports whether the calls of ctx expect a not-found as the proof that a resource is gone.
+// expectsGone reports whether the calls of ctx expect a not-found as the proof that a resource is
+// gone, so that building the error to ask provesGone is worth it.
 func expectsGone(ctx context.Context) bool {
 	gone, _ := ctx.Value(goneKey{}).(func(error) bool)
 	return gone != nil

@@ -340,7 +340,19 @@ func TestObserverToldTheNotFoundThatProvesAResourceGone(t *testing.T) {
 		assert.True(t, e.ends[0].Gone)
 		assert.True(t, e.attempts[0].Gone)
 
+		// A 404 of another code (a route the service does not know) proves nothing.
+		e = events{}
+		c, _ = newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusNotFound, map[string]string{"code": "02001", "message": "invalid route"})
+		}, WithObserver(e.observer()))
+		require.Error(t, c.Instances.WaitForDeletion(context.Background(), "i-1"))
+		require.Len(t, e.attempts, 1)
+		assert.False(t, e.attempts[0].Gone)
+		assert.False(t, e.ends[0].Gone)
+		assert.False(t, e.polls[0].Gone)
+
 		// A Get's 404, or a wait for a status that meets one, is a failure.
+		c, _ = newTestClient(t, instanceNotFound, WithObserver(e.observer()))
 		e = events{}
 		_, err := c.Instances.Get(context.Background(), "i-1")
 		require.ErrorIs(t, err, ErrNotFound)

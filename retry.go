@@ -102,8 +102,11 @@ func (r *retrier) checkRetry(ctx context.Context, resp *http.Response, err error
 	if r.observer.Attempt != nil && !isNotSent(err) {
 		a := Attempt{Call: st.op.call(r.host),
 			Number: st.n, Start: st.sent, StatusCode: status, Err: r.cred.outsideErr(err), Backoff: st.backoff, LimiterWait: st.attemptWait,
-			Duration: st.ended.Sub(st.sent), RetryAfter: retryAfter, Retried: retry && st.checks <= r.policy.MaxRetries,
-			Gone: status == http.StatusNotFound && expectsGone(ctx)}
+			Duration: st.ended.Sub(st.sent), RetryAfter: retryAfter, Retried: retry && st.checks <= r.policy.MaxRetries}
+		if status == http.StatusNotFound && st.last != nil && expectsGone(ctx) {
+			// The same test as the call's end: the 404 with the code that proves it gone.
+			a.Gone = provesGone(ctx, newAPIError(st.last.resp, st.last.body, st.op.method, st.op.path, st.n, r.cred))
+		}
 		if resp != nil {
 			a.RequestID = r.cred.outside(resp.Header.Get("X-Request-Id"))
 		}

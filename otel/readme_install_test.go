@@ -32,7 +32,8 @@ func TestOwnReadmeInstallsAndBuilds(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(goBin, args...)
 		cmd.Dir = app
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		// GOFLAGS keeps the caller's (CI's -modcacherw, so that its private cache can be removed).
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"))
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
 	}
