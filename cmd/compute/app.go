@@ -45,6 +45,7 @@ type app struct {
 	contextName  string
 	debug        bool
 	insecureHTTP bool
+	pollInterval time.Duration
 
 	// running is set once a command's own code runs: an error before that (a flag, an argument, a
 	// missing required flag) is a usage error.
@@ -123,6 +124,7 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 	f.StringVar(&a.apiURL, "api-url", "", "the API's base URL, instead of COMPUTE_API_URL")
 	f.DurationVar(&a.timeout, "timeout", 0, "bound the whole command, waits included (0: no bound but the SDK's, 30s an attempt and 1h a wait)")
 	f.Float64Var(&a.rate, "rate", compute.DefaultRateLimit, "requests per second, shared through Redis when COMPUTE_REDIS_URL is set; 0 turns the client-side pacing off")
+	f.DurationVar(&a.pollInterval, "poll-interval", 0, "poll this often while waiting (at least 200ms; default: from 1s, growing to 15s)")
 	f.StringVar(&a.contextName, "context", "", "use this context (compute context list) instead of the current one")
 	f.BoolVar(&a.debug, "debug", false, "write each request and response on stderr (the token left out)")
 	f.BoolVar(&a.insecureHTTP, "insecure-http", false, "allow plain http to an address that is not loopback (a development server); the token then crosses the network in clear")
@@ -144,6 +146,7 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 		a.contextCmd(),
 		a.versionCmd(),
 	)
+	a.registerCompletions(root)
 	root.AddCommand(exitCodesTopic())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
@@ -167,6 +170,9 @@ func (a *app) checkGlobalFlags(cmd *cobra.Command, _ []string) error {
 	if err := a.parseOutput(); err != nil {
 		return err
 	}
+	if a.pollInterval != 0 && a.pollInterval < minPollInterval {
+		return usagef("invalid --poll-interval %s: must be at least %s", a.pollInterval, minPollInterval)
+	}
 	if a.timeout < 0 {
 		return usagef("invalid --timeout %s: must not be negative", a.timeout)
 	}
@@ -183,6 +189,9 @@ func (a *app) checkGlobalFlags(cmd *cobra.Command, _ []string) error {
 	})
 	return bad
 }
+
+// minPollInterval is the shortest --poll-interval.
+const minPollInterval = 200 * time.Millisecond
 
 // minRate is the lowest --rate but 0.
 const minRate = 0.1

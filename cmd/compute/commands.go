@@ -115,7 +115,7 @@ type deleter struct {
 	del     func(context.Context, *compute.Client, string) error
 	delWait func(context.Context, *compute.Client, string, ...compute.DeleteOption) error
 	// watch returns the progress option of the wait for deletion, given a progress.
-	watch func(*progress) compute.WaitOption
+	watch func(*progress) []compute.WaitOption
 	// force, when set, adds --force, which lets the delete remove termination protection.
 	force bool
 }
@@ -150,7 +150,11 @@ already gone is then success. Without --wait, %s that does not exist exits with 
 			}
 			{
 				p := a.progress(k.name, id)
-				opts := []compute.DeleteOption{d.watch(p)}
+				defer p.stop()
+				var opts []compute.DeleteOption
+				for _, o := range d.watch(p) {
+					opts = append(opts, o)
+				}
 				if force {
 					opts = append(opts, compute.RemoveProtection())
 				}
@@ -179,7 +183,7 @@ type waiter[T any, S ~string] struct {
 }
 
 // watch is the option that shows each status the wait sees on p.
-func (w waiter[T, S]) watch(p *progress) compute.WaitOption {
+func (w waiter[T, S]) watch(p *progress) []compute.WaitOption {
 	return watch(p, func(t *T) string { return string(w.status(t)) })
 }
 
@@ -207,7 +211,8 @@ changes and the time waited.`, k.one, w.target),
 				}
 				// A name cannot be looked up once it is gone: --deleted takes the ID as given.
 				p := a.progress(k.name, args[0])
-				if err := w.gone(ctx, c, args[0], w.watch(p)); err != nil {
+				defer p.stop()
+				if err := w.gone(ctx, c, args[0], w.watch(p)...); err != nil {
 					return err
 				}
 				p.done("deleted")
@@ -219,8 +224,9 @@ changes and the time waited.`, k.one, w.target),
 			var item *T
 			err := withID(ctx, c, k, args[0], func(id string) error {
 				p := a.progress(k.name, id)
+				defer p.stop()
 				var err error
-				if item, err = w.wait(ctx, c, id, S(status), w.watch(p)); err != nil {
+				if item, err = w.wait(ctx, c, id, S(status), w.watch(p)...); err != nil {
 					return err
 				}
 				p.done(status)
@@ -245,7 +251,8 @@ func waitFor[T any, S ~string](ctx context.Context, a *app, c *compute.Client, k
 		return item, nil
 	}
 	p := a.progress(k.name, id)
-	got, err := w.wait(ctx, c, id, target, w.watch(p))
+	defer p.stop()
+	got, err := w.wait(ctx, c, id, target, w.watch(p)...)
 	if err != nil {
 		return nil, err
 	}
@@ -310,3 +317,7 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// retryNotCreated lets a create whose request was lost before the service made anything (nothing
+// with its name showed afterwards) be sent again, twice at most, instead of ending with exit code 9.
+var retryNotCreated = compute.RetryNotCreated(2)

@@ -109,7 +109,7 @@ func TestExitCodesOverTime(t *testing.T) {
 		{name: "other: a 503 after the retries", fault: computetest.Rule{Match: computetest.Match{Method: http.MethodGet},
 			Fault: computetest.Fault{Status: http.StatusServiceUnavailable}},
 			args: []string{"volume", "list"}, code: exitOther, stderr: "503"},
-		{name: "not created", fault: computetest.Rule{Match: computetest.Match{Method: http.MethodPost}, Times: 1,
+		{name: "not created", fault: computetest.Rule{Match: computetest.Match{Method: http.MethodPost}, Times: 3,
 			Fault: computetest.Fault{Drop: true}},
 			args: createWeb2, code: exitNotCreated, stderr: "not created"},
 		{name: "other: --timeout", fault: computetest.Rule{Match: computetest.Match{Method: http.MethodGet},
@@ -143,6 +143,22 @@ func TestExitCodesOverTime(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A create lost before the service made anything is sent again (twice at most) rather than ending
+// with exit code 9: one instance, printed, exit 0.
+func TestLostCreateIsSentAgain(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCLI(t, computetest.WithInMemoryNetwork())
+		h.srv.Inject(computetest.Rule{Match: computetest.Match{Method: http.MethodPost}, Times: 2, Fault: computetest.Fault{Drop: true}})
+		r := h.run(append(createWeb2, "-o", "id")...)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, "ins-000001\n", r.stdout)
+		all, err := h.sdk().Instances.FindByName(context.Background(), "web-2")
+		require.NoError(t, err)
+		assert.Len(t, all, 1, "one instance")
+	})
 }
 
 // exitCode's order: the most telling sentinel wins when an error matches several.

@@ -9,11 +9,13 @@ replace github.com/compute-sdk/compute-go/ratelimit/redis => ../../ratelimit/red
 require (
 	github.com/compute-sdk/compute-go v0.0.0-00010101000000-000000000000
 	github.com/compute-sdk/compute-go/ratelimit/redis v0.0.0-00010101000000-000000000000
+	github.com/creack/pty v1.1.24
 	github.com/redis/go-redis/v9 v9.17.2
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/term v0.36.0
 )
 
 require (
@@ -23,5 +25,6 @@ require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	golang.org/x/sys v0.37.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

@@ -117,7 +117,7 @@ active, showing its status on a terminal.`,
 				return err
 			}
 			req.Metadata = meta
-			inst, err := c.Instances.CreateOnce(ctx, &req)
+			inst, err := c.Instances.CreateOnce(ctx, &req, retryNotCreated)
 			if err != nil {
 				return err
 			}
@@ -307,7 +307,7 @@ name that already exists is adopted and printed instead of taking a second one.`
 		Example: "  compute instance snapshot ins-000001 --name web-1-before-upgrade --wait",
 		Args:    exactArgs(instanceKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			snap, err := c.Snapshots.CreateOnce(ctx, args[0], &req)
+			snap, err := c.Snapshots.CreateOnce(ctx, args[0], &req, retryNotCreated)
 			if err != nil {
 				return err
 			}

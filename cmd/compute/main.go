@@ -26,6 +26,7 @@ import (
 	"syscall"
 
 	compute "github.com/compute-sdk/compute-go"
+	"golang.org/x/term"
 )
 
 func main() {
@@ -45,8 +46,8 @@ func main() {
 	os.Exit(code)
 }
 
-// isTerminal reports whether f is a terminal (a character device), where progress is shown.
+// isTerminal reports whether f is a terminal, where progress is shown: not any character device
+// (/dev/null is one), but one that answers as a terminal.
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }

@@ -2,41 +2,112 @@ package main
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
 )
 
-// progress shows a wait to a person at a terminal: each status as it changes, with the time waited.
-// Off a terminal it says nothing, so that a script's stderr holds only warnings and errors.
+// progress shows a wait to a person at a terminal: each status on a line of its own, the line of
+// the current one rewritten every second with the time waited, so that a long transition still
+// looks alive. Off a terminal it says nothing, so that a script's stderr holds only warnings and
+// errors.
 type progress struct {
 	a     *app
-	what  string // "instance ins-000001"
+	what  string // "instance ins-000001", made safe
 	start time.Time
-	last  string
+
+	mu     sync.Mutex
+	last   string // the current status, made safe; "" before the first poll
+	open   bool   // the current status's line waits for its end
+	ticker *time.Ticker
+	quit   chan struct{}
+	exited chan struct{}
 }
+
+// tick is how often the line of the current status shows the time waited anew.
+const tick = time.Second
 
 func (a *app) progress(kind, id string) *progress {
-	return &progress{a: a, what: kind + " " + a.safe(id), start: time.Now()}
+	p := &progress{a: a, what: kind + " " + a.safe(id), start: time.Now()}
+	if a.stderrTTY {
+		p.ticker = time.NewTicker(tick)
+		p.quit, p.exited = make(chan struct{}), make(chan struct{})
+		go p.run()
+	}
+	return p
 }
 
-// seen reports the status of a poll; it prints only a change.
+// run rewrites the current line at every tick until stop.
+func (p *progress) run() {
+	defer close(p.exited)
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-p.ticker.C:
+			p.mu.Lock()
+			if p.open {
+				// \r and "erase to the end of the line" rewrite the line in place.
+				fmt.Fprintf(p.a.stderr, "\r\x1b[K%s: %s (%s)", p.what, p.last, p.elapsed())
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// seen reports the status of a poll; a change starts a line of its own.
 func (p *progress) seen(status string) {
-	if !p.a.stderrTTY || status == p.last {
+	if !p.a.stderrTTY {
 		return
 	}
-	p.last = status
-	fmt.Fprintf(p.a.stderr, "%s: %s (%s)\n", p.what, p.a.safe(status), p.elapsed())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	status = p.a.safe(status)
+	if status == p.last && p.open {
+		return
+	}
+	if p.open {
+		fmt.Fprintln(p.a.stderr)
+	}
+	p.last, p.open = status, true
+	fmt.Fprintf(p.a.stderr, "%s: %s (%s)", p.what, status, p.elapsed())
+}
+
+// stop ends the rewriting and the current line; the wait is over, however it ended. It is safe to
+// call more than once.
+func (p *progress) stop() {
+	if p.ticker == nil {
+		return
+	}
+	p.mu.Lock()
+	if p.open {
+		fmt.Fprintln(p.a.stderr)
+		p.open = false
+	}
+	p.mu.Unlock()
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+		p.ticker.Stop()
+	}
+	<-p.exited
 }
 
 // done reports the end of a wait, such as "active" or "deleted".
 func (p *progress) done(state string) {
+	p.stop()
 	p.a.note("%s is %s after %s", p.what, state, p.elapsed())
 }
 
 func (p *progress) elapsed() time.Duration { return time.Since(p.start).Round(time.Second) }
 
-// watch returns the wait option that feeds p from every poll of a T.
-func watch[T any](p *progress, status func(*T) string) compute.WaitOption {
-	return compute.OnUpdate(func(v *T) { p.seen(status(v)) })
+// watch returns the wait options that feed p from every poll of a T, with --poll-interval.
+func watch[T any](p *progress, status func(*T) string) []compute.WaitOption {
+	opts := []compute.WaitOption{compute.OnUpdate(func(v *T) { p.seen(status(v)) })}
+	if d := p.a.pollInterval; d > 0 {
+		opts = append(opts, compute.WithPollInterval(d, d))
+	}
+	return opts
 }

@@ -105,7 +105,7 @@ that already exists is adopted and printed instead of making a second one.`,
 		Example: "  compute snapshot clone snap-000001 --name golden-image-muc --region EUC-DE-MUC-1 --wait",
 		Args:    exactArgs(snapshotKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			snap, err := c.Snapshots.CloneOnce(ctx, args[0], &req)
+			snap, err := c.Snapshots.CloneOnce(ctx, args[0], &req, retryNotCreated)
 			if err != nil {
 				return err
 			}
@@ -134,7 +134,7 @@ adopted and printed instead of importing a second one.`,
       --url https://images.example.com/debian-custom.raw.zst --wait`,
 		Args: cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
-			snap, err := c.Snapshots.ImportOnce(ctx, &req)
+			snap, err := c.Snapshots.ImportOnce(ctx, &req, retryNotCreated)
 			if err != nil {
 				return err
 			}

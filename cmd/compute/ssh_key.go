@@ -49,7 +49,7 @@ func (a *app) sshKeyCmd() *cobra.Command {
 				return c.SSHKeys.DeleteAndWait(ctx, id, opts...)
 			},
 			// An SSH key has no status to show while its deletion is awaited.
-			watch: func(*progress) compute.WaitOption { return nil },
+			watch: func(*progress) []compute.WaitOption { return nil },
 		}, "  compute ssh-key delete key-000001"),
 	)
 	return cmd
@@ -70,7 +70,7 @@ twice. A private key is refused before anything is sent.`,
 			if err != nil {
 				return err
 			}
-			k, err := c.SSHKeys.CreateOnce(ctx, &compute.SSHKeyCreateRequest{Name: name, Value: strings.TrimSpace(value)})
+			k, err := c.SSHKeys.CreateOnce(ctx, &compute.SSHKeyCreateRequest{Name: name, Value: strings.TrimSpace(value)}, retryNotCreated)
 			if err != nil {
 				return err
 			}
