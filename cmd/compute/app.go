@@ -79,7 +79,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		code = exitUsage
 	}
 	a.cleanErr(err)
-	msg := a.safeLines(err.Error())
+	msg := a.safeLines(didYouMean(root, err.Error()))
 	if !strings.HasPrefix(msg, "compute: ") {
 		msg = "compute: " + msg
 	}
@@ -117,7 +117,7 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 	// Set before the completion command is made: it keeps the writer it sees then.
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return noTokenFlag(err) })
 	f := root.PersistentFlags()
 	f.StringArrayVarP(&a.outputs, "output", "o", []string{"table"}, "output format: table, json, yaml, jsonl, name or id; for a table also noheader and columns=id,name,...; or format='{{.ID}} {{.Name}}' (a Go template over each resource); repeatable")
 	f.StringVar(&a.tokenFile, "token-file", "", "read the API token from this file instead of COMPUTE_API_TOKEN")
@@ -229,7 +229,7 @@ func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.
 			ctx, cancel = context.WithTimeout(ctx, a.timeout)
 			defer cancel()
 		}
-		return redirected(flagError(cmd, fn(ctx, c, cmd, args)))
+		return hints(cmd, redirected(flagError(cmd, fn(ctx, c, cmd, args))))
 	}
 }
 

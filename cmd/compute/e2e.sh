@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The compute CLI against the compute-fake binary, as a user's script uses it: installed with
 # go install, configured by environment variables, results read from stdout with a JSON tool
-# (python3), failures told apart by exit code. It runs the README's worked example, then a create
+# (python3), failures told apart by exit code. It runs the README's worked example (with a
+# context, a name where an ID goes and describe), then a create
 # whose response is lost (injected through compute-fake's control endpoint) and its rerun, which
 # must adopt the instance instead of creating a second one. .ci/run runs it.
 set -euo pipefail
@@ -62,6 +63,31 @@ done
 [ -n "$url" ] || { cat "$work/fake.log"; fail "compute-fake did not start"; }
 echo "compute-fake at $url"
 
+echo "== the README's start of compute-fake ends on its own when the port is taken, and its last line stops it"
+# readme_fake ADDR: the README's lines that start compute-fake (on ADDR, in $work), then its last line.
+readme_fake() {
+  {
+    sed -n '/^## A worked example/,/^```$/p' "$here/README.md" | sed -n '/^go build /,/^grep -q /p'
+    echo 'echo "fake pid $fake"'
+    sed -n '/^## A worked example/,/^```$/p' "$here/README.md" | grep '^kill "$fake"$'
+  } | sed "s#127.0.0.1:8080#$1#g; s#/tmp/compute-fake#$work/readme-fake#g" >"$work/readme-fake.sh"
+  (cd "$root" && timeout 60 bash "$work/readme-fake.sh")
+}
+taken=${url#http://}
+start=$(date +%s)
+readme_fake "$taken" >"$work/readme-fake-taken.out" 2>&1 || true # its last line finds nothing to stop
+[ $(($(date +%s) - start)) -lt 30 ] || fail "the README's start ended within its bound"
+grep -q "address already in use" "$work/readme-fake-taken.out" || fail "it says why: $(cat "$work/readme-fake-taken.out")"
+pid=$(sed -n 's/^fake pid //p' "$work/readme-fake-taken.out")
+! kill -0 "$pid" 2>/dev/null || fail "nothing is left running"
+pass "the README's start ends when compute-fake cannot listen, saying why"
+free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+readme_fake "127.0.0.1:$free" >"$work/readme-fake-free.out" 2>&1 || fail "the README's start and stop: $(cat "$work/readme-fake-free.out")"
+pid=$(sed -n 's/^fake pid //p' "$work/readme-fake-free.out")
+for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$pid" 2>/dev/null || { kill -9 "$pid"; fail "the README's last line stops the compute-fake it started"; }
+pass "the README's last line stops the compute-fake its first lines started"
+
 echo "== the README's worked example"
 export COMPUTE_API_URL="$url" COMPUTE_API_TOKEN=Zq8Wv3Xj7Lm2Rt9Hk4Pd
 unset COMPUTE_REDIS_URL
@@ -78,6 +104,27 @@ pass "security-group create --wait: $sg"
 inst=$(compute instance create --name web-1 --type vcpu-2_memory-4g --region NORD-NO-KRS-1 \
     --image ubuntu-24.04 --ssh-key "$key" --security-group "$sg" --wait -o id)
 pass "instance create --wait: $inst"
+
+echo "== a context, a name where an ID goes, describe"
+export COMPUTE_CONFIG="$work/config.json"
+printf '%s\n' "$COMPUTE_API_TOKEN" >"$work/ctx-token"
+compute context create fake --api-url "$url" --token-file "$work/ctx-token"
+[ "$(python3 -c 'import os, sys; print(oct(os.stat(sys.argv[1]).st_mode & 0o777))' "$COMPUTE_CONFIG")" = 0o600 ] ||
+  fail "the configuration file, which holds the token, is readable by its owner alone"
+! compute context list -o json | grep -q "$COMPUTE_API_TOKEN" || fail "context list never shows the token"
+[ "$(env -u COMPUTE_API_URL -u COMPUTE_API_TOKEN compute instance get web-1 -o id)" = "$inst" ] ||
+  fail "with no environment, the context is used, and the name web-1 finds $inst"
+pass "context create (0600), then get web-1 by name through the context: $inst"
+compute instance list -o columns=id,name,status,public_ip >"$work/columns.txt"
+[ "$(head -1 "$work/columns.txt" | tr -s ' ')" = "ID NAME STATUS PUBLIC IP" ] || fail "-o columns=: $(cat "$work/columns.txt")"
+compute instance describe web-1 >"$work/describe.txt"
+grep -q "^ID: *$inst\$" "$work/describe.txt" && grep -q "^SSH keys:" "$work/describe.txt" && grep -q "^  - workstation ($key)\$" "$work/describe.txt" ||
+  fail "describe shows every field: $(cat "$work/describe.txt")"
+pass "instance describe web-1"
+[ "$(code compute instance get no-such-name)" = 3 ] || fail "a name no instance has exits 3"
+compute context delete fake
+unset COMPUTE_CONFIG
+pass "a name no instance has exits 3"
 
 compute instance list -o json >"$work/list.json"
 [ "$(json 'len(d)' <"$work/list.json")" = 1 ] || fail "one instance listed"

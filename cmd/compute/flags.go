@@ -42,7 +42,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	var lines []string
 	for _, p := range problems {
-		lines = append(lines, fmt.Sprintf("invalid %s: %s", flagFor(cmd, p.Field), p.Reason))
+		lines = append(lines, fmt.Sprintf("invalid %s: %s", flagFor(cmd, p.Field), reasonInFlags(cmd, p.Reason)))
 	}
 	return &usageError{msg: strings.Join(lines, "\n")}
 }
