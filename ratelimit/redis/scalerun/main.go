@@ -43,7 +43,8 @@ type settings struct {
 	fakeBin     string
 	redisServer string
 	check       bool
-	logFile     string // where to write each run's request log, as JSON lines
+	logFile     string        // where to write each run's request log, as JSON lines
+	redisWait   time.Duration // the Redis limiter's timeout; 0 for its default
 }
 
 // floor is the least the whole job can take: a create, a delete and a GET proving each instance
@@ -128,6 +129,7 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 	fs.DurationVar(&s.bound, "bound", 0, "a run stops by itself after this long, finished or not (default twice the floor plus a minute)")
 	fs.StringVar(&s.fakeBin, "fake", "", "the compute-fake binary (default: built from github.com/compute-sdk/compute-go/cmd/compute-fake)")
 	fs.StringVar(&s.redisServer, "redis-server", "redis-server", "the redis-server binary, started on a free loopback port")
+	fs.DurationVar(&s.redisWait, "redis-timeout", 0, "the Redis limiter's bound on each command (ratelimit.WithTimeout; default its own, 100ms): a longer one tells a busy machine's stalls from Redis failing")
 	fs.StringVar(&s.logFile, "log", "", "append each run's whole request log to this file, one JSON object a request, with the run's mode")
 	fs.BoolVar(&s.check, "check", false, "exit 1 unless every run finished within its bound with no failed job call, no instance left and no duplicate create")
 	if err := fs.Parse(args); err != nil {
@@ -155,8 +157,8 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 		return bad("-rate must be more than 0 and at most 1000, got %g", s.rate)
 	case s.burst < 1:
 		return bad("-burst must be 1 or more, got %d", s.burst)
-	case s.transition < 0 || s.killAt < 0 || s.down <= 0 || s.bound < 0:
-		return bad("-transition, -kill-at and -bound must not be negative, -down must be positive")
+	case s.transition < 0 || s.killAt < 0 || s.down <= 0 || s.bound < 0 || s.redisWait < 0:
+		return bad("-transition, -kill-at, -bound and -redis-timeout must not be negative, -down must be positive")
 	}
 	return s, nil
 }

@@ -91,6 +91,9 @@ func (r *result) line() string {
 	s := r.s
 	fmt.Fprintf(&b, "scalerun mode=%s workers=%d instances=%d rate=%g burst=%s transition=%s: ", r.mode, s.workers,
 		s.instances, s.rate, r.burst, s.transition)
+	if s.redisWait > 0 && r.mode != modeLocal {
+		fmt.Fprintf(&b, "(Redis timeout %s) ", s.redisWait)
+	}
 	floor := s.floor()
 	if r.finished {
 		fmt.Fprintf(&b, "wall %.1fs, floor %.1fs, ratio %.2f", r.wall.Seconds(), floor.Seconds(), r.wall.Seconds()/floor.Seconds())
@@ -174,7 +177,7 @@ func runOnce(s settings, mode string, f fakeBinary, stderr io.Writer) (*result, 
 	outs := make([]*bytes.Buffer, s.workers)
 	for w := range s.workers {
 		j := job{Index: w, URL: url, Mode: mode, Rate: s.rate, Workers: s.workers,
-			KeyPrefix: "scalerun:" + runID + ":", Start: start.UnixNano(), Deadline: deadline.UnixNano()}
+			KeyPrefix: "scalerun:" + runID + ":", RedisWait: s.redisWait, Start: start.UnixNano(), Deadline: deadline.UnixNano()}
 		for i := w; i < s.instances; i += s.workers {
 			j.Names = append(j.Names, fmt.Sprintf("scale-%s-%04d", runID, i))
 		}

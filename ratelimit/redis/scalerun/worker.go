@@ -32,16 +32,17 @@ const stuckGrace = 5 * time.Second
 
 // job is one worker's part of a run.
 type job struct {
-	Index     int      `json:"index"`
-	Names     []string `json:"names"`      // the instances it brings up, unique to the run
-	URL       string   `json:"url"`        // compute-fake's base URL
-	Mode      string   `json:"mode"`       // restart, redis or local
-	Rate      float64  `json:"rate"`       // the account's rate
-	Workers   int      `json:"workers"`    // processes sharing the token
-	RedisAddr string   `json:"redis_addr"` // empty in local mode
-	KeyPrefix string   `json:"key_prefix"` // the run's own Redis key prefix
-	Start     int64    `json:"start"`      // Unix nanoseconds when every worker starts
-	Deadline  int64    `json:"deadline"`   // Unix nanoseconds when every call ends
+	Index     int           `json:"index"`
+	Names     []string      `json:"names"`      // the instances it brings up, unique to the run
+	URL       string        `json:"url"`        // compute-fake's base URL
+	Mode      string        `json:"mode"`       // restart, redis or local
+	Rate      float64       `json:"rate"`       // the account's rate
+	Workers   int           `json:"workers"`    // processes sharing the token
+	RedisAddr string        `json:"redis_addr"` // empty in local mode
+	KeyPrefix string        `json:"key_prefix"` // the run's own Redis key prefix
+	RedisWait time.Duration `json:"redis_wait"` // the Redis limiter's timeout; 0 for its default
+	Start     int64         `json:"start"`      // Unix nanoseconds when every worker starts
+	Deadline  int64         `json:"deadline"`   // Unix nanoseconds when every call ends
 }
 
 // report is what a worker prints on stdout when it ends, as one JSON object.
@@ -104,7 +105,11 @@ func worker(stdout, stderr io.Writer) int {
 		rdb := goredis.NewClient(&goredis.Options{Addr: j.RedisAddr})
 		defer rdb.Close()
 		// The default fallback: this process's share of wall-clock slots, as the limiter's doc advises.
-		l, err := ratelimit.New(rdb, token, ratelimit.WithRate(j.Rate), ratelimit.WithKeyPrefix(j.KeyPrefix),
+		var timeout ratelimit.Option
+		if j.RedisWait > 0 {
+			timeout = ratelimit.WithTimeout(j.RedisWait)
+		}
+		l, err := ratelimit.New(rdb, token, ratelimit.WithRate(j.Rate), ratelimit.WithKeyPrefix(j.KeyPrefix), timeout,
 			ratelimit.WithErrorHandler(func(err error) {
 				if err != nil {
 					logf("limiter falls back: %v", err)
