@@ -73,7 +73,16 @@ func TestHostileTextIsEscaped(t *testing.T) {
 	t.Parallel()
 	inst := hostileInstance("ins-1"+evil, evil, compute.InstanceStatus("active"+evil))
 	inst.Type = evil
-	h := hostileCLI(t, listOf(inst, hostileInstance("ins-2", "web-2", "active")))
+	list := listOf(inst, hostileInstance("ins-2", "web-2", "active"))
+	h := hostileCLI(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/compute/v1/instances" {
+			list(w, r)
+			return
+		}
+		one := inst
+		one.ID = "ins-1"
+		writeJSON(w, http.StatusOK, map[string]any{"instance": one})
+	}))
 
 	r := h.run("instance", "list", "-o", "name")
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -89,6 +98,20 @@ func TestHostileTextIsEscaped(t *testing.T) {
 	rows := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	require.Len(t, rows, 3, "a header and two rows:\n%s", r.stdout)
 	assert.Contains(t, rows[1], "active"+evilShown)
+
+	r = h.run("instance", "list", "-o", "format={{.Name}}|{{.Type}}")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, evilShown+"|"+evilShown+"\nweb-2|vcpu-2_memory-4g\n", r.stdout, "-o format= gets the fields made safe")
+
+	r = h.run("instance", "describe", "ins-1")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	noEscapes(t, r.stdout)
+	assert.Contains(t, r.stdout, "\nName:             "+evilShown+"\n")
+
+	r = h.run("__complete", "instance", "get", "")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	noEscapes(t, strings.ReplaceAll(r.stdout, "\t", " ")) // a tab parts a completion from its description
+	assert.Contains(t, r.stdout, evilShown+"\tins-1"+evilShown+"\n", "completion offers the name made safe")
 }
 
 // 2. An error's JSON code and message show escaped on stderr, on the error's one line.
