@@ -91,7 +91,7 @@ a second one. Its mount path is set once it is created: --wait waits for it.`,
 		_ = cmd.MarkFlagRequired(r)
 	}
 	registerRegionCompletion(cmd, "region")
-	return cmd
+	return checkView(a, cmd, filesystemView)
 }
 
 func (a *app) filesystemUpdateCmd() *cobra.Command {
@@ -118,7 +118,7 @@ func (a *app) filesystemUpdateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&description, "description", "", "the new description (\"\" clears it)")
 	cmd.Flags().IntVar(&size, "size", 0, "the new size in GiB (a filesystem only grows)")
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return needOneOf(cmd, "name", "description", "size") }
-	return cmd
+	return checkView(a, cmd, filesystemView)
 }
 
 // filesystemWaiter waits on filesystems for the wait command, --wait and delete --wait.

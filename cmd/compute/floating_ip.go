@@ -93,7 +93,7 @@ once it is created: --wait waits for it.`,
 	_ = cmd.MarkFlagRequired("name")
 	_ = cmd.MarkFlagRequired("region")
 	registerRegionCompletion(cmd, "region")
-	return cmd
+	return checkView(a, cmd, floatingIPView)
 }
 
 func (a *app) floatingIPUpdateCmd() *cobra.Command {
@@ -117,7 +117,7 @@ func (a *app) floatingIPUpdateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "", "the new name")
 	cmd.Flags().StringVar(&description, "description", "", "the new description (\"\" clears it)")
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return needOneOf(cmd, "name", "description") }
-	return cmd
+	return checkView(a, cmd, floatingIPView)
 }
 
 // floatingIPWaiter waits on floatingIPs for the wait command, --wait and delete --wait.

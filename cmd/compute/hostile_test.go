@@ -140,7 +140,7 @@ func TestHostileProgressIsEscapedAndScrubbed(t *testing.T) {
 		writeJSON(w, http.StatusOK, map[string]any{"instance": hostileInstance("ins-1", "web-1", status)})
 	}))
 	h.tty = true
-	r := h.run("instance", "wait", "ins-1", "-o", "id")
+	r := h.run("instance", "wait", "ins-1", "-o", "id", "--poll-interval", "200ms")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	noEscapes(t, strings.ReplaceAll(r.stderr, "\r\x1b[K", "")) // the progress's own rewrite of its line
 	assert.Contains(t, r.stderr, `instance ins-1: creating Bearer [REDACTED]\x1b]0;x\x07 (`)

@@ -153,7 +153,7 @@ active, showing its status on a terminal.`,
 	cmd.MarkFlagsMutuallyExclusive("security-group", "no-security-groups")
 	cmd.MarkFlagsMutuallyExclusive("ssh-key", "password-file")
 	registerRegionCompletion(cmd, "region")
-	return cmd
+	return checkView(a, cmd, instanceView)
 }
 
 // instanceMetadata reads the startup script and the user data files, nil when none is given.
@@ -237,7 +237,7 @@ attach-volume, detach-volume, attach-security-group or detach-security-group.`,
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		return needOneOf(cmd, "name", "protected", "disk-size", "reservation", "security-group", "no-security-groups", "volume", "no-volumes")
 	}
-	return cmd
+	return checkView(a, cmd, instanceView)
 }
 
 // instanceActionCmd returns "instance start|stop|reset ID [--wait]".
@@ -271,7 +271,7 @@ func (a *app) instanceActionCmd(action compute.InstanceAction, target compute.In
 		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the instance is "+string(target))
-	return cmd
+	return checkView(a, cmd, instanceView)
 }
 
 var actionView = view[compute.InstanceAction]{
@@ -319,7 +319,7 @@ name that already exists is adopted and printed instead of taking a second one.`
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the snapshot is created")
 	_ = cmd.MarkFlagRequired("name")
 	registerRegionCompletion(cmd, "replicated-region")
-	return cmd
+	return checkView(a, cmd, snapshotView)
 }
 
 // metadataEntry is one key of an instance's user metadata, for the table and -o name.

@@ -53,3 +53,13 @@ func TestOutputSpecRefused(t *testing.T) {
 	}
 	assert.Empty(t, h.srv.Requests(), "nothing was sent")
 }
+
+// A create is not sent when its -o cannot print what it makes.
+func TestOutputSpecRefusedBeforeACreate(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	r := h.run(append(createWeb2, "-o", "columns=id,colour")...)
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, `no column "colour"`)
+	assert.Empty(t, h.srv.Requests(), "nothing was sent")
+}

@@ -101,7 +101,7 @@ are reserved names.`,
 	_ = cmd.MarkFlagRequired("name")
 	_ = cmd.MarkFlagRequired("region")
 	registerRegionCompletion(cmd, "region")
-	return cmd
+	return checkView(a, cmd, securityGroupView)
 }
 
 func (a *app) securityGroupUpdateCmd() *cobra.Command {
@@ -164,7 +164,7 @@ the read and the update is overwritten.`,
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		return needOneOf(cmd, "name", "description", "rule", "no-rules")
 	}
-	return cmd
+	return checkView(a, cmd, securityGroupView)
 }
 
 // parseRules reads --rule values: PROTOCOL:DIRECTION[:PORT[-PORT]]. The SDK checks the values

@@ -91,7 +91,7 @@ func (a *app) snapshotUpdateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&req.Name, "name", "", "the new name (required)")
 	_ = cmd.MarkFlagRequired("name")
-	return cmd
+	return checkView(a, cmd, snapshotView)
 }
 
 func (a *app) snapshotCloneCmd() *cobra.Command {
@@ -118,7 +118,7 @@ that already exists is adopted and printed instead of making a second one.`,
 	_ = cmd.MarkFlagRequired("name")
 	_ = cmd.MarkFlagRequired("region")
 	registerRegionCompletion(cmd, "region")
-	return cmd
+	return checkView(a, cmd, snapshotView)
 }
 
 func (a *app) snapshotImportCmd() *cobra.Command {
@@ -153,7 +153,7 @@ adopted and printed instead of importing a second one.`,
 	}
 	registerRegionCompletion(cmd, "region")
 	_ = cmd.RegisterFlagCompletionFunc("os-type", cobra.FixedCompletions([]string{compute.OSTypeLinux, compute.OSTypeWindows}, cobra.ShellCompDirectiveNoFileComp))
-	return cmd
+	return checkView(a, cmd, snapshotView)
 }
 
 // printSnapshotAfter waits for a new snapshot when --wait is given, then prints it.

@@ -81,7 +81,7 @@ twice. A private key is refused before anything is sent.`,
 	cmd.Flags().StringVar(&keyFile, "public-key-file", "", "the file holding the public key (required)")
 	_ = cmd.MarkFlagRequired("name")
 	_ = cmd.MarkFlagRequired("public-key-file")
-	return cmd
+	return checkView(a, cmd, sshKeyView)
 }
 
 func (a *app) sshKeyUpdateCmd() *cobra.Command {
@@ -101,5 +101,5 @@ func (a *app) sshKeyUpdateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&req.Name, "name", "", "the new name (required)")
 	_ = cmd.MarkFlagRequired("name")
-	return cmd
+	return checkView(a, cmd, sshKeyView)
 }

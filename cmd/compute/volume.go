@@ -92,7 +92,7 @@ one. Attach it with "compute instance attach-volume" once it is created.`,
 	}
 	registerRegionCompletion(cmd, "region")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions([]string{string(compute.VolumeTypeHDD), string(compute.VolumeTypeSSD)}, cobra.ShellCompDirectiveNoFileComp))
-	return cmd
+	return checkView(a, cmd, volumeView)
 }
 
 func (a *app) volumeUpdateCmd() *cobra.Command {
@@ -119,7 +119,7 @@ func (a *app) volumeUpdateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&description, "description", "", "the new description (\"\" clears it)")
 	cmd.Flags().IntVar(&size, "size", 0, "the new size in GiB (a volume only grows)")
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return needOneOf(cmd, "name", "description", "size") }
-	return cmd
+	return checkView(a, cmd, volumeView)
 }
 
 // volumeWaiter waits on volumes for the wait command, --wait and delete --wait.
