@@ -11,14 +11,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -97,9 +100,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scalerun:", err)
 		return 2
 	}
+	// Ctrl-C or SIGTERM stops the run in progress, and what it started.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	status := 0
 	for _, mode := range s.modes {
-		r, err := runOnce(s, mode, f, stderr)
+		r, err := runOnce(ctx, s, mode, f, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "scalerun: mode %s: %v\n", mode, err)
 			return 2

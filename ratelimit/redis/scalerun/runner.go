@@ -141,8 +141,9 @@ func (r *result) line() string {
 	return b.String()
 }
 
-// runOnce runs the job once in mode against a fresh compute-fake (and Redis).
-func runOnce(s settings, mode string, f fakeBinary, stderr io.Writer) (*result, error) {
+// runOnce runs the job once in mode against a fresh compute-fake (and Redis). When ctx ends it
+// stops the workers, the fake and Redis, and returns ctx's error.
+func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr io.Writer) (*result, error) {
 	r := &result{s: s, mode: mode, burst: strconv.Itoa(s.burst)}
 	token, control := randomHex(), randomHex()
 	args := []string{"-addr", "127.0.0.1:0", "-rate", strconv.FormatFloat(s.rate, 'g', -1, 64), "-speed", s.transition.String()}
@@ -242,16 +243,24 @@ func runOnce(s settings, mode string, f fakeBinary, stderr io.Writer) (*result, 
 		}
 		close(exited)
 	}()
-	select {
-	case <-exited:
-	case <-time.After(time.Until(deadline.Add(stuckGrace + 10*time.Second))):
+	kill := func() {
 		for _, c := range cmds {
 			_ = c.Process.Kill()
 		}
 		<-exited
 	}
+	select {
+	case <-exited:
+	case <-time.After(time.Until(deadline.Add(stuckGrace + 10*time.Second))):
+		kill()
+	case <-ctx.Done():
+		kill()
+	}
 	close(stop)
 	bg.Wait()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interrupted; the workers, the fake and Redis are stopped: %w", ctx.Err())
+	}
 
 	// Count: the workers' reports, the whole log, and what the fake still holds.
 	read, err := readLog(hc, url, control)
