@@ -18,7 +18,7 @@ import (
 )
 
 // Version is the SDK's version, sent in the User-Agent as compute-go/<Version>.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Environment variables read by [NewClientFromEnv].
 const (

@@ -3,7 +3,7 @@ module github.com/compute-sdk/compute-go/otel
 go 1.25.0
 
 require (
-	github.com/compute-sdk/compute-go v0.0.0-00010101000000-000000000000
+	github.com/compute-sdk/compute-go v0.2.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.46.0
 	go.opentelemetry.io/otel/metric v1.46.0
@@ -25,5 +25,3 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/compute-sdk/compute-go => ..

@@ -2,13 +2,9 @@ module github.com/compute-sdk/compute-go/cmd/compute
 
 go 1.25.0
 
-replace github.com/compute-sdk/compute-go => ../..
-
-replace github.com/compute-sdk/compute-go/ratelimit/redis => ../../ratelimit/redis
-
 require (
-	github.com/compute-sdk/compute-go v0.0.0-00010101000000-000000000000
-	github.com/compute-sdk/compute-go/ratelimit/redis v0.0.0-00010101000000-000000000000
+	github.com/compute-sdk/compute-go v0.2.0
+	github.com/compute-sdk/compute-go/ratelimit/redis v0.2.0
 	github.com/creack/pty v1.1.24
 	github.com/redis/go-redis/v9 v9.17.2
 	github.com/spf13/cobra v1.10.2

@@ -3,7 +3,7 @@ module github.com/compute-sdk/compute-go/ratelimit/redis
 go 1.25.0
 
 require (
-	github.com/compute-sdk/compute-go v0.0.0-00010101000000-000000000000
+	github.com/compute-sdk/compute-go v0.2.0
 	github.com/redis/go-redis/v9 v9.17.2
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/time v0.15.0
@@ -17,5 +17,3 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
-
-replace github.com/compute-sdk/compute-go => ../..
