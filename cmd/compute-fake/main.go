@@ -13,6 +13,7 @@
 //	             [-rate 10] [-burst 1] [-speed 2s] [-catalog FILE] [-allow-hosts NAMES]
 //	             [-control-token TOKEN]
 //	compute-fake [-catalog FILE] -print-catalog
+//	compute-fake -version
 //
 // The flags, each with the environment variable read when the flag is not given (a flag wins over
 // its variable):
@@ -108,6 +109,7 @@ type settings struct {
 	allowHosts   string
 	hosts        []string // allowHosts, parsed
 	printCatalog bool
+	printVersion bool
 }
 
 // requestLogLimit and requestLogBytes bound the fake's request log (GET /_fake/requests), which a
@@ -127,6 +129,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if err != nil {
 		return 2
+	}
+	if s.printVersion {
+		fmt.Fprintln(stdout, "compute-fake", buildVersion())
+		return 0
 	}
 	cat := fake.DefaultCatalog()
 	if s.catalogFile != "" {
@@ -218,6 +224,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&s.allowHosts, "allow-hosts", "", "host names, separated by commas, answered besides loopback ones when listening on loopback; * for any ("+envHosts+")")
 	fs.StringVar(&s.control, "control-token", "", "enables the control endpoint under /_fake/ with this token in X-Fake-Control-Token ("+envControl+")")
 	fs.BoolVar(&s.printCatalog, "print-catalog", false, "print the catalogue as JSON and exit")
+	fs.BoolVar(&s.printVersion, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: compute-fake [flags]\n\n"+
 			"Serves a stateful in-memory fake of the Compute API over HTTP.\n"+

@@ -15,9 +15,15 @@ type versionInfo struct {
 	Go  string `json:"go"`
 }
 
-// cliVersion is the module version the binary was built from ("v0.1.0" when installed with
-// go install ...@v0.1.0), or "devel" for a build from a checkout.
+// version is the release version, set by the release build (-ldflags "-X main.version=vX.Y.Z").
+var version string
+
+// cliVersion is the version the binary was built as: the release build's, the module version of a
+// go install ...@vX.Y.Z, or "devel" for a build from a checkout.
 func cliVersion() string {
+	if version != "" {
+		return version
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
