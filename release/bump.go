@@ -32,8 +32,8 @@ func bumpCmd(args []string) error {
 }
 
 // bump makes the tree in root say version: CHANGELOG.md's head becomes "## version (date)", the
-// root package's Version constant the version without its v, each module's requirements of its
-// siblings and go.work's replacements of them that version.
+// root package's Version constant the version without its v, the requirements of the published
+// modules by every module of go.work, and go.work's replacements of them, that version.
 func bump(root, version, date string) error {
 	if !validVersion(version) {
 		return fmt.Errorf("bump: %q is not a release version vX.Y.Z", version)
@@ -55,9 +55,18 @@ func bump(root, version, date string) error {
 		}
 		siblings[p] = m.dir
 	}
+	// Every module of the workspace, the tooling ones too, requires the siblings at the release.
+	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if err != nil {
+		return err
+	}
+	wf, err := modfile.ParseWork("go.work", work, nil)
+	if err != nil {
+		return err
+	}
 	required := map[string]bool{}
-	for _, m := range modules {
-		if err := bumpRequirements(filepath.Join(root, m.dir, "go.mod"), siblings, version, required); err != nil {
+	for _, u := range wf.Use {
+		if err := bumpRequirements(filepath.Join(root, filepath.FromSlash(u.Path), "go.mod"), siblings, version, required); err != nil {
 			return err
 		}
 	}

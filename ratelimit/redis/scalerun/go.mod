@@ -3,8 +3,8 @@ module github.com/compute-sdk/compute-go/ratelimit/redis/scalerun
 go 1.25.0
 
 require (
-	github.com/compute-sdk/compute-go v0.0.0-00010101000000-000000000000
-	github.com/compute-sdk/compute-go/ratelimit/redis v0.0.0-00010101000000-000000000000
+	github.com/compute-sdk/compute-go v0.2.0
+	github.com/compute-sdk/compute-go/ratelimit/redis v0.2.0
 	github.com/redis/go-redis/v9 v9.17.2
 )
 
@@ -16,7 +16,3 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/compute-sdk/compute-go => ../../..
-
-replace github.com/compute-sdk/compute-go/ratelimit/redis => ..
