@@ -52,24 +52,48 @@ func buildCmd(args []string) error {
 		if !ok || goos == "" || goarch == "" {
 			return fmt.Errorf("build: -targets: %q is not os/arch", target)
 		}
-		for _, c := range commands {
-			name := fmt.Sprintf("%s_%s_%s_%s", c.name, v, goos, goarch)
-			if goos == "windows" {
-				name += ".exe"
-			}
-			// -trimpath: no path of this machine in the binary; -X: the version it prints.
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+v,
-				"-o", filepath.Join(*out, name), c.pkg)
-			cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
-			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-			fmt.Fprintf(os.Stderr, "build %s\n", name)
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("build: %s for %s: %w", c.name, target, err)
-			}
-			files = append(files, name)
+		names, err := buildTarget(*out, v, goos, goarch)
+		if err != nil {
+			return err
 		}
+		files = append(files, names...)
 	}
 	return writeSums(*out, files)
+}
+
+// buildTarget builds the commands for goos/goarch in one go build (they share most packages) into
+// dir, named <command>_<version>_<os>_<arch>[.exe], and returns the names.
+func buildTarget(dir, version, goos, goarch string) ([]string, error) {
+	tmp, err := os.MkdirTemp(dir, ".build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	// -trimpath: no path of this machine in the binaries; -X: the version they print.
+	args := []string{"build", "-trimpath", "-ldflags", "-s -w -X main.version=" + version, "-o", tmp + string(filepath.Separator)}
+	for _, c := range commands {
+		args = append(args, c.pkg)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	fmt.Fprintf(os.Stderr, "build %s/%s\n", goos, goarch)
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("build: %s/%s: %w", goos, goarch, err)
+	}
+	exe := ""
+	if goos == "windows" {
+		exe = ".exe"
+	}
+	var names []string
+	for _, c := range commands {
+		name := fmt.Sprintf("%s_%s_%s_%s%s", c.name, version, goos, goarch, exe)
+		if err := os.Rename(filepath.Join(tmp, c.name+exe), filepath.Join(dir, name)); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	return names, nil
 }
 
 // writeSums writes SHA256SUMS in dir, in the format sha256sum -c reads, for files in dir.

@@ -32,7 +32,8 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("no command\n" + usage)
+		fmt.Fprint(os.Stderr, usage)
+		return errors.New("no command")
 	}
 	if _, err := os.Stat("go.work"); err != nil {
 		return fmt.Errorf("run it from the repository's root (no go.work here): %w", err)
@@ -55,5 +56,6 @@ func run(args []string) error {
 		fmt.Print(usage)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	fmt.Fprint(os.Stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
 }
