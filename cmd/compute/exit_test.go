@@ -38,7 +38,7 @@ func TestExitCodes(t *testing.T) {
 			code: exitUsage, stderr: "invalid --disk-size: must be at least 80"},
 		{name: "usage: an empty ID", args: []string{"instance", "get", ""},
 			code: exitUsage, stderr: "INSTANCE_ID is empty"},
-		{name: "usage: an ID that would change the path", args: []string{"instance", "actions", "../quotas"},
+		{name: "usage: an ID that would change the path", args: []string{"instance", "attach-volume", "../quotas", "vol-data-1"},
 			code: exitUsage, stderr: "invalid INSTANCE_ID"},
 		{name: "not found: neither an ID nor a name", args: []string{"instance", "get", "../quotas"},
 			code: exitNotFound, stderr: `no instance has the ID or the name "../quotas"`},

@@ -103,10 +103,12 @@ func (a *app) filesystemUpdateCmd() *cobra.Command {
 		Example: "  compute filesystem update fs-000001 --size 200",
 		Args:    exactArgs(filesystemKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
-			f, err := c.Filesystems.Update(ctx, args[0], &compute.FilesystemUpdateRequest{
-				Name:        changed(cmd, "name", name),
-				Description: changed(cmd, "description", description),
-				Size:        changed(cmd, "size", size),
+			f, err := callByID(ctx, c, filesystemKind, args[0], func(id string) (*compute.Filesystem, error) {
+				return c.Filesystems.Update(ctx, id, &compute.FilesystemUpdateRequest{
+					Name:        changed(cmd, "name", name),
+					Description: changed(cmd, "description", description),
+					Size:        changed(cmd, "size", size),
+				})
 			})
 			if err != nil {
 				return err

@@ -104,9 +104,11 @@ func (a *app) floatingIPUpdateCmd() *cobra.Command {
 		Example: `  compute floating-ip update fip-000001 --name web-ip-old --description ""`,
 		Args:    exactArgs(floatingIPKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
-			f, err := c.FloatingIPs.Update(ctx, args[0], &compute.FloatingIPUpdateRequest{
-				Name:        changed(cmd, "name", name),
-				Description: changed(cmd, "description", description),
+			f, err := callByID(ctx, c, floatingIPKind, args[0], func(id string) (*compute.FloatingIP, error) {
+				return c.FloatingIPs.Update(ctx, id, &compute.FloatingIPUpdateRequest{
+					Name:        changed(cmd, "name", name),
+					Description: changed(cmd, "description", description),
+				})
 			})
 			if err != nil {
 				return err

@@ -216,7 +216,7 @@ attach-volume, detach-volume, attach-security-group or detach-security-group.`,
 			case cmd.Flags().Changed("volume"):
 				req.Volumes = volumes
 			}
-			inst, err := c.Instances.Update(ctx, args[0], req)
+			inst, err := callByID(ctx, c, instanceKind, args[0], func(id string) (*compute.Instance, error) { return c.Instances.Update(ctx, id, req) })
 			if err != nil {
 				return err
 			}
@@ -287,7 +287,7 @@ func (a *app) instanceActionsCmd() *cobra.Command {
 		Example: "  compute instance actions ins-000001 -o name",
 		Args:    exactArgs(instanceKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			actions, err := c.Instances.Actions(ctx, args[0])
+			actions, err := callByID(ctx, c, instanceKind, args[0], func(id string) ([]compute.InstanceAction, error) { return c.Instances.Actions(ctx, id) })
 			if err != nil {
 				return err
 			}
@@ -340,7 +340,7 @@ it, the table shows each key with its value as compact JSON.`,
 		Example: "  compute instance user-metadata ins-000001 -o json",
 		Args:    exactArgs(instanceKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			md, err := c.Instances.UserMetadata(ctx, args[0])
+			md, err := callByID(ctx, c, instanceKind, args[0], func(id string) (compute.UserMetadata, error) { return c.Instances.UserMetadata(ctx, id) })
 			if err != nil {
 				return err
 			}

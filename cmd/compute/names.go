@@ -106,3 +106,14 @@ func resolveID(ctx context.Context, c *compute.Client, k kind, arg string) (stri
 	}
 	return id, err
 }
+
+// callByID is withID for a call that returns a result.
+func callByID[R any](ctx context.Context, c *compute.Client, k kind, arg string, fn func(id string) (R, error)) (R, error) {
+	var out R
+	err := withID(ctx, c, k, arg, func(id string) error {
+		var err error
+		out, err = fn(id)
+		return err
+	})
+	return out, err
+}

@@ -37,6 +37,14 @@ func TestNames(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, twins, 2, "nothing is deleted when the name is ambiguous")
 
+	mkGroup(t, h.sdk())
+	r = h.run("security-group", "update", "ssh", "--description", "SSH from anywhere", "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "sg-000001\n", r.stdout, "update takes a name")
+	r = h.run("instance", "actions", "web-1", "-o", "name")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "stop\nreset\n", r.stdout)
+
 	r = h.run("instance", "stop", "web-1", "--wait", "-o", "name")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	r = h.run("instance", "wait", "web-1", "--status", "stopped", "-o", "id")

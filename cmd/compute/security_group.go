@@ -131,7 +131,7 @@ the read and the update is overwritten.`,
 			if err := probe.Validate(); err != nil {
 				return err
 			}
-			cur, err := c.SecurityGroups.Get(ctx, args[0])
+			cur, err := callByID(ctx, c, securityGroupKind, args[0], func(id string) (*compute.SecurityGroup, error) { return c.SecurityGroups.Get(ctx, id) })
 			if err != nil {
 				return err
 			}
@@ -148,7 +148,7 @@ the read and the update is overwritten.`,
 			case cmd.Flags().Changed("rule"):
 				req.Rules = newRules
 			}
-			g, err := c.SecurityGroups.Update(ctx, args[0], req)
+			g, err := c.SecurityGroups.Update(ctx, cur.ID, req)
 			if err != nil {
 				return err
 			}

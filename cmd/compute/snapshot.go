@@ -82,7 +82,7 @@ func (a *app) snapshotUpdateCmd() *cobra.Command {
 		Example: "  compute snapshot update snap-000001 --name golden-image",
 		Args:    exactArgs(snapshotKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			snap, err := c.Snapshots.Update(ctx, args[0], &req)
+			snap, err := callByID(ctx, c, snapshotKind, args[0], func(id string) (*compute.Snapshot, error) { return c.Snapshots.Update(ctx, id, &req) })
 			if err != nil {
 				return err
 			}

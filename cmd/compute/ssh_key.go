@@ -92,7 +92,7 @@ func (a *app) sshKeyUpdateCmd() *cobra.Command {
 		Example: "  compute ssh-key update key-000001 --name laptop-2026",
 		Args:    exactArgs(sshKeyKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			k, err := c.SSHKeys.Update(ctx, args[0], &req)
+			k, err := callByID(ctx, c, sshKeyKind, args[0], func(id string) (*compute.SSHKey, error) { return c.SSHKeys.Update(ctx, id, &req) })
 			if err != nil {
 				return err
 			}

@@ -104,10 +104,12 @@ func (a *app) volumeUpdateCmd() *cobra.Command {
 		Example: "  compute volume update vol-000001 --size 100",
 		Args:    exactArgs(volumeKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
-			v, err := c.Volumes.Update(ctx, args[0], &compute.VolumeUpdateRequest{
-				Name:        changed(cmd, "name", name),
-				Description: changed(cmd, "description", description),
-				Size:        changed(cmd, "size", size),
+			v, err := callByID(ctx, c, volumeKind, args[0], func(id string) (*compute.Volume, error) {
+				return c.Volumes.Update(ctx, id, &compute.VolumeUpdateRequest{
+					Name:        changed(cmd, "name", name),
+					Description: changed(cmd, "description", description),
+					Size:        changed(cmd, "size", size),
+				})
 			})
 			if err != nil {
 				return err
