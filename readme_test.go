@@ -432,3 +432,17 @@ func TestPackageDocLinksResolve(t *testing.T) {
 		assert.True(t, resolved[m[1]] || defined[m[1]], "the package doc's [%s] resolves to no name and no link", m[1])
 	}
 }
+
+// TestDocsUsePlainWords: the README, the guides and the package doc speak of the API as a user
+// sees it, never in the words of the project's internal notes (a seed, the extended contract, a
+// decision's D-number).
+func TestDocsUsePlainWords(t *testing.T) {
+	internal := regexp.MustCompile(`(?i)\bseed\b|\bextended contract\b|\bD\d{1,3}\b`)
+	for _, f := range append(docFiles(t), "doc.go") {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for n, line := range strings.Split(string(raw), "\n") {
+			assert.False(t, internal.MatchString(line), "%s:%d uses an internal word: %s", f, n+1, line)
+		}
+	}
+}
