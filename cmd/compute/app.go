@@ -101,7 +101,7 @@ func (a *app) rootCmd() *cobra.Command {
 snapshots and images of the Compute Resource Management API.
 
 It reads the API's base URL from COMPUTE_API_URL and the token from COMPUTE_API_TOKEN (or
---token-file). A create never runs twice: run it again after a failure and it adopts what the
+--api-url and --token-file), else from the context in use ("compute context --help"). A create never runs twice: run it again after a failure and it adopts what the
 first run made. Results go to stdout (-o table, json, yaml, jsonl, name or id); progress, notes and
 errors go to stderr. The exit code tells failures apart: see "compute help exit-codes".`,
 		Example: `  export COMPUTE_API_URL=https://api.example.com COMPUTE_API_TOKEN=...
