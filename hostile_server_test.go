@@ -1,7 +1,7 @@
 package compute
 
 // What can a broken, misconfigured or hostile server do to a caller? Each test below is one
-// guarantee of the README's "Safety against a bad server" section: memory stays bounded, nothing
+// guarantee of docs/safety.md, "Safety against a bad server": memory stays bounded, nothing
 // that is not the resource reads as success, secrets stay home, and every loop ends.
 
 import (

@@ -82,14 +82,14 @@ func docBlocks(t *testing.T) []block {
 // readmeCommandTests are the shell commands of the README and the guides that a test runs, not .ci/run, with the test
 // that does (it must exist in the named file).
 var readmeCommandTests = map[string][2]string{
-	"go mod edit -replace github.com/compute-sdk/compute-go=../compute-go":        {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
-	"go get github.com/compute-sdk/compute-go@v0.0.0-00010101000000-000000000000": {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
-	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -print-catalog":    {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
-	"go install github.com/compute-sdk/compute-go/cmd/compute-fake":               {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
-	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -speed 0":          {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
-	"go run ./cmd/compute-fake":                                    {"cmd/compute-fake/main_test.go", "TestBannerAndCleanStop"},
-	"go run ./cmd/compute-fake -addr 127.0.0.1:0 -speed 0 -rate 0": {"cmd/compute-fake/main_test.go", "TestCurlFlowAgainstTheBinary"},
-	"go run ./cmd/compute-fake -print-catalog":                     {"cmd/compute-fake/main_test.go", "TestPrintCatalog"},
+	"go mod edit -replace github.com/compute-sdk/compute-go=../compute-go":     {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go get github.com/compute-sdk/compute-go@v0.2.0":                          {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -print-catalog": {"readme_test.go", "TestReadmeGoBlocksCompileAndRun"},
+	"go install github.com/compute-sdk/compute-go/cmd/compute-fake":            {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
+	"go run github.com/compute-sdk/compute-go/cmd/compute-fake -speed 0":       {"cmd/compute-fake/main_test.go", "TestGoRunAndInstallFromAnotherModule"},
+	"go run ./cmd/compute-fake":                                                {"cmd/compute-fake/main_test.go", "TestBannerAndCleanStop"},
+	"go run ./cmd/compute-fake -addr 127.0.0.1:0 -speed 0 -rate 0":             {"cmd/compute-fake/main_test.go", "TestCurlFlowAgainstTheBinary"},
+	"go run ./cmd/compute-fake -print-catalog":                                 {"cmd/compute-fake/main_test.go", "TestPrintCatalog"},
 }
 
 // TestReadmeShellCommandsAreExercised: every shell command in the README and the guides (its

@@ -127,7 +127,7 @@
 // under /_fake/, a path the API does not use, with its own token in the X-Fake-Control-Token header;
 // without the option those paths are 404 like any unknown route. A fault rule that could never hit
 // a request (a lower-case method, a URL for a path, an invalid pattern) is refused there with 400.
-// GET /_fake/openapi.yaml describes its routes, and the README lists them.
+// GET /_fake/openapi.yaml describes its routes, and docs/compute-fake.md lists them.
 //
 // cmd/compute-fake serves the same fake as a standalone program for other languages and tools.
 package computetest

@@ -54,7 +54,7 @@
 //	curl -H "Authorization: Bearer Zq8Wv3Xj7Lm2Rt9Hk4Pd" http://127.0.0.1:8080/compute/v1/images
 //
 // The fake implements every operation of the API; see package computetest for its behaviour where
-// the API's documents are silent, and README.md for the control endpoint.
+// the API's documents are silent, and docs/compute-fake.md for the control endpoint.
 package main
 
 import (

@@ -403,8 +403,9 @@ func TestRedisThatStopsMidRunDoesNotHangCallers(t *testing.T) {
 			const slot = 1100 * time.Millisecond / rps
 			assert.Less(t, time.Duration(longest.Load()), 10*slot+7*timeout, "a caller hung on Redis")
 			assert.Greater(t, before.Load(), int64(rps*0.5*0.6), "granted through Redis before it stopped")
-			// One slot in 1.1 intervals, less the guard, a recheck's timeout and its slot.
-			assert.Greater(t, after.Load(), int64(rps*1.0*0.6), "granted by the fallback after it stopped")
+			// One slot in 1.1 intervals, less the guard, a recheck's timeout and its slot: about 40 on a
+			// quiet machine, 28 seen on a busy one; a fallback that hung would grant none.
+			assert.Greater(t, after.Load(), int64(rps*1.0*0.4), "granted by the fallback after it stopped")
 			assert.Positive(t, reported.Load(), "responses were reported to Redis")
 			assert.Less(t, time.Duration(longestDone.Load()), 4*timeout, "a response's report hung on Redis")
 			mu.Lock()
