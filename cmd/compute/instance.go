@@ -71,10 +71,10 @@ func (a *app) instanceCmd() *cobra.Command {
 		a.instanceActionsCmd(),
 		a.instanceSnapshotCmd(),
 		a.instanceUserMetadataCmd(),
-		a.instanceAttachCmd("attach-volume", "VOLUME_ID", "vol-data-1", "Attach one volume to an instance", (*compute.InstancesService).AttachVolume),
-		a.instanceAttachCmd("detach-volume", "VOLUME_ID", "vol-data-1", "Detach one volume from an instance", (*compute.InstancesService).DetachVolume),
-		a.instanceAttachCmd("attach-security-group", "SECURITY_GROUP_ID", "sg-000001", "Attach one security group to an instance", (*compute.InstancesService).AttachSecurityGroup),
-		a.instanceAttachCmd("detach-security-group", "SECURITY_GROUP_ID", "sg-000001", "Detach one security group from an instance", (*compute.InstancesService).DetachSecurityGroup),
+		a.instanceAttachCmd("attach-volume", volumeKind, "vol-data-1", "Attach one volume to an instance", (*compute.InstancesService).AttachVolume),
+		a.instanceAttachCmd("detach-volume", volumeKind, "vol-data-1", "Detach one volume from an instance", (*compute.InstancesService).DetachVolume),
+		a.instanceAttachCmd("attach-security-group", securityGroupKind, "sg-000001", "Attach one security group to an instance", (*compute.InstancesService).AttachSecurityGroup),
+		a.instanceAttachCmd("detach-security-group", securityGroupKind, "sg-000001", "Detach one security group from an instance", (*compute.InstancesService).DetachSecurityGroup),
 		waitCmd(a, instanceKind, instanceView, instanceWaiter, "  compute instance wait ins-000001 --status stopped --timeout 5m"),
 	)
 	return cmd
@@ -307,7 +307,9 @@ name that already exists is adopted and printed instead of taking a second one.`
 		Example: "  compute instance snapshot ins-000001 --name web-1-before-upgrade --wait",
 		Args:    exactArgs(instanceKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			snap, err := c.Snapshots.CreateOnce(ctx, args[0], &req, retryNotCreated)
+			snap, err := callByID(ctx, c, instanceKind, args[0], func(id string) (*compute.Snapshot, error) {
+				return c.Snapshots.CreateOnce(ctx, id, &req, retryNotCreated)
+			})
 			if err != nil {
 				return err
 			}
@@ -358,9 +360,10 @@ it, the table shows each key with its value as compact JSON.`,
 
 // instanceAttachCmd returns "instance attach-volume|detach-volume|attach-security-group|
 // detach-security-group INSTANCE_ID ITEM_ID", which changes one item without sending the whole
-// list.
-func (a *app) instanceAttachCmd(use, itemArg, exampleID, short string,
+// list. Either argument may be a name.
+func (a *app) instanceAttachCmd(use string, item kind, exampleID, short string,
 	call func(*compute.InstancesService, context.Context, string, string) (*compute.Instance, error)) *cobra.Command {
+	itemArg := item.arg
 	return &cobra.Command{
 		Use:   use + " " + instanceKind.arg + " " + itemArg,
 		Short: short,
@@ -369,7 +372,9 @@ lost after it took effect: then it exits with 7 (outcome unknown); read the inst
 		Example: "  compute instance " + use + " ins-000001 " + exampleID,
 		Args:    exactArgs(instanceKind.arg, itemArg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			inst, err := call(c.Instances, ctx, args[0], args[1])
+			inst, err := callByRefs(ctx, c, []ref{{instanceKind, args[0]}, {item, args[1]}}, func(ids []string) (*compute.Instance, error) {
+				return call(c.Instances, ctx, ids[0], ids[1])
+			})
 			if err != nil {
 				return err
 			}

@@ -88,10 +88,10 @@ func (e *noSuchError) Unwrap() error { return e.err }
 // Is makes a noSuchError a not found error, as a 404 is.
 func (e *noSuchError) Is(target error) bool { return target == compute.ErrNotFound }
 
-// resolveID returns the ID of the resource arg names, before a command for which a 404 is no
-// failure: arg when a resource has that ID (or none has it as a name either), else the ID of the
-// one resource named arg.
-func resolveID(ctx context.Context, c *compute.Client, k kind, arg string) (string, error) {
+// lookupID returns the ID of the resource arg names: arg when a resource has that ID, else the ID
+// of the one resource named arg. A name that none has is a *noSuchError (exit code 3), one that
+// several share an *ambiguousError.
+func lookupID(ctx context.Context, c *compute.Client, k kind, arg string) (string, error) {
 	if k.get == nil || k.find == nil {
 		return arg, nil
 	}
@@ -100,11 +100,67 @@ func resolveID(ctx context.Context, c *compute.Client, k kind, arg string) (stri
 		id = candidate
 		return k.get(ctx, c, candidate)
 	})
+	return id, err
+}
+
+// resolveID returns the ID of the resource arg names, before a command for which a 404 is no
+// failure: arg when a resource has that ID (or none has it as a name either), else the ID of the
+// one resource named arg.
+func resolveID(ctx context.Context, c *compute.Client, k kind, arg string) (string, error) {
+	id, err := lookupID(ctx, c, k, arg)
 	var none *noSuchError
 	if errors.As(err, &none) && none.err != nil {
 		return arg, nil // no such ID nor name: the command meets the 404 itself
 	}
 	return id, err
+}
+
+// unknownRef reports whether err may come of a reference that names no resource by its ID: a 404,
+// an ID the SDK refused, or a 400 of the service that is not about a resource's state or a quota (a
+// resource a request refers to is unknown: 02021, 02025, 02047...). A write whose outcome is
+// unknown is never sent again.
+func unknownRef(err error) bool {
+	switch {
+	case err == nil, errors.Is(err, compute.ErrOutcomeUnknown), errors.Is(err, compute.ErrConflict), errors.Is(err, compute.ErrQuotaExceeded):
+		return false
+	}
+	return errors.Is(err, compute.ErrNotFound) || errors.Is(err, compute.ErrInvalidRequest) || errors.Is(err, compute.ErrBadRequest)
+}
+
+// ref is an argument or a flag value that names a resource of a kind, by its ID or its name.
+type ref struct {
+	k   kind
+	arg string
+}
+
+// callByRefs runs fn with the references as given, so that IDs cost no more requests than before.
+// When the service answers as it does to a reference it does not know (a 404, a refused request),
+// each reference is looked up, ID first then name (lookupID), and fn runs again with the IDs found
+// if a name stood for one; a name that no resource has exits 3, one that several share exits 11.
+// Otherwise fn's first error stands.
+func callByRefs[R any](ctx context.Context, c *compute.Client, refs []ref, fn func(ids []string) (R, error)) (R, error) {
+	args := make([]string, len(refs))
+	for i, r := range refs {
+		args[i] = r.arg
+	}
+	out, err := fn(args)
+	if !unknownRef(err) {
+		return out, err
+	}
+	ids := make([]string, len(refs))
+	named := false
+	for i, r := range refs {
+		id, lerr := lookupID(ctx, c, r.k, r.arg)
+		if lerr != nil {
+			return out, lerr
+		}
+		ids[i] = id
+		named = named || id != r.arg
+	}
+	if !named {
+		return out, err
+	}
+	return fn(ids)
 }
 
 // callByID is withID for a call that returns a result.

@@ -55,3 +55,73 @@ func TestNames(t *testing.T) {
 	_, err = h.sdk().Instances.Get(context.Background(), "ins-000001")
 	assert.ErrorIs(t, err, compute.ErrNotFound, "deleted by its name")
 }
+
+// Names go in the attach and detach commands (both arguments), and in instance snapshot and
+// snapshot clone; IDs there cost the one request they did.
+func TestNamesInAttachAndSnapshot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newCLI(t)
+	mkInstance(t, h.sdk())
+	vol := mkVolume(t, h.sdk())
+	mkGroup(t, h.sdk())
+
+	r := h.run("instance", "attach-volume", "web-1", "data", "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "ins-000001\n", r.stdout)
+	inst, err := h.sdk().Instances.Get(ctx, "ins-000001")
+	require.NoError(t, err)
+	require.Len(t, inst.Volumes, 1)
+	assert.Equal(t, vol.ID, inst.Volumes[0].ID, "attached by their names")
+
+	r = h.run("instance", "attach-security-group", "web-1", "ssh", "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	r = h.run("instance", "detach-security-group", "web-1", "ssh", "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+
+	h.srv.ResetRequests()
+	r = h.run("instance", "detach-volume", "ins-000001", vol.ID, "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, []string{"PATCH /compute/v1/instances/ins-000001"}, h.requests(), "IDs cost one request")
+
+	r = h.run("instance", "attach-volume", "web-1", "nope")
+	assert.Equal(t, exitNotFound, r.code)
+	golden(t, "names_attach_none.txt", r.stdout+r.stderr)
+
+	for range 2 {
+		_, err := h.sdk().Volumes.Create(ctx, &compute.VolumeCreateRequest{Name: "twin", Region: region, Size: 50})
+		require.NoError(t, err)
+	}
+	r = h.run("instance", "attach-volume", "web-1", "twin")
+	assert.Equal(t, exitAmbiguous, r.code)
+	golden(t, "names_attach_several.txt", r.stdout+r.stderr)
+	inst, err = h.sdk().Instances.Get(ctx, "ins-000001")
+	require.NoError(t, err)
+	assert.Empty(t, inst.Volumes, "nothing is attached when the name is ambiguous")
+
+	r = h.run("instance", "snapshot", "web-1", "--name", "golden", "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	snapID := r.stdout[:len(r.stdout)-1]
+	snap, err := h.sdk().Snapshots.Get(ctx, snapID)
+	require.NoError(t, err)
+	assert.Equal(t, "ins-000001", snap.SourceInstanceID, "snapshot takes the instance's name")
+	_, err = h.sdk().Snapshots.WaitForStatus(ctx, snapID, compute.SnapshotStatusCreated)
+	require.NoError(t, err)
+
+	r = h.run("snapshot", "clone", "golden", "--name", "golden-copy", "--region", region, "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	clone, err := h.sdk().Snapshots.Get(ctx, r.stdout[:len(r.stdout)-1])
+	require.NoError(t, err)
+	assert.Equal(t, snapID, clone.SourceSnapshotID, "clone takes the source's name")
+
+	r = h.run("snapshot", "clone", "nope", "--name", "x", "--region", region)
+	assert.Equal(t, exitNotFound, r.code)
+	golden(t, "names_clone_none.txt", r.stdout+r.stderr)
+	r = h.run("instance", "snapshot", "nope", "--name", "x")
+	assert.Equal(t, exitNotFound, r.code, r.stderr)
+
+	mkInstance(t, h.sdk()) // a second web-1
+	r = h.run("instance", "snapshot", "web-1", "--name", "y")
+	assert.Equal(t, exitAmbiguous, r.code)
+	golden(t, "names_snapshot_several.txt", r.stdout+r.stderr)
+}

@@ -105,7 +105,9 @@ that already exists is adopted and printed instead of making a second one.`,
 		Example: "  compute snapshot clone snap-000001 --name golden-image-muc --region EUC-DE-MUC-1 --wait",
 		Args:    exactArgs(snapshotKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			snap, err := c.Snapshots.CloneOnce(ctx, args[0], &req, retryNotCreated)
+			snap, err := callByID(ctx, c, snapshotKind, args[0], func(id string) (*compute.Snapshot, error) {
+				return c.Snapshots.CloneOnce(ctx, id, &req, retryNotCreated)
+			})
 			if err != nil {
 				return err
 			}
