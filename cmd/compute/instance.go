@@ -117,7 +117,18 @@ active, showing its status on a terminal.`,
 				return err
 			}
 			req.Metadata = meta
-			inst, err := c.Instances.CreateOnce(ctx, &req, retryNotCreated)
+			// The keys, groups, volumes and floating IP may be given by name.
+			var refs refSet
+			refs.addAll(sshKeyKind, req.SSHKeys)
+			refs.addAll(securityGroupKind, req.SecurityGroups)
+			refs.addAll(volumeKind, req.Volumes)
+			refs.add(floatingIPKind, &req.FloatingIP)
+			var inst *compute.Instance
+			err = refs.call(ctx, c, func() error {
+				var err error
+				inst, err = c.Instances.CreateOnce(ctx, &req, retryNotCreated)
+				return err
+			})
 			if err != nil {
 				return err
 			}
@@ -130,12 +141,12 @@ active, showing its status on a terminal.`,
 	f.StringVar(&req.Type, "type", "", "the instance type, such as vcpu-2_memory-4g (required)")
 	f.StringVar(&req.Region, "region", "", "the region, such as NORD-NO-KRS-1 (required)")
 	f.StringVar(&req.Image, "image", "", "an image ID, an image slug (slug:version) or a snapshot ID (required)")
-	f.StringSliceVar(&req.SSHKeys, "ssh-key", nil, "an SSH key ID to install; repeat or separate with commas")
+	f.StringSliceVar(&req.SSHKeys, "ssh-key", nil, "an SSH key (ID or name) to install; repeat or separate with commas")
 	f.StringVar(&passwordFile, "password-file", "", "read the login password (16 characters or more) from this file, instead of SSH keys")
-	f.StringSliceVar(&req.SecurityGroups, "security-group", nil, "a security group ID to attach; repeat or separate with commas")
+	f.StringSliceVar(&req.SecurityGroups, "security-group", nil, "a security group (ID or name) to attach; repeat or separate with commas")
 	f.BoolVar(&noGroups, "no-security-groups", false, "create the instance with no security group at all")
-	f.StringSliceVar(&req.Volumes, "volume", nil, "a volume ID to attach; repeat or separate with commas")
-	f.StringVar(&req.FloatingIP, "floating-ip", "", "a floating IP ID to attach")
+	f.StringSliceVar(&req.Volumes, "volume", nil, "a volume (ID or name) to attach; repeat or separate with commas")
+	f.StringVar(&req.FloatingIP, "floating-ip", "", "a floating IP (ID or name) to attach")
 	f.StringVar(&req.PlacementOption, "placement", "", "the placement option (the service's default: AUTO)")
 	f.IntVar(&req.DiskSize, "disk-size", 0, "the boot volume in GiB, at least 80 (the service's default: 80)")
 	f.BoolVar(&req.IsProtected, "protected", false, "turn termination protection on")
@@ -216,7 +227,18 @@ attach-volume, detach-volume, attach-security-group or detach-security-group.`,
 			case cmd.Flags().Changed("volume"):
 				req.Volumes = volumes
 			}
-			inst, err := callByID(ctx, c, instanceKind, args[0], func(id string) (*compute.Instance, error) { return c.Instances.Update(ctx, id, req) })
+			// The instance, the groups and the volumes may be given by name.
+			id := args[0]
+			var refs refSet
+			refs.add(instanceKind, &id)
+			refs.addAll(securityGroupKind, req.SecurityGroups)
+			refs.addAll(volumeKind, req.Volumes)
+			var inst *compute.Instance
+			err := refs.call(ctx, c, func() error {
+				var err error
+				inst, err = c.Instances.Update(ctx, id, req)
+				return err
+			})
 			if err != nil {
 				return err
 			}
@@ -228,9 +250,9 @@ attach-volume, detach-volume, attach-security-group or detach-security-group.`,
 	f.BoolVar(&protected, "protected", false, "turn termination protection on (--protected) or off (--protected=false)")
 	f.IntVar(&diskSize, "disk-size", 0, "grow the boot volume to this many GiB")
 	f.StringVar(&reservation, "reservation", "", "associate the instance with this reservation ID")
-	f.StringSliceVar(&groups, "security-group", nil, "the full list of security group IDs; repeat or separate with commas")
+	f.StringSliceVar(&groups, "security-group", nil, "the full list of security groups (IDs or names); repeat or separate with commas")
 	f.BoolVar(&noGroups, "no-security-groups", false, "detach every security group")
-	f.StringSliceVar(&volumes, "volume", nil, "the full list of volume IDs; repeat or separate with commas")
+	f.StringSliceVar(&volumes, "volume", nil, "the full list of volumes (IDs or names); repeat or separate with commas")
 	f.BoolVar(&noVolumes, "no-volumes", false, "detach every volume")
 	cmd.MarkFlagsMutuallyExclusive("security-group", "no-security-groups")
 	cmd.MarkFlagsMutuallyExclusive("volume", "no-volumes")

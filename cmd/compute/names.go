@@ -116,21 +116,59 @@ func resolveID(ctx context.Context, c *compute.Client, k kind, arg string) (stri
 }
 
 // unknownRef reports whether err may come of a reference that names no resource by its ID: a 404,
-// an ID the SDK refused, or a 400 of the service that is not about a resource's state or a quota (a
-// resource a request refers to is unknown: 02021, 02025, 02047...). A write whose outcome is
-// unknown is never sent again.
+// an ID in a path that the SDK refused (its field is "..._id"), or a 400 of the service that is not
+// about a resource's state or a quota (a resource a request refers to is unknown: 02021, 02025,
+// 02047...). Another refusal of the SDK sent nothing and is about something else; a write whose
+// outcome is unknown is never sent again.
 func unknownRef(err error) bool {
+	var ve *compute.ValidationError
 	switch {
 	case err == nil, errors.Is(err, compute.ErrOutcomeUnknown), errors.Is(err, compute.ErrConflict), errors.Is(err, compute.ErrQuotaExceeded):
 		return false
+	case errors.As(err, &ve):
+		return strings.HasSuffix(ve.Field, "_id")
 	}
-	return errors.Is(err, compute.ErrNotFound) || errors.Is(err, compute.ErrInvalidRequest) || errors.Is(err, compute.ErrBadRequest)
+	return errors.Is(err, compute.ErrNotFound) || errors.Is(err, compute.ErrBadRequest)
 }
 
 // ref is an argument or a flag value that names a resource of a kind, by its ID or its name.
 type ref struct {
 	k   kind
 	arg string
+}
+
+// refSet gathers flag values that name resources, so that callByRefs can put the IDs it finds
+// back in place.
+type refSet struct {
+	refs []ref
+	set  []func(id string)
+}
+
+// add registers *p, a reference to a resource of kind k, unless it is empty.
+func (s *refSet) add(k kind, p *string) {
+	if *p == "" {
+		return
+	}
+	s.refs = append(s.refs, ref{k, *p})
+	s.set = append(s.set, func(id string) { *p = id })
+}
+
+// addAll registers each item of refs.
+func (s *refSet) addAll(k kind, refs []string) {
+	for i := range refs {
+		s.add(k, &refs[i])
+	}
+}
+
+// call is callByRefs over the set: fn runs with each reference replaced by the ID in use.
+func (s *refSet) call(ctx context.Context, c *compute.Client, fn func() error) error {
+	_, err := callByRefs(ctx, c, s.refs, func(ids []string) (struct{}, error) {
+		for i, id := range ids {
+			s.set[i](id)
+		}
+		return struct{}{}, fn()
+	})
+	return err
 }
 
 // callByRefs runs fn with the references as given, so that IDs cost no more requests than before.

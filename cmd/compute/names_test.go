@@ -125,3 +125,54 @@ func TestNamesInAttachAndSnapshot(t *testing.T) {
 	assert.Equal(t, exitAmbiguous, r.code)
 	golden(t, "names_snapshot_several.txt", r.stdout+r.stderr)
 }
+
+// Flags that take the IDs of the account's resources take names too: instance create's --ssh-key,
+// --security-group, --volume and --floating-ip, instance update's --security-group and --volume,
+// snapshot list's --instance. IDs there send no lookup.
+func TestNamesInFlags(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newCLI(t)
+	key, group, vol, fip := mkSSHKey(t, h.sdk()), mkGroup(t, h.sdk()), mkVolume(t, h.sdk()), mkFloatingIP(t, h.sdk())
+	create := []string{"instance", "create", "--type", "vcpu-2_memory-4g", "--region", region, "--image", "ubuntu-24.04", "-o", "id"}
+
+	r := h.run(append(create, "--name", "web-2", "--ssh-key", "deploy", "--security-group", "ssh", "--floating-ip", "web-ip")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	inst, err := h.sdk().Instances.Get(ctx, r.stdout[:len(r.stdout)-1])
+	require.NoError(t, err)
+	require.Len(t, inst.SecurityGroups, 1)
+	assert.Equal(t, group.ID, inst.SecurityGroups[0].ID)
+	require.NotNil(t, inst.FloatingIP)
+	assert.Equal(t, fip.ID, inst.FloatingIP.ID)
+	_, err = h.sdk().Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
+	require.NoError(t, err)
+
+	r = h.run("instance", "update", "web-2", "--volume", "data", "-o", "id")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	inst, err = h.sdk().Instances.Get(ctx, inst.ID)
+	require.NoError(t, err)
+	require.Len(t, inst.Volumes, 1)
+	assert.Equal(t, vol.ID, inst.Volumes[0].ID, "update --volume takes a name")
+
+	h.srv.ResetRequests()
+	r = h.run(append(create, "--name", "web-3", "--ssh-key", key.ID, "--security-group", group.ID)...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, req := range h.requests() {
+		assert.NotRegexp(t, `^GET /compute/v1/(ssh-keys|security-groups)`, req, "IDs are not looked up")
+	}
+
+	r = h.run(append(create, "--name", "web-4", "--ssh-key", "nope")...)
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Contains(t, r.stderr, `no SSH key has the ID or the name "nope"`)
+	found, err := h.sdk().Instances.FindByName(ctx, "web-4")
+	require.NoError(t, err)
+	assert.Empty(t, found, "nothing is created")
+
+	_, err = h.sdk().Snapshots.Create(ctx, inst.ID, &compute.SnapshotCreateRequest{Name: "web-2-snap"})
+	require.NoError(t, err)
+	r = h.run("snapshot", "list", "--instance", "web-2", "-o", "name")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "web-2-snap\n", r.stdout, "snapshot list --instance takes a name")
+	r = h.run("snapshot", "list", "--instance", "nope", "-o", "name")
+	assert.Equal(t, exitNotFound, r.code, r.stderr)
+}

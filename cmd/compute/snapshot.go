@@ -65,12 +65,12 @@ func (a *app) snapshotListCmd() *cobra.Command {
 	cmd := listCmd(a, snapshotKind, snapshotView, "  compute snapshot list\n  compute snapshot list --instance ins-000001 -o json",
 		func(ctx context.Context, c *compute.Client) iter.Seq2[compute.Snapshot, error] {
 			if instance != "" {
-				return c.Snapshots.AllByInstance(ctx, instance, allPages)
+				return snapshotsOf(ctx, c, instance)
 			}
 			return c.Snapshots.All(ctx, allPages)
 		})
 	cmd.Short = "List every snapshot of the account, or of one instance (all pages)"
-	cmd.Flags().StringVar(&instance, "instance", "", "list only this instance's snapshots")
+	cmd.Flags().StringVar(&instance, "instance", "", "list only this instance's snapshots (its ID or name)")
 	return cmd
 }
 
@@ -92,6 +92,34 @@ func (a *app) snapshotUpdateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&req.Name, "name", "", "the new name (required)")
 	_ = cmd.MarkFlagRequired("name")
 	return checkView(a, cmd, snapshotView)
+}
+
+// snapshotsOf lists the snapshots of the instance that arg names: tried as an ID, and when the
+// first page says no instance has it, as a name (lookupID).
+func snapshotsOf(ctx context.Context, c *compute.Client, arg string) iter.Seq2[compute.Snapshot, error] {
+	return func(yield func(compute.Snapshot, error) bool) {
+		first := true
+		for s, err := range c.Snapshots.AllByInstance(ctx, arg, allPages) {
+			if err != nil && first && unknownRef(err) {
+				id, lerr := lookupID(ctx, c, instanceKind, arg)
+				switch {
+				case lerr != nil:
+					err = lerr
+				case id != arg:
+					for s, err := range c.Snapshots.AllByInstance(ctx, id, allPages) {
+						if !yield(s, err) {
+							return
+						}
+					}
+					return
+				}
+			}
+			first = false
+			if !yield(s, err) {
+				return
+			}
+		}
+	}
 }
 
 func (a *app) snapshotCloneCmd() *cobra.Command {
