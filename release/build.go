@@ -33,12 +33,9 @@ func buildCmd(args []string) error {
 	if *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("build: usage: build -o DIR [-version vX.Y.Z] [-targets os/arch,...]")
 	}
-	v := *version
-	if v == "" {
-		var err error
-		if v, _, err = changelogVersion("."); err != nil {
-			return err
-		}
+	v, err := versionOrHead(*version)
+	if err != nil {
+		return err
 	}
 	if !validVersion(v) {
 		return fmt.Errorf("build: %q is not a release version vX.Y.Z", v)

@@ -35,6 +35,15 @@ func modulePath(dir string) (string, error) {
 // before a release, "## vX.Y.Z (YYYY-MM-DD)" after.
 var headPattern = regexp.MustCompile(`^## (?:Unreleased(?: \((v\S+)\))?|(v\S+) \(\d{4}-\d{2}-\d{2}\))$`)
 
+// versionOrHead returns v, or when it is empty the version CHANGELOG.md's head names.
+func versionOrHead(v string) (string, error) {
+	if v != "" {
+		return v, nil
+	}
+	head, _, err := changelogVersion(".")
+	return head, err
+}
+
 // changelogVersion returns the version CHANGELOG.md's head section names and whether it is
 // unreleased.
 func changelogVersion(root string) (version string, unreleased bool, err error) {

@@ -26,12 +26,9 @@ func proxyCmd(args []string) error {
 	if *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("proxy: usage: proxy -o DIR [-version vX.Y.Z]")
 	}
-	v := *version
-	if v == "" {
-		var err error
-		if v, _, err = changelogVersion("."); err != nil {
-			return err
-		}
+	v, err := versionOrHead(*version)
+	if err != nil {
+		return err
 	}
 	return writeProxy(".", *out, v)
 }
