@@ -122,10 +122,15 @@ func findByName[T any](ctx context.Context, c *Client, kind string, list func(co
 
 // lookUp returns the resources named name (at most two) for CreateOnce, walking again while the
 // pages disagree, up to lookUpWalks times; unsure reports that the last walk's pages disagreed.
-// With a finder, concurrent lookups of one kind share their walks.
+// With a finder, concurrent lookups of one kind share their walks; when a shared walk fails for a
+// time (a 429 past the retries, a 503, a network error), each lookup walks again on its own, as a
+// wait reads on its own when the shared walk fails, so that one failure does not end them all.
 func lookUp[T any](ctx context.Context, c *Client, o once[T]) (found []T, unsure bool, err error) {
 	if o.finder != nil {
-		return o.finder.find(ctx, o.name)
+		found, unsure, err = o.finder.find(ctx, o.name)
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return found, unsure, err
+		}
 	}
 	m, err := searchAgain(ctx, c, o.kind, o.list, map[string]bool{o.name: true})
 	return m.found[o.name], m.unsure, err

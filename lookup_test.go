@@ -234,3 +234,31 @@ func TestAPanicInASharedLookupReachesItsCallers(t *testing.T) {
 		assert.Zero(t, s.posts)
 	})
 }
+
+// TestASharedLookupThatFailsForATimeIsWalkedAlone: the shared walk of three CreateOnce calls meets
+// a 503 (no retries); each lookup then walks on its own and each call creates its instance, instead
+// of all three ending with the one failure.
+func TestASharedLookupThatFailsForATimeIsWalkedAlone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{}
+		var lists atomic.Int32
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && lists.Add(1) == 1 {
+				replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
+				return
+			}
+			s.ServeHTTP(w, r)
+		}, WithoutRateLimit(), WithoutRetries())
+		var wg sync.WaitGroup
+		for i := range 3 {
+			wg.Go(func() {
+				req := validCreate()
+				req.Name = fmt.Sprint("web-", i)
+				_, err := c.Instances.CreateOnce(context.Background(), req)
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, 3, s.posts)
+	})
+}
