@@ -246,6 +246,9 @@ func (f *finder[T]) run(w *lookupWalk[T]) {
 		close(w.done)
 
 		f.mu.Lock()
+		if f.open == w {
+			f.open = nil // it ended before reading a page: a later lookup starts afresh
+		}
 		w = f.open
 		if w == nil {
 			f.busy = false
