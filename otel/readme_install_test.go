@@ -54,15 +54,8 @@ func TestOwnReadmeInstallsAndBuilds(t *testing.T) {
 	src.WriteString("package app\n\nimport (\n\t\"context\"\n\t\"net/http\"\n\n\tcompute \"github.com/compute-sdk/compute-go\"\n" +
 		"\tcomputeotel \"github.com/compute-sdk/compute-go/otel\"\n\t\"go.opentelemetry.io/otel/propagation\"\n)\n\n" +
 		"var (\n\t_ = http.StatusOK\n\t_ = propagation.TraceContext{}\n\t_ = computeotel.ScopeName\n)\n\n")
-	blocks := 0
-	for i, m := range regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
-		if !strings.Contains(m[1], "computeotel.") {
-			continue
-		}
-		blocks++
-		src.WriteString("func block" + string(rune('a'+i)) + "(ctx context.Context, token, url string) (*compute.Client, error) {\n_ = ctx\n" +
-			m[1] + "return c, err\n}\n\n")
-	}
+	funcs, blocks := blockFuncs(readme)
+	src.WriteString(funcs)
 	require.GreaterOrEqual(t, blocks, 2, "the README wires the module and names a propagator")
 	require.NoError(t, os.WriteFile(filepath.Join(app, "app.go"), []byte(src.String()), 0o644))
 	run("build", "./...")

@@ -19,13 +19,8 @@ func TestReadmeBlocksBuild(t *testing.T) {
 	require.NoError(t, err)
 	readme, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
-	var blocks []string
-	for _, m := range regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
-		if strings.Contains(m[1], "computeotel.") {
-			blocks = append(blocks, m[1])
-		}
-	}
-	require.NotEmpty(t, blocks, "the README shows how to wire this module")
+	funcs, blocks := blockFuncs(readme)
+	require.NotZero(t, blocks, "the README shows how to wire this module")
 
 	here, err := filepath.Abs(".")
 	require.NoError(t, err)
@@ -43,9 +38,7 @@ func TestReadmeBlocksBuild(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 	var src strings.Builder
 	src.WriteString("package readmecheck\n\nimport (\n\t\"context\"\n\n\tcompute \"github.com/compute-sdk/compute-go\"\n\tcomputeotel \"github.com/compute-sdk/compute-go/otel\"\n)\n\n")
-	for i, b := range blocks {
-		src.WriteString("func block" + string(rune('a'+i)) + "(ctx context.Context, token, url string) (*compute.Client, error) {\n_ = ctx\n" + b + "return c, err\n}\n\n")
-	}
+	src.WriteString(funcs)
 	src.WriteString("var _ = computeotel.ScopeName\n")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "readme.go"), []byte(src.String()), 0o644))
 	cmd := exec.Command(goBin, "build", "./...")
@@ -53,4 +46,20 @@ func TestReadmeBlocksBuild(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the README's OpenTelemetry block does not build:\n%s\n%s", out, src.String())
+}
+
+// blockFuncs returns the Go blocks of a README that use this module, each as a function that has
+// ctx, token and url in scope and returns the client c it builds, and how many there are.
+func blockFuncs(readme []byte) (string, int) {
+	var src strings.Builder
+	n := 0
+	for _, m := range regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		if !strings.Contains(m[1], "computeotel.") {
+			continue
+		}
+		src.WriteString("func block" + string(rune('a'+n)) + "(ctx context.Context, token, url string) (*compute.Client, error) {\n_ = ctx\n" +
+			m[1] + "return c, err\n}\n\n")
+		n++
+	}
+	return src.String(), n
 }
