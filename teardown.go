@@ -55,14 +55,13 @@ func deleteAndWait[T any, S ~string](ctx context.Context, w waiter[T, S], unprot
 	defer cancel()
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: "deleted"}
 	// A delete answered with the kind's not-found finds the resource gone already: no failure.
-	deleted := func(err error) bool { var e *APIError; return errors.As(err, &e) && w.del.gone(e) }
+	gone := absent(w.del)
 	for n := 0; ; n++ {
-		err := send(expectGone(ctx, deleted), w.c, request{op: w.del, ids: []string{w.id}})
-		var apiErr *APIError
+		err := send(expectGone(ctx, gone), w.c, request{op: w.del, ids: []string{w.id}})
 		switch {
 		case err == nil:
 			return w.untilGone(ctx, cfg.wait)
-		case errors.As(err, &apiErr) && w.del.gone(apiErr):
+		case gone(err):
 			return nil // it was gone already
 		case errors.Is(err, CodeTerminationProtected) && cfg.unprotect && unprotect != nil:
 			if uerr := unprotect(ctx); uerr != nil && !errors.Is(uerr, ErrConflict) && !transient(uerr) {
