@@ -30,7 +30,9 @@ func guardHosts(h http.Handler, addr net.Addr, allowed []string) http.Handler {
 }
 
 // hostAllowed says whether a request's Host (a name or an address, with or without a port) is
-// loopback (localhost, 127.0.0.0/8, [::1]) or one of allowed ("*" allows any).
+// loopback (localhost, 127.0.0.0/8, [::1]) or one of allowed ("*" allows any). A name is matched
+// whole, in any case: "example.com" admits neither "evilexample.com" nor "api.example.com", which a
+// user lists on its own if it is to be answered.
 func hostAllowed(host string, allowed []string) bool {
 	name := host
 	if h, _, err := net.SplitHostPort(host); err == nil {

@@ -31,6 +31,21 @@ func TestHostAllowed(t *testing.T) {
 	assert.True(t, hostAllowed("evil.example:8080", []string{"*"}), "* answers any name")
 }
 
+// An allowed name admits that name only, in any case, with or without a port or the root's dot:
+// neither a name that ends with it (evilexample.com, which anyone may register) nor its subdomains
+// (api.example.com), which must be listed each.
+func TestAllowedHostIsMatchedWhole(t *testing.T) {
+	allowed := []string{"example.com"}
+	for _, host := range []string{"example.com", "EXAMPLE.com:8080", "example.com."} {
+		assert.True(t, hostAllowed(host, allowed), host)
+	}
+	for _, host := range []string{"evilexample.com", "evilexample.com:8080", "api.example.com", "xample.com",
+		"example.com.evil", "example.co", "example.comm", "com", "evil-example.com", "example.com.example.net"} {
+		assert.False(t, hostAllowed(host, allowed), host)
+	}
+	assert.True(t, hostAllowed("api.example.com:8080", []string{"example.com", "api.example.com"}))
+}
+
 func TestHostsGuardOnlyALoopbackListener(t *testing.T) {
 	api := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	get := func(h http.Handler, host string) int {

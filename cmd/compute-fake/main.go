@@ -36,7 +36,8 @@
 //	-allow-hosts      COMPUTE_FAKE_ALLOW_HOSTS: host names, separated by commas, answered besides
 //	                  loopback ones (localhost, 127.0.0.1, [::1]) when listening on loopback, or *
 //	                  for any; other Host headers get 421, so that a web page cannot reach the fake
-//	                  through DNS rebinding
+//	                  through DNS rebinding. Each name is matched whole: example.com admits neither
+//	                  evilexample.com nor api.example.com
 //	-control-token    COMPUTE_FAKE_CONTROL_TOKEN: enables the control endpoint under /_fake/ (faults,
 //	                  the request log, forced statuses, quotas, the clock, reset), guarded by this
 //	                  token in the X-Fake-Control-Token header; off when empty (the default)
@@ -221,7 +222,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.IntVar(&s.burst, "burst", 1, "how many requests a token may send at once before -rate paces them; 1 allows none sooner than 1/rate after the one before ("+envBurst+")")
 	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant ("+envSpeed+")")
 	fs.StringVar(&s.catalogFile, "catalog", "", "a JSON catalogue file replacing the default catalogue; -print-catalog shows the format ("+envCatalog+")")
-	fs.StringVar(&s.allowHosts, "allow-hosts", "", "host names, separated by commas, answered besides loopback ones when listening on loopback; * for any ("+envHosts+")")
+	fs.StringVar(&s.allowHosts, "allow-hosts", "", "host names, separated by commas, answered besides loopback ones when listening on loopback, each matched whole (not its subdomains); * for any ("+envHosts+")")
 	fs.StringVar(&s.control, "control-token", "", "enables the control endpoint under /_fake/ with this token in X-Fake-Control-Token ("+envControl+")")
 	fs.BoolVar(&s.printCatalog, "print-catalog", false, "print the catalogue as JSON and exit")
 	fs.BoolVar(&s.printVersion, "version", false, "print the version and exit")
