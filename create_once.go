@@ -27,6 +27,7 @@ type OnceOption func(*onceConfig)
 type onceConfig struct {
 	settle  time.Duration
 	retries int
+	own     bool // AdoptOnlyOwn
 	err     error
 }
 
@@ -53,6 +54,18 @@ func RetryNotCreated(n int) OnceOption {
 	}
 }
 
+// AdoptOnlyOwn makes CreateOnce adopt only a resource that its own create made: it still looks the
+// name up first, notes the resources that hold it already, and creates whatever they are; after a
+// create whose response was lost it adopts only a resource with the name that was not there
+// before. A Terraform provider or any tool that manages resources on behalf of someone else wants
+// this: a colleague's machine that happens to have the name must not be taken over (and later
+// changed or deleted) by default. A lookup whose pages disagree still refuses with
+// [ErrNameUnchecked], since an unseen resource could later pass for the one created; more than
+// [MaxFindMatches] resources with the name are a [*TooManyMatchesError].
+func AdoptOnlyOwn() OnceOption {
+	return func(c *onceConfig) { c.own = true }
+}
+
 // NameError is the error of CreateOnce when several resources have the request's name, or the one
 // that has it is not what the request would make or is going away. It matches [ErrConflict].
 // Nothing was created, unless the error also matches [ErrOutcomeUnknown]: then a create's response
@@ -77,6 +90,10 @@ type once[T any] struct {
 	kind string
 	name string // the request's
 	list func(context.Context, *ListOptions) (*Page[T], error)
+	// limit is how many resources with the name a lookup keeps (set by createOnce).
+	limit int
+	// before, with AdoptOnlyOwn, holds the IDs that held the name before the create: never adopted.
+	before map[string]bool
 	// finder, when set, shares the lookup's walks with the kind's other lookups in flight.
 	finder *finder[T]
 	create func(context.Context) (*T, error)
@@ -96,13 +113,33 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	v, unsure, err := adopt(ctx, c, o)
-	switch {
-	case v != nil || err != nil:
-		return v, err
-	case unsure:
-		// Never create when unsure: the resource may be there, on a page the walks missed.
-		return nil, &NameCheckError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Walks: lookUpWalks}
+	o.limit = 2 // two with the name already decide it
+	if cfg.own {
+		o.limit = MaxFindMatches + 1
+		found, unsure, err := lookUp(ctx, c, o)
+		switch {
+		case err != nil:
+			return nil, err
+		case unsure:
+			// An unseen resource that was there could pass for the one created.
+			return nil, &NameCheckError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Walks: lookUpWalks}
+		case len(found) > MaxFindMatches:
+			return nil, &TooManyMatchesError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Limit: MaxFindMatches}
+		}
+		o.before = map[string]bool{}
+		for _, v := range found {
+			id, _ := stringField(v, "ID")
+			o.before[id] = true
+		}
+	} else {
+		v, unsure, err := adopt(ctx, c, o)
+		switch {
+		case v != nil || err != nil:
+			return v, err
+		case unsure:
+			// Never create when unsure: the resource may be there, on a page the walks missed.
+			return nil, &NameCheckError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Walks: lookUpWalks}
+		}
 	}
 	for tries := 0; ; tries++ {
 		v, err := o.create(ctx)
@@ -148,11 +185,27 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 
 // adopt returns the one resource named o.name that matches the request, nil when there is none,
 // and a *NameError when what has the name cannot be adopted; unsure reports a lookup whose pages
-// disagreed (see lookUp).
+// disagreed (see lookUp). The resources of o.before are not looked at.
 func adopt[T any](ctx context.Context, c *Client, o once[T]) (v *T, unsure bool, err error) {
 	found, unsure, err := lookUp(ctx, c, o)
-	if err != nil || len(found) == 0 {
+	if err != nil {
 		return nil, unsure, err
+	}
+	if o.before != nil {
+		if len(found) > MaxFindMatches {
+			// The one created may be past the matches kept.
+			return nil, unsure, &TooManyMatchesError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Limit: MaxFindMatches}
+		}
+		var fresh []T // a new slice: found may be shared with the walk's other callers
+		for _, v := range found {
+			if id, _ := stringField(v, "ID"); !o.before[id] {
+				fresh = append(fresh, v)
+			}
+		}
+		found = fresh
+	}
+	if len(found) == 0 {
+		return nil, unsure, nil
 	}
 	var ids []string
 	for _, v := range found {

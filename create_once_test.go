@@ -608,3 +608,64 @@ func TestCreateOnceValidatesFirst(t *testing.T) {
 		assert.Zero(t, rec.count())
 	})
 }
+
+// TestAdoptOnlyOwnCreatesBesideWhatWasThere: with AdoptOnlyOwn, a matching resource that already has
+// the name is not adopted: the create is sent (once), and what it made is returned.
+func TestAdoptOnlyOwnCreatesBesideWhatWasThere(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{names: []string{"other", "web-1"}}
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		req := validCreate()
+		req.Name = "web-1"
+		v, err := c.Instances.CreateOnce(context.Background(), req, AdoptOnlyOwn())
+		require.NoError(t, err)
+		assert.Equal(t, "i-3", v.ID, "the new one, not the colleague's i-2")
+		assert.Equal(t, 1, s.posts)
+		v, err = c.Instances.CreateOnce(context.Background(), req)
+		require.ErrorIs(t, err, ErrConflict, "without the option, two with the name are refused")
+		assert.Nil(t, v)
+	})
+}
+
+// TestAdoptOnlyOwnAdoptsOnlyWhatItsCreateMade: with AdoptOnlyOwn and a lost create, the lookup after
+// it finds the resource that was there and the one the create made: the new one is adopted (not a
+// "several have the name" refusal); a lost create that made nothing is ErrNotCreated, the old one
+// never adopted. A new one that does not match is refused.
+func TestAdoptOnlyOwnAdoptsOnlyWhatItsCreateMade(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		s.items = []map[string]any{k.item("theirs", "web-1")}
+		s.store = true
+		id, err := k.create(context.Background(), c, "web-1", AdoptOnlyOwn())
+		require.NoError(t, err)
+		assert.Equal(t, "new-1", id)
+
+		s.mu.Lock()
+		s.store = false
+		s.mu.Unlock()
+		_, err = k.create(context.Background(), c, "web-2", AdoptOnlyOwn()) // nothing has it
+		require.ErrorIs(t, err, ErrNotCreated)
+		s.mu.Lock()
+		s.items = append(s.items, k.item("theirs-3", "web-3"))
+		s.mu.Unlock()
+		_, err = k.create(context.Background(), c, "web-3", AdoptOnlyOwn(), WithSettleTime(5*time.Second))
+		require.ErrorIs(t, err, ErrNotCreated, "the resource that was there is not what the create made")
+		posts, _ := s.counts()
+		assert.Equal(t, 3, posts)
+
+		s.mu.Lock()
+		s.store = true
+		s.extra = map[string]any{"status": "error"}
+		if k.key == "ssh_keys" {
+			s.extra = map[string]any{"value": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH4x9Jk2Q7v5Zp1cW3mN8bR6tY0uE2oI4aS6dF8gH0jK other"}
+		}
+		for key, v := range k.extra {
+			s.extra[key] = v
+		}
+		s.mu.Unlock()
+		_, err = k.create(context.Background(), c, "web-3", AdoptOnlyOwn())
+		var nameErr *NameError
+		require.ErrorAs(t, err, &nameErr)
+		assert.Equal(t, []string{"new-4"}, nameErr.IDs, "only the new one is weighed")
+		assert.ErrorIs(t, err, ErrOutcomeUnknown)
+	})
+}

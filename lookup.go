@@ -70,12 +70,12 @@ type matches[T any] struct {
 }
 
 // search walks list to its end (a total_count can lag) and keeps, for each of names, the resources
-// named exactly so, at most limit each; more than limit for one name is a *TooManyMatchesError when
-// tooMany is set, or else ends keeping the first limit. unsure reports pages that disagreed: a
+// named exactly so, at most the name's limit; more than that for one name is a *TooManyMatchesError
+// when tooMany is set, or else ends keeping the first ones. unsure reports pages that disagreed: a
 // total_count that fell from page to page, a later page empty while its count said more, or fewer
 // items in all than the last count said. A delete can move a resource onto a page already read, so
 // one with the name may have been missed; an addition cannot hide one.
-func search[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]bool, limit int, tooMany bool) (matches[T], error) {
+func search[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int, tooMany bool) (matches[T], error) {
 	m := matches[T]{found: map[string][]T{}}
 	total, items, full := -1, 0, 0
 	watched := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
@@ -93,7 +93,8 @@ func search[T any](ctx context.Context, c *Client, kind string, list func(contex
 			return matches[T]{}, err
 		}
 		name, _ := stringField(v, "Name")
-		if !names[name] {
+		limit, ok := names[name]
+		if !ok {
 			continue
 		}
 		if len(m.found[name]) == limit {
@@ -116,31 +117,30 @@ func search[T any](ctx context.Context, c *Client, kind string, list func(contex
 // findByName returns the resources named exactly name, reading list to its end, at most
 // MaxFindMatches of them.
 func findByName[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), name string) ([]T, error) {
-	m, err := search(ctx, c, kind, list, map[string]bool{name: true}, MaxFindMatches, true)
+	m, err := search(ctx, c, kind, list, map[string]int{name: MaxFindMatches}, true)
 	return m.found[name], err
 }
 
-// lookUp returns the resources named name (at most two) for CreateOnce, walking again while the
-// pages disagree, up to lookUpWalks times; unsure reports that the last walk's pages disagreed.
+// lookUp returns the resources named o.name (at most o.limit) for CreateOnce, walking again while
+// the pages disagree, up to lookUpWalks times; unsure reports that the last walk's pages disagreed.
 // With a finder, concurrent lookups of one kind share their walks; when a shared walk fails for a
 // time (a 429 past the retries, a 503, a network error), each lookup walks again on its own, as a
 // wait reads on its own when the shared walk fails, so that one failure does not end them all.
 func lookUp[T any](ctx context.Context, c *Client, o once[T]) (found []T, unsure bool, err error) {
 	if o.finder != nil {
-		found, unsure, err = o.finder.find(ctx, o.name)
+		found, unsure, err = o.finder.find(ctx, o.name, o.limit)
 		if err == nil || !transient(err) || ctx.Err() != nil {
 			return found, unsure, err
 		}
 	}
-	m, err := searchAgain(ctx, c, o.kind, o.list, map[string]bool{o.name: true})
+	m, err := searchAgain(ctx, c, o.kind, o.list, map[string]int{o.name: o.limit})
 	return m.found[o.name], m.unsure, err
 }
 
-// searchAgain is search for CreateOnce's lookups: at most two each, walking again while the pages
-// disagree.
-func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]bool) (matches[T], error) {
+// searchAgain is search for CreateOnce's lookups, walking again while the pages disagree.
+func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int) (matches[T], error) {
 	for walks := 1; ; walks++ {
-		m, err := search(ctx, c, kind, list, names, 2, false)
+		m, err := search(ctx, c, kind, list, names, false)
 		if err != nil || !m.unsure || walks == lookUpWalks {
 			return m, err
 		}
@@ -167,7 +167,7 @@ type finder[T any] struct {
 type lookupWalk[T any] struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
-	names   map[string]bool
+	names   map[string]int // the names looked up, each with the most matches a caller keeps
 	callers int
 	done    chan struct{} // closed when m and err are set
 	m       matches[T]
@@ -178,23 +178,23 @@ func newFinder[T any](c *Client, kind string, list func(context.Context, *ListOp
 	return &finder[T]{c: c, kind: kind, list: list}
 }
 
-// find returns the resources named name (at most two) as the shared walk it joins saw them. The
+// find returns the resources named name (at most limit) as the shared walk it joins saw them. The
 // walk runs on a goroutine of its own with a context of its own (no caller's values, which a
 // caller that left could still be reading, as CaptureResponse's), which ends when every caller has
 // left.
-func (f *finder[T]) find(ctx context.Context, name string) ([]T, bool, error) {
+func (f *finder[T]) find(ctx context.Context, name string, limit int) ([]T, bool, error) {
 	f.mu.Lock()
 	w := f.open
 	if w == nil {
 		wctx, cancel := context.WithCancel(context.Background())
-		w = &lookupWalk[T]{ctx: wctx, cancel: cancel, names: map[string]bool{}, done: make(chan struct{})}
+		w = &lookupWalk[T]{ctx: wctx, cancel: cancel, names: map[string]int{}, done: make(chan struct{})}
 		f.open = w
 		if !f.busy {
 			f.busy = true
 			go f.run(w)
 		}
 	}
-	w.names[name] = true
+	w.names[name] = max(w.names[name], limit)
 	w.callers++
 	f.mu.Unlock()
 
@@ -219,7 +219,8 @@ func (f *finder[T]) find(ctx context.Context, name string) ([]T, bool, error) {
 	if errors.As(w.err, &wp) {
 		panic(wp.value)
 	}
-	return w.m.found[name], w.m.unsure, w.err
+	found := w.m.found[name]
+	return found[:min(len(found), limit)], w.m.unsure, w.err
 }
 
 // run runs w, then each walk that lookups opened meanwhile, until none is left.
