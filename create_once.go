@@ -113,6 +113,9 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	o.limit = 2 // two with the name already decide it
 	if cfg.own {
 		o.limit = MaxFindMatches + 1

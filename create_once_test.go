@@ -669,3 +669,51 @@ func TestAdoptOnlyOwnAdoptsOnlyWhatItsCreateMade(t *testing.T) {
 		assert.ErrorIs(t, err, ErrOutcomeUnknown)
 	})
 }
+
+// TestEveryJobRefusesANilContext: CreateOnce, CloneOnce, ImportOnce (with and without AdoptOnlyOwn),
+// FindByName, DeleteAndWait, WaitForDeletion of every kind, and WaitAll refuse a nil context with a
+// *ValidationError naming ctx, before sending anything and without a panic, as every call does.
+func TestEveryJobRefusesANilContext(t *testing.T) {
+	var nilCtx context.Context
+	for _, k := range onceKinds {
+		t.Run(k.name, func(t *testing.T) {
+			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				replyRaw(w, http.StatusInternalServerError, "the request should have been refused")
+			})
+			_, err := k.create(nilCtx, c, "web-1")
+			requireInvalid(t, err, "ctx", rec)
+			_, err = k.create(nilCtx, c, "web-1", AdoptOnlyOwn())
+			requireInvalid(t, err, "ctx", rec)
+			_, err = k.find(nilCtx, c, "web-1")
+			requireInvalid(t, err, "ctx", rec)
+		})
+	}
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyRaw(w, http.StatusInternalServerError, "the request should have been refused")
+	})
+	jobs := map[string]func() error{
+		"Instances.DeleteAndWait":        func() error { return c.Instances.DeleteAndWait(nilCtx, "x") },
+		"Instances.WaitForDeletion":      func() error { return c.Instances.WaitForDeletion(nilCtx, "x") },
+		"SSHKeys.DeleteAndWait":          func() error { return c.SSHKeys.DeleteAndWait(nilCtx, "x") },
+		"SSHKeys.WaitForDeletion":        func() error { return c.SSHKeys.WaitForDeletion(nilCtx, "x") },
+		"SecurityGroups.DeleteAndWait":   func() error { return c.SecurityGroups.DeleteAndWait(nilCtx, "x") },
+		"SecurityGroups.WaitForDeletion": func() error { return c.SecurityGroups.WaitForDeletion(nilCtx, "x") },
+		"FloatingIPs.DeleteAndWait":      func() error { return c.FloatingIPs.DeleteAndWait(nilCtx, "x") },
+		"FloatingIPs.WaitForDeletion":    func() error { return c.FloatingIPs.WaitForDeletion(nilCtx, "x") },
+		"Volumes.DeleteAndWait":          func() error { return c.Volumes.DeleteAndWait(nilCtx, "x") },
+		"Volumes.WaitForDeletion":        func() error { return c.Volumes.WaitForDeletion(nilCtx, "x") },
+		"Filesystems.DeleteAndWait":      func() error { return c.Filesystems.DeleteAndWait(nilCtx, "x") },
+		"Filesystems.WaitForDeletion":    func() error { return c.Filesystems.WaitForDeletion(nilCtx, "x") },
+		"Snapshots.DeleteAndWait":        func() error { return c.Snapshots.DeleteAndWait(nilCtx, "x") },
+		"Snapshots.WaitForDeletion":      func() error { return c.Snapshots.WaitForDeletion(nilCtx, "x") },
+		"WaitAll": func() error {
+			return WaitAll(nilCtx, []string{"a", "b"}, func(ctx context.Context, id string) error {
+				t.Error("WaitAll ran a wait with a nil context")
+				return nil
+			})
+		},
+	}
+	for name, job := range jobs {
+		t.Run(name, func(t *testing.T) { requireInvalid(t, job(), "ctx", rec) })
+	}
+}

@@ -103,7 +103,8 @@ func uncoded(err error) bool {
 // never is the failure rule of a wait for deletion: no status ends it.
 func never[S ~string](S, S) bool { return false }
 
-// WaitAll runs wait for each of ids at once and returns their errors joined. Waits of one kind that
+// WaitAll runs wait for each of ids at once and returns their errors joined; a nil ctx is refused
+// before any wait runs. Waits of one kind that
 // run together share their polling (a list walk a second, not a GET each):
 //
 //	err := compute.WaitAll(ctx, ids, func(ctx context.Context, id string) error {
@@ -111,6 +112,9 @@ func never[S ~string](S, S) bool { return false }
 //		return err
 //	})
 func WaitAll(ctx context.Context, ids []string, wait func(ctx context.Context, id string) error) error {
+	if ctx == nil {
+		return errNilContext
+	}
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
