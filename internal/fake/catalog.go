@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // Catalog is what the fake starts with besides the resources created through the API: the API
@@ -236,7 +237,8 @@ func ParseCatalog(b []byte) (Catalog, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return Catalog{}, fmt.Errorf("not a catalogue: %w", err)
+		// The reason may quote the file's text (an unknown key): cut.
+		return Catalog{}, errors.New("not a catalogue: " + cut(err.Error(), maxQuoted*2))
 	}
 	if dec.More() {
 		return Catalog{}, errors.New("not a catalogue: more than one JSON value")
@@ -245,20 +247,34 @@ func ParseCatalog(b []byte) (Catalog, error) {
 		return Catalog{}, errors.New("the catalogue has no regions")
 	}
 	regions, seen := map[string]bool{}, map[string]bool{}
-	// problems are what is wrong with the catalogue, in the order found: the first is reported.
-	var problems []error
+	// What is wrong with the catalogue: the first problem found, its IDs cut, is reported with how
+	// many there are. Only the first is written: a file of 1 MiB can hold a great many problems,
+	// each about one long ID.
+	var first error
+	problems := 0
+	problem := func(format string, a ...any) {
+		if problems++; problems > 1 {
+			return
+		}
+		for i, v := range a {
+			if s, ok := v.(string); ok {
+				a[i] = cut(s, maxQuoted)
+			}
+		}
+		first = fmt.Errorf(format, a...)
+	}
 	// entry checks an entry of a list: it has an id, listed once, and names only listed regions.
 	entry := func(kind, id string, in ...string) {
 		switch {
 		case id == "":
-			problems = append(problems, fmt.Errorf("a %s has no id", kind))
+			problem("a %s has no id", kind)
 		case seen[kind+"\x00"+id]:
-			problems = append(problems, fmt.Errorf("%s %q is listed twice", kind, id))
+			problem("%s %q is listed twice", kind, id)
 		}
 		seen[kind+"\x00"+id] = true
 		for _, r := range in {
 			if !regions[r] {
-				problems = append(problems, fmt.Errorf("%s %q names region %q, which the catalogue does not list", kind, id, r))
+				problem("%s %q names region %q, which the catalogue does not list", kind, id, r)
 			}
 		}
 	}
@@ -269,14 +285,13 @@ func ParseCatalog(b []byte) (Catalog, error) {
 	for _, t := range c.InstanceTypes {
 		entry("instance type", t.ID, t.Regions...)
 		if t.VCPUs < 0 || t.MemoryGiB < 0 || t.GPUs < 0 {
-			problems = append(problems, fmt.Errorf("instance type %q has a negative vcpus, memory_gib or gpus", t.ID))
+			problem("instance type %q has a negative vcpus, memory_gib or gpus", t.ID)
 		}
 	}
 	for i, im := range c.Images {
 		entry("image", im.ID, im.Regions...)
 		if !slices.Contains(ImageTypes[:3], im.Type) {
-			problems = append(problems,
-				fmt.Errorf("image %q has type %q; it must be base-os, cloud-image or preconfigured", im.ID, im.Type))
+			problem("image %q has type %q; it must be base-os, cloud-image or preconfigured", im.ID, im.Type)
 		}
 		if im.CreatedAt.IsZero() {
 			c.Images[i].CreatedAt = catalogTime
@@ -292,18 +307,34 @@ func ParseCatalog(b []byte) (Catalog, error) {
 	for _, v := range c.Volumes {
 		entry("volume", v.ID, v.Region)
 		if v.Status != VolumeAvailable && v.Status != VolumeLocked {
-			problems = append(problems, fmt.Errorf("volume %q has status %q; it must be available or locked", v.ID, v.Status))
+			problem("volume %q has status %q; it must be available or locked", v.ID, v.Status)
 		}
 	}
 	for _, r := range c.Reservations {
 		entry("reservation", r.ID, r.Region)
 		if r.Capacity < 1 {
-			problems = append(problems,
-				fmt.Errorf("reservation %q has capacity %d; it must hold at least one instance", r.ID, r.Capacity))
+			problem("reservation %q has capacity %d; it must hold at least one instance", r.ID, r.Capacity)
 		}
 	}
-	if len(problems) > 0 {
-		return Catalog{}, problems[0]
+	switch {
+	case problems == 1:
+		return Catalog{}, first
+	case problems > 1:
+		return Catalog{}, fmt.Errorf("%w (and %d more problems)", first, problems-1)
 	}
 	return c, nil
+}
+
+// maxQuoted bounds the text of the file a catalogue's problem quotes: an ID, a region, a type.
+const maxQuoted = 64
+
+// cut returns s's first n bytes at most, cut back to a character boundary, with "..." when cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
