@@ -78,12 +78,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if !a.running {
 		code = exitUsage
 	}
-	a.cleanErr(err)
-	msg := a.safeLines(didYouMean(root, err.Error()))
-	if !strings.HasPrefix(msg, "compute: ") {
-		msg = "compute: " + msg
+	for _, line := range a.errorLines(didYouMean(root, err)) {
+		fmt.Fprintln(a.stderr, line)
 	}
-	fmt.Fprintln(a.stderr, msg)
 	if code == exitUsage {
 		if cmd, _, ferr := root.Find(args); ferr == nil {
 			fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -229,8 +226,24 @@ func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.
 			ctx, cancel = context.WithTimeout(ctx, a.timeout)
 			defer cancel()
 		}
-		return hints(cmd, redirected(flagError(cmd, fn(ctx, c, cmd, args))))
+		return hints(cmd, redirected(flagError(cmd, led(cmd, args, fn(ctx, c, cmd, args)))))
 	}
+}
+
+// led heads an error of the SDK with what failed in the command line's words, "instance delete
+// ins-000001: ...", so that a message does not lead with an HTTP request. The command's own errors
+// (usage, a name that finds none or several, a create whose wait failed) say it already.
+func led(cmd *cobra.Command, args []string, err error) error {
+	var u *usageError
+	var none *noSuchError
+	var several *ambiguousError
+	var created *createdError
+	var ve *compute.ValidationError
+	if err == nil || errors.As(err, &u) || errors.As(err, &none) || errors.As(err, &several) || errors.As(err, &created) || errors.As(err, &ve) {
+		return err
+	}
+	what := strings.Join(append([]string{strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")}, args...), " ")
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // redirected explains a 3xx answer: the client follows redirects only within the API's origin.

@@ -73,7 +73,7 @@ func TestContexts(t *testing.T) {
 	log = regexp.MustCompile(`http://127\.0\.0\.1:\d+`).ReplaceAllString(log, "http://127.0.0.1:PORT")
 	log = regexp.MustCompile(regexp.QuoteMeta(home)).ReplaceAllString(log, "$$HOME")
 	log = regexp.MustCompile(`\S+/(token|other)\b`).ReplaceAllString(log, "$$TMP/$1")
-	log = regexp.MustCompile(`request_id=req-\d+`).ReplaceAllString(log, "request_id=req-N")
+	log = regexp.MustCompile(`request req-\d+`).ReplaceAllString(log, "request req-N")
 	golden(t, "contexts.txt", log)
 	assert.NotContains(t, log, h.srv.Token)
 }

@@ -44,7 +44,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	for _, p := range problems {
 		lines = append(lines, fmt.Sprintf("invalid %s: %s", flagFor(cmd, p.Field), reasonInFlags(cmd, p.Reason)))
 	}
-	return &usageError{msg: strings.Join(lines, "\n")}
+	return withLines(&usageError{msg: lines[0]}, lines[1:]...)
 }
 
 // flagFor names what a request field comes from in cmd: a flag (--disk-size, or "--rule

@@ -280,3 +280,81 @@ func TestTokenFileBound(t *testing.T) {
 	assert.Contains(t, r.stderr, "is longer than 4096 bytes, which no token is")
 	assert.Empty(t, h.srv.Requests())
 }
+
+// 8. -o format= shows a raw JSON field (a reservation's metadata) as it shows any other text from
+// the service: the token it echoes scrubbed, C1 and bidi controls escaped; and each resource's
+// template prints one line, whatever the template makes of the fields.
+func TestHostileTemplateRawJSON(t *testing.T) {
+	t.Parallel()
+	h := hostileCLI(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		// Raw in JSON strings: C1 (U+009B, a one-byte CSI) and a bidi override are valid as they are.
+		fmt.Fprintf(w, `{"reservations":[{"id":"res-1","flavor_name":"f","region":"r","quota":{"capacity":1,"used":0},`+
+			`"metadata":{"note":"%s `+"\u009b31m \u202eevil"+`","n":1}}]}`, r.Header.Get("Authorization"))
+	}))
+	for _, tmpl := range []string{`{{printf "%s" .Metadata.note}}`, `{{.Metadata}}`, `{{range $k, $v := .Metadata}}{{$k}}={{printf "%s" $v}} {{end}}`,
+		`{{.ID}}{{"\n"}}forged`} {
+		r := h.run("reservation", "list", "-o", "format="+tmpl)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		noEscapes(t, r.stdout)
+		assert.NotContains(t, r.stdout, hostileToken[:8], tmpl)
+		assert.Equal(t, 1, strings.Count(r.stdout, "\n"), "one line a resource: %q", r.stdout)
+	}
+	r := h.run("reservation", "list", "-o", `format={{printf "%s" .Metadata.note}}`)
+	assert.Equal(t, `"Bearer [REDACTED] \u009b31m \u202eevil"`+"\n", r.stdout, "the raw JSON made safe, still JSON")
+}
+
+// newlineID is an ID from the service holding a newline, which would forge a line on stderr.
+const newlineID = "ins-1\ncompute: forged line"
+
+// 9. An ID from the service that holds a newline forges no line on stderr in any error: a name
+// several resources share (exit 11), a name a create cannot adopt (exit 4), a create whose wait
+// fails (exit 10).
+func TestHostileIDsInErrors(t *testing.T) {
+	t.Parallel()
+	oneLine := func(t *testing.T, r result) {
+		t.Helper()
+		noEscapes(t, r.stderr)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "the error is one line: %q", r.stderr)
+		assert.Contains(t, r.stderr, `ins-1\ncompute: forged line`)
+	}
+	t.Run("ambiguous", func(t *testing.T) {
+		t.Parallel()
+		list := listOf(hostileInstance(newlineID, "web", "active"), hostileInstance("ins-2", "web", "active"))
+		h := hostileCLI(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances" {
+				list(w, r)
+				return
+			}
+			writeJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "not found"})
+		}))
+		r := h.run("instance", "get", "web")
+		assert.Equal(t, exitAmbiguous, r.code, r.stderr)
+		oneLine(t, r)
+	})
+	t.Run("cannot adopt", func(t *testing.T) {
+		t.Parallel()
+		other := hostileInstance(newlineID, "web-2", "active")
+		other.Region = "EUC-DE-MUC-1"
+		h := hostileCLI(t, listOf(other))
+		r := h.run(createWeb2...)
+		assert.Equal(t, exitConflict, r.code, r.stderr)
+		oneLine(t, r)
+	})
+	t.Run("created, wait failed", func(t *testing.T) {
+		t.Parallel()
+		h := hostileCLI(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Method == http.MethodPost:
+				writeJSON(w, http.StatusCreated, map[string]any{"instance": hostileInstance(newlineID, "web-2", "creating")})
+			case r.URL.Path == "/compute/v1/instances":
+				listOf()(w, r)
+			default:
+				writeJSON(w, http.StatusOK, map[string]any{"instance": hostileInstance(newlineID, "web-2", "error")})
+			}
+		}))
+		r := h.run(append(createWeb2, "--wait", "-o", "json")...)
+		assert.Equal(t, exitCreatedWaitFailed, r.code, r.stderr)
+		oneLine(t, r)
+	})
+}

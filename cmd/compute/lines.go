@@ -58,7 +58,9 @@ func (l *lines[T]) add(item *T) error {
 		if err := a.template.Execute(&b, a.sanitized(reflect.ValueOf(item)).Interface()); err != nil {
 			return fmt.Errorf("-o format: %w", err)
 		}
-		_, err := io.WriteString(a.stdout, b.String()+"\n")
+		// The fields are safe; what the template makes of them (a newline, bytes printed as text) is
+		// made safe too, so that each resource is one line.
+		_, err := io.WriteString(a.stdout, a.safe(b.String())+"\n")
 		return err
 	}
 	if l.cols == nil {

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	compute "github.com/compute-sdk/compute-go"
 )
 
 // escaped reports whether r would act on a terminal rather than show: a control character (C0, DEL,
@@ -96,31 +96,16 @@ func (a *app) safeJSON(b []byte) []byte {
 	return []byte(out.String())
 }
 
-// cleanErr makes the text of every *compute.APIError in err's chain safe in place (its code,
-// message, path and request ID come from the service), so that the whole message can then be made
-// safe line by line: a newline in a service's message shows as \n, not as a line of its own.
-func (a *app) cleanErr(err error) {
-	var walk func(error)
-	walk = func(e error) {
-		if e == nil {
-			return
-		}
-		if ae, ok := e.(*compute.APIError); ok {
-			ae.Code = compute.ErrorCode(a.safe(string(ae.Code)))
-			ae.Message = a.safe(ae.Message)
-			ae.Path = a.safe(ae.Path)
-			ae.RequestID = a.safe(ae.RequestID)
-		}
-		switch u := e.(type) {
-		case interface{ Unwrap() []error }:
-			for _, inner := range u.Unwrap() {
-				walk(inner)
-			}
-		case interface{ Unwrap() error }:
-			walk(u.Unwrap())
+// safeBytes makes bytes from the service fit to print: raw JSON compacted onto one line and made
+// safe as safeJSON does (it decodes to the same data), or any other bytes made safe as text.
+func (a *app) safeBytes(b []byte, rawJSON bool) []byte {
+	if rawJSON {
+		var c bytes.Buffer
+		if json.Compact(&c, b) == nil {
+			return a.safeJSON(c.Bytes())
 		}
 	}
-	walk(err)
+	return []byte(a.safe(string(b)))
 }
 
 // sanitized returns a deep copy of v (a struct, a pointer to one, ...) whose every string is made
@@ -148,8 +133,15 @@ func (a *app) sanitized(v reflect.Value) reflect.Value {
 		out.Elem().Set(a.sanitized(v.Elem()))
 		return out
 	case reflect.Slice:
-		if v.IsNil() || v.Type().Elem().Kind() == reflect.Uint8 {
+		if v.IsNil() {
 			return v
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			// Bytes a template may print as text: raw JSON from the service (made safe and still
+			// JSON, on one line), or any other bytes (made safe as text).
+			out := reflect.New(v.Type()).Elem()
+			out.SetBytes(a.safeBytes(v.Bytes(), v.Type() == rawJSONType))
+			return out
 		}
 		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for i := range v.Len() {
