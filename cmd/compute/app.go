@@ -53,7 +53,7 @@ type app struct {
 	closers []func()
 	// viewChecks holds each command's check of -o against what it prints (checkView).
 	viewChecks map[*cobra.Command]func() error
-	// maxWhole, when set, replaces maxWholeList (a test's smaller bound).
+	// maxWhole, when set, replaces maxWholeBytes (a test's smaller bound).
 	maxWhole int
 	// httpClient, when set, is the client whose transport the SDK sends through (a test's).
 	httpClient *http.Client
@@ -216,15 +216,15 @@ func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.
 			}
 		}
 		a.running = true
-		c, err := a.connect()
-		if err != nil {
-			return err
-		}
 		ctx := cmd.Context()
 		if a.timeout > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, a.timeout)
 			defer cancel()
+		}
+		c, err := a.connect(ctx)
+		if err != nil {
+			return err
 		}
 		return hints(cmd, redirected(flagError(cmd, led(cmd, args, fn(ctx, c, cmd, args)))))
 	}

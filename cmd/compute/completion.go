@@ -49,12 +49,12 @@ func refsOfPage[T any](list func(*compute.Client) func(context.Context, *compute
 // names.
 func (a *app) complete(cmd *cobra.Command, toComplete string, list lister) ([]cobra.Completion, cobra.ShellCompDirective) {
 	const directive = cobra.ShellCompDirectiveNoFileComp
-	c, err := a.connect()
+	ctx, cancel := context.WithTimeout(orBackground(cmd.Context()), completionTimeout)
+	defer cancel()
+	c, err := a.connect(ctx)
 	if err != nil {
 		return nil, directive
 	}
-	ctx, cancel := context.WithTimeout(orBackground(cmd.Context()), completionTimeout)
-	defer cancel()
 	refs, err := list(ctx, c)
 	if err != nil {
 		return nil, directive

@@ -19,14 +19,14 @@ import (
 // redis://127.0.0.1:6379/0: every process with the same token and Redis holds one budget.
 const envRedisURL = "COMPUTE_REDIS_URL"
 
-// connect builds the SDK client from the flags, the environment and the context in use. Every
-// problem is a usage error: nothing has been sent yet.
-func (a *app) connect() (*compute.Client, error) {
+// connect builds the SDK client from the flags, the environment and the context in use, reading a
+// --token-file within ctx. Every problem is a usage error: nothing has been sent yet.
+func (a *app) connect(ctx context.Context) (*compute.Client, error) {
 	cfg, err := a.activeContext()
 	if err != nil {
 		return nil, err
 	}
-	token, tokenFrom, err := a.token(cfg)
+	token, tokenFrom, err := a.token(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (a *app) baseURL(cfg *configContext) (base, from string) {
 // token returns the API token and where it came from: --token-file, a --context, the environment,
 // or the current context. There is no --token flag: a token on the command line ends up in ps and
 // in the shell's history.
-func (a *app) token(cfg *configContext) (token, from string, err error) {
+func (a *app) token(ctx context.Context, cfg *configContext) (token, from string, err error) {
 	if a.tokenFile == "" && cfg != nil && (a.contextName != "" || a.getenv(compute.EnvToken) == "") {
 		from = "the context " + cfg.Name
 		if a.contextName != "" {
@@ -105,7 +105,7 @@ func (a *app) token(cfg *configContext) (token, from string, err error) {
 		}
 		return cfg.Token, from, nil
 	}
-	token, from, err = a.flagOrEnvToken()
+	token, from, err = a.flagOrEnvToken(ctx)
 	if err == nil && token == "" {
 		err = usagef("no API token: set %s, pass --token-file, or create a context (compute context create); there is no --token flag, as a token on the command line shows in ps and the shell's history", compute.EnvToken)
 	}
@@ -113,11 +113,11 @@ func (a *app) token(cfg *configContext) (token, from string, err error) {
 }
 
 // flagOrEnvToken returns the token of --token-file, else of COMPUTE_API_TOKEN ("" when neither).
-func (a *app) flagOrEnvToken() (token, from string, err error) {
+func (a *app) flagOrEnvToken(ctx context.Context) (token, from string, err error) {
 	if a.tokenFile != "" {
-		b, err := readBounded(a.tokenFile, maxTokenFile)
+		b, err := readBounded(ctx, a.tokenFile, maxTokenFile)
 		if err != nil {
-			return "", "", usagef("cannot read --token-file: %v", err)
+			return "", "", a.fileError("token-file", err, "which no token is")
 		}
 		token = strings.TrimRight(string(b), "\r\n")
 		if token == "" {
@@ -140,8 +140,29 @@ func (d debugWriter) Write(p []byte) (int, error) {
 // (a log, /dev/zero) is refused rather than read whole.
 const maxTokenFile = 4 << 10
 
-// readBounded reads the file at path, refusing one longer than limit bytes without reading past it.
-func readBounded(path string, limit int64) ([]byte, error) {
+// readBounded reads the file at path, refusing one longer than limit bytes without reading past it
+// (a *tooLongError). A file that blocks (a FIFO nobody writes to) is given up when ctx ends: the
+// read goes on in the background, and the process ends without it.
+func readBounded(ctx context.Context, path string, limit int64) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := readBoundedNow(path, limit)
+		done <- read{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// readBoundedNow is readBounded, however long the file takes.
+func readBoundedNow(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -152,9 +173,43 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is longer than %d bytes, which no token is", path, limit)
+		return nil, &tooLongError{path: path, limit: limit}
 	}
 	return b, nil
+}
+
+// tooLongError is a file longer than what reads it takes.
+type tooLongError struct {
+	path  string
+	limit int64
+}
+
+func (e *tooLongError) Error() string {
+	return fmt.Sprintf("%s is longer than %s", e.path, sizeText(e.limit))
+}
+
+// sizeText writes a bound in bytes as README.md states it: "64 KiB", "1 MiB", "100 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// fileError words the failure of reading the file a flag (--token-file) names, for a usage error:
+// a --timeout that passed first is named, as is a file past the bound.
+func (a *app) fileError(flag string, err error, why string) error {
+	if errors.Is(err, context.DeadlineExceeded) && a.timeout > 0 {
+		return usagef("cannot read --%s within --timeout %s (a FIFO nobody writes to?)", flag, a.timeout)
+	}
+	var long *tooLongError
+	if errors.As(err, &long) && why != "" {
+		return usagef("cannot read --%s: %v, %s", flag, err, why)
+	}
+	return usagef("cannot read --%s: %v", flag, err)
 }
 
 // sameOriginClient returns the HTTP client the SDK sends through: a.httpClient's (or a new one)

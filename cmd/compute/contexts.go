@@ -79,7 +79,7 @@ func (a *app) loadConfig() (*config, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	b, err := readBounded(path, maxConfigFile)
+	b, err := readBoundedNow(path, maxConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &config{}, path, nil
 	}
@@ -206,13 +206,13 @@ with --force.`,
 		Example: `  compute context create prod --api-url https://api.example.com --token-file ~/prod.token
   COMPUTE_API_TOKEN=... compute context create dev --api-url http://127.0.0.1:8080`,
 		Args: exactArgs("NAME"),
-		RunE: a.local(func(_ *cobra.Command, args []string) error {
+		RunE: a.local(func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			url := cmpOrEnv(a.apiURL, a.getenv(compute.EnvBaseURL))
 			if url == "" {
 				return usagef("no API URL: pass --api-url or set %s", compute.EnvBaseURL)
 			}
-			token, _, err := a.flagOrEnvToken()
+			token, _, err := a.flagOrEnvToken(orBackground(cmd.Context()))
 			if err != nil {
 				return err
 			}

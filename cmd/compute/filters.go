@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"iter"
 	"path"
 	"slices"
@@ -104,10 +105,13 @@ func applyFilters[T any](a *app, f *listFilters, v view[T], seq iter.Seq2[T, err
 	i, _ := columnIndex(v.headers, col)
 	return func(yield func(T, error) bool) {
 		var items []T
-		bound := cmp.Or(a.maxWhole, maxWholeList)
+		bound, size := a.wholeBound(), 0
 		for item, err := range filtered {
-			if err == nil && len(items) == bound {
-				err = errTooLong(bound, "--sort")
+			if err == nil {
+				b, jerr := json.Marshal(item)
+				if size += len(b); jerr == nil && size > bound {
+					err = errTooLong(bound, "--sort")
+				}
 			}
 			if err != nil {
 				var zero T

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -73,11 +73,21 @@ func flagFor(cmd *cobra.Command, field string) string {
 	return field
 }
 
-// readFlagFile reads the file a flag names; a failure is a usage error naming the flag.
-func readFlagFile(flag, path string) (string, error) {
-	b, err := os.ReadFile(path)
+// The bounds of the files the flags name, which README.md states: what each holds is far shorter,
+// and a path given by mistake (a log, /dev/zero) is refused rather than read whole.
+const (
+	maxPasswordFile  = 4 << 10  // --password-file
+	maxScriptFile    = 64 << 10 // --startup-script-file: the service's own bound
+	maxUserDataFile  = 64 << 10 // each --user-data file
+	maxPublicKeyFile = 16 << 10 // --public-key-file: an RSA key of 16384 bits is under 3 KiB
+)
+
+// readFlagFile reads the file a flag names, up to limit bytes and within ctx (--timeout); a failure
+// is a usage error naming the flag.
+func (a *app) readFlagFile(ctx context.Context, flag, path string, limit int64) (string, error) {
+	b, err := readBounded(ctx, path, limit)
 	if err != nil {
-		return "", usagef("cannot read --%s: %v", flag, err)
+		return "", a.fileError(flag, err, "")
 	}
 	return string(b), nil
 }

@@ -42,7 +42,7 @@ type cli struct {
 	transport func(http.RoundTripper) http.RoundTripper
 	// hc, when set, replaces the fake's HTTP client (a hostile server's own).
 	hc *http.Client
-	// maxWhole, when set, replaces maxWholeList.
+	// maxWhole, when set, replaces maxWholeBytes.
 	maxWhole int
 	// stdout, when set, also receives what the command writes on stdout as it writes it.
 	stdout io.Writer

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -219,11 +222,46 @@ func TestHostileEndlessList(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
 			h := hostileCLI(t, http.HandlerFunc(endless))
-			h.maxWhole = 1000
+			h.maxWhole = 100_000
 			r := h.run("instance", "list", "-o", format)
 			assert.Equal(t, exitOther, r.code)
 			assert.Empty(t, r.stdout)
-			assert.Contains(t, r.stderr, "the list holds more than 1000 items, more than -o "+format+" holds at once; -o jsonl")
+			assert.Contains(t, r.stderr, "the list is longer than 100000 bytes of JSON, more than -o "+format+" holds at once; -o jsonl")
+		})
+	}
+}
+
+// 10. -o json, -o yaml and --sort hold a list whole up to a bound in bytes, not in items: a service
+// whose items are large (an 8 KiB name each) stops them near the bound, however few items it took.
+func TestHostileWholeListBoundInBytes(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("n", 8<<10)
+	for _, args := range [][]string{{"-o", "json"}, {"-o", "yaml"}, {"--sort", "name"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			var served atomic.Int64
+			h := hostileCLI(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if served.Load() > 64<<20 {
+					writeJSON(w, http.StatusBadRequest, map[string]string{"code": "02001", "message": "the test's own bound"})
+					return
+				}
+				page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+				page = max(page, 1)
+				items := make([]compute.Instance, 100)
+				for i := range items {
+					items[i] = hostileInstance(fmt.Sprintf("ins-%d-%d", page, i), big, "active")
+				}
+				b, _ := json.Marshal(map[string]any{"instances": items, "total_count": 1 << 30, "page": page, "per_page": 100})
+				served.Add(int64(len(b)))
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(b)
+			}))
+			h.maxWhole = 4 << 20
+			r := h.run(append([]string{"instance", "list"}, args...)...)
+			assert.Equal(t, exitOther, r.code, r.stderr)
+			assert.Empty(t, r.stdout)
+			assert.Contains(t, r.stderr, "the list is longer than 4194304 bytes of JSON")
+			assert.Less(t, served.Load(), int64(6<<20), "the command stopped reading near its bound")
 		})
 	}
 }
@@ -277,7 +315,7 @@ func TestTokenFileBound(t *testing.T) {
 	big := writeFile(t, "token", strings.Repeat("a", 10<<20))
 	r := h.run("instance", "list", "--token-file", big)
 	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "is longer than 4096 bytes, which no token is")
+	assert.Contains(t, r.stderr, "is longer than 4 KiB, which no token is")
 	assert.Empty(t, h.srv.Requests())
 }
 
@@ -357,4 +395,56 @@ func TestHostileIDsInErrors(t *testing.T) {
 		assert.Equal(t, exitCreatedWaitFailed, r.code, r.stderr)
 		oneLine(t, r)
 	})
+}
+
+// 11. Every file a flag names is read up to a bound that README.md states, and /dev/zero is refused
+// at that bound instead of read whole; nothing is sent.
+func TestFlagFilesAreBounded(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	h := newCLI(t)
+	create := []string{"instance", "create", "--name", "x", "--type", "vcpu-2_memory-4g", "--region", region, "--image", "ubuntu-24.04"}
+	for _, tc := range []struct {
+		args  []string
+		bound string
+	}{
+		{append(slices.Clone(create), "--password-file", "/dev/zero"), "--password-file: /dev/zero is longer than 4 KiB"},
+		{append(slices.Clone(create), "--ssh-key", "key-ci", "--startup-script-file", "/dev/zero"), "--startup-script-file: /dev/zero is longer than 64 KiB"},
+		{append(slices.Clone(create), "--ssh-key", "key-ci", "--user-data", "text/plain=/dev/zero"), "--user-data: /dev/zero is longer than 64 KiB"},
+		{[]string{"ssh-key", "create", "--name", "k", "--public-key-file", "/dev/zero"}, "--public-key-file: /dev/zero is longer than 16 KiB"},
+	} {
+		h.srv.ResetRequests()
+		r := h.run(tc.args...)
+		assert.Equal(t, exitUsage, r.code, "%v: %s", tc.args, r.stderr)
+		assert.Contains(t, r.stderr, tc.bound)
+		assert.Empty(t, h.requests(), "nothing is sent")
+	}
+}
+
+// 12. A FIFO nobody writes to, given as --token-file, does not hold the command past --timeout.
+func TestTokenFileWithinTimeout(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "token")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	t.Cleanup(func() {
+		// A writer that comes and goes lets the reader still blocked in open(2) return.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+	})
+	h := newCLI(t)
+	done := make(chan result, 1)
+	go func() { done <- h.run("instance", "list", "--token-file", fifo, "--timeout", "100ms") }()
+	select {
+	case r := <-done:
+		assert.Equal(t, exitUsage, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "cannot read --token-file within --timeout 100ms")
+		assert.Empty(t, h.requests())
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command still waits for the FIFO 20 s after its --timeout of 100ms")
+	}
 }

@@ -106,13 +106,13 @@ active, showing its status on a terminal.`,
 				req.SecurityGroups = []string{}
 			}
 			if passwordFile != "" {
-				pw, err := readFlagFile("password-file", passwordFile)
+				pw, err := a.readFlagFile(ctx, "password-file", passwordFile, maxPasswordFile)
 				if err != nil {
 					return err
 				}
 				req.Password = strings.TrimRight(pw, "\r\n")
 			}
-			meta, err := instanceMetadata(scriptFile, userData)
+			meta, err := a.instanceMetadata(ctx, scriptFile, userData)
 			if err != nil {
 				return err
 			}
@@ -168,13 +168,13 @@ active, showing its status on a terminal.`,
 }
 
 // instanceMetadata reads the startup script and the user data files, nil when none is given.
-func instanceMetadata(scriptFile string, userData []string) (*compute.InstanceMetadata, error) {
+func (a *app) instanceMetadata(ctx context.Context, scriptFile string, userData []string) (*compute.InstanceMetadata, error) {
 	if scriptFile == "" && len(userData) == 0 {
 		return nil, nil
 	}
 	var meta compute.InstanceMetadata
 	if scriptFile != "" {
-		s, err := readFlagFile("startup-script-file", scriptFile)
+		s, err := a.readFlagFile(ctx, "startup-script-file", scriptFile, maxScriptFile)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func instanceMetadata(scriptFile string, userData []string) (*compute.InstanceMe
 		if !ok || typ == "" || path == "" {
 			return nil, usagef("invalid --user-data %q: want TYPE=PATH, such as text/cloud-config=init.yaml", ud)
 		}
-		content, err := readFlagFile("user-data", path)
+		content, err := a.readFlagFile(ctx, "user-data", path, maxUserDataFile)
 		if err != nil {
 			return nil, err
 		}

@@ -44,32 +44,41 @@ func printItems[T any](a *app, v view[T], items []T) error {
 	return printList(a, v, listed(items, nil))
 }
 
-// maxWholeList bounds the lists that -o json and -o yaml hold whole before printing: past it the
-// command fails rather than fill the memory (a list that never ends, say). The outputs that print
-// as they read (table, jsonl, name, id) have no bound.
-const maxWholeList = 100_000
+// maxWholeBytes bounds the lists that -o json, -o yaml and --sort hold whole before printing, in
+// bytes of the items' JSON: past it the command fails rather than fill the memory (a list that
+// never ends, or items a hostile service makes huge). The outputs that print as they read (table,
+// jsonl, name, id) have no bound.
+const maxWholeBytes = 64 << 20
+
+// wholeBound is maxWholeBytes, or a test's smaller bound.
+func (a *app) wholeBound() int { return cmp.Or(a.maxWhole, maxWholeBytes) }
 
 // errTooLong is a list longer than what reads it whole (-o json, --sort) holds.
 func errTooLong(bound int, what string) error {
-	return fmt.Errorf("the list holds more than %d items, more than %s holds at once; -o jsonl, -o id or -o name print any number as they read them", bound, what)
+	return fmt.Errorf("the list is longer than %d bytes of JSON, more than %s holds at once; -o jsonl, -o id or -o name print any length as they read it", bound, what)
 }
 
 // printList prints a list as it reads it where the format allows: one name, ID or JSON object a
 // line as each item comes, and a table whose columns are sized from its first page. JSON and YAML
-// are one document, printed once the list is read whole (up to maxWholeList items), so that a
+// are one document, printed once the list is read whole (up to maxWholeBytes of JSON), so that a
 // failure halfway leaves stdout empty.
 func printList[T any](a *app, v view[T], seq iter.Seq2[T, error]) error {
 	if a.structured() {
-		bound := cmp.Or(a.maxWhole, maxWholeList)
-		items := []T{}
+		// The items are held as their JSON, whose size is what the bound counts.
+		bound, size := a.wholeBound(), 0
+		items := []json.RawMessage{}
 		for item, err := range seq {
 			if err != nil {
 				return err
 			}
-			if len(items) == bound {
+			b, err := json.Marshal(item)
+			if err != nil {
+				return err
+			}
+			if size += len(b); size > bound {
 				return errTooLong(bound, "-o "+a.output)
 			}
-			items = append(items, item)
+			items = append(items, b)
 		}
 		return a.printData(items)
 	}

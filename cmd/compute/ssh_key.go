@@ -66,7 +66,7 @@ twice. A private key is refused before anything is sent.`,
 		Example: "  compute ssh-key create --name laptop --public-key-file ~/.ssh/id_ed25519.pub -o id",
 		Args:    cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
-			value, err := readFlagFile("public-key-file", keyFile)
+			value, err := a.readFlagFile(ctx, "public-key-file", keyFile, maxPublicKeyFile)
 			if err != nil {
 				return err
 			}
