@@ -113,6 +113,12 @@
 //     for an instance that never became active, 02069 for one in the middle of a transition.
 //   - Snapshots are complete at once (the API shows them only "created"); size is the disk size in
 //     GiB.
+//   - Addresses: public ones (an instance's public_ip, a floating IP's ip_address) come from the
+//     ranges set aside for documentation, 192.0.2.0/24, 198.51.100.0/24 and 203.0.113.0/24 (.1 to
+//     .254 of each, 762 in all), each held by one resource until it is deleted; private ones from
+//     10.0.0.0/16. An instance with a floating IP shows its address and holds none of its own. When
+//     all 762 are held, an instance becomes active with public_ip null and a floating IP create is
+//     refused with 02049.
 //
 // # Faults, the request log and the control endpoint
 //

@@ -101,7 +101,7 @@ func TestDeleteAndResetClearTheQueue(t *testing.T) {
 	assert.Equal(t, "fip-000001", f["floating_ip"].(map[string]any)["id"])
 	e.Advance(time.Hour)
 	f = ok(t, e, http.StatusOK, "GET", "/compute/v1/floating-ips/fip-000001", "")
-	assert.Equal(t, "100.64.0.2", f["floating_ip"].(map[string]any)["ip_address"], "the first address again")
+	assert.Equal(t, "192.0.2.1", f["floating_ip"].(map[string]any)["ip_address"], "the first address again")
 }
 
 // With no durations a transition completes at the next request, not in the create's response.

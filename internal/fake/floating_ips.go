@@ -39,25 +39,27 @@ func (f *floatingIP) view(s *state) any {
 	return &b
 }
 
-// arrive completes a transition: a floating IP that is created for the first time gets its address,
-// which its instance, if it has one, shows as its public IP.
+// arrive completes a transition: a floating IP that is created for the first time shows the address
+// its create took, which its instance, if it has one, shows as its public IP.
 func (f *floatingIP) arrive(s *state, status string, at time.Time) {
 	f.Status, f.UpdatedAt = status, stamp(at)
 	if status == fipCreated && f.IPAddress == "" {
-		f.IPAddress = nullString(s.newAddress("100.64.", f.Version))
+		f.IPAddress = nullString(s.public.take(f.ID))
 		for _, in := range referrers(&s.instances, ref("fip", f.ID)) {
 			s.refreshPublicIP(in)
 		}
 	}
 }
 
-// refreshPublicIP shows an instance's floating IP's address as its public IP once both have one.
+// refreshPublicIP shows an instance's floating IP's address as its public IP once both have one,
+// freeing the address the instance held until then.
 func (s *state) refreshPublicIP(in *instance) {
 	if in.FloatingIP == nil || in.PrivateIP == "" {
 		return
 	}
 	if f, ok := s.floatingIPs.find(in.FloatingIP.ID); ok && f.IPAddress != "" {
 		in.PublicIP = f.IPAddress
+		s.public.release(in.ID)
 	}
 }
 

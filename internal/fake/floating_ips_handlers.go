@@ -29,9 +29,15 @@ func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIP, *Erro
 	if err := s.quota(&s.floatingIPs); err != nil {
 		return nil, err
 	}
+	// The address is taken now, shown once created: a create that finds every one held is refused.
+	if s.public.full() {
+		return nil, badRequest(codeStaticPublicIPQuotaReached,
+			"static public IP quota reached: all %d public addresses are held", publicAddresses)
+	}
 	f := &floatingIP{ID: s.newID("fip"), Name: r.Name, Description: r.Description, IsPublic: true, Version: r.Version,
 		Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
 	s.floatingIPs.add(f.ID, f)
+	s.public.take(f.ID)
 	s.floatingIPs.begin(f, c.now, s.durations.FloatingIPCreate, fipCreated)
 	return f, nil
 }

@@ -120,8 +120,9 @@ func (s *state) beginInstance(in *instance, now time.Time, status, to string, d 
 }
 
 // arrive completes a transition: an instance that becomes active for the first time gets its
-// addresses (its floating IP's address, once it has one, as its public IP); one that is gone is
-// removed, its volumes and its floating IP free again (its snapshots stay).
+// addresses (its floating IP's address, once it has one, as its public IP; none when every public
+// address is held); one that is gone is removed, its volumes, its floating IP and its public address
+// free again (its snapshots stay).
 func (in *instance) arrive(s *state, status string, at time.Time) {
 	if status == statusGone {
 		s.instances.remove(in.ID)
@@ -129,8 +130,8 @@ func (in *instance) arrive(s *state, status string, at time.Time) {
 	}
 	in.Status, in.UpdatedAt = status, stamp(at)
 	if in.Status == instanceActive && in.PrivateIP == "" {
-		in.PrivateIP = nullString(s.newAddress("10.0.", "ipv4"))
-		in.PublicIP = nullString(s.newAddress("172.16.", "ipv4"))
+		in.PrivateIP = nullString(s.newPrivateAddress())
+		in.PublicIP = nullString(s.public.take(in.ID))
 		s.refreshPublicIP(in)
 	}
 }

@@ -68,6 +68,8 @@ type state struct {
 	// reaches them without a scan.
 	refs  map[string]map[string]bool
 	kinds []kind
+	// public are the public addresses and who holds each.
+	public publicPool
 
 	instances   store[*instance]
 	groups      store[*securityGroup]
@@ -82,7 +84,7 @@ type state struct {
 // are the account's first.
 func newState(cfg Config) *state {
 	s := &state{catalog: cfg.Catalog.Clone(), durations: cfg.Durations, limits: cfg.Limits,
-		seq: map[string]int{}, refs: map[string]map[string]bool{}, catalogIDs: map[string]bool{}}
+		seq: map[string]int{}, refs: map[string]map[string]bool{}, catalogIDs: map[string]bool{}, public: newPublicPool()}
 	// The kinds, each registered once, in the order of the quotas list.
 	register(s, &s.instances, &instanceSpec)
 	register(s, &s.floatingIPs, &floatingIPSpec)
@@ -130,14 +132,11 @@ func (s *state) newID(prefix string) string {
 	}
 }
 
-// newAddress hands out addresses from a prefix of two octets: 62,500 before one repeats.
-func (s *state) newAddress(prefix string, version string) string {
-	s.seq["addr:"+prefix]++
-	n := s.seq["addr:"+prefix]
-	if version == "ipv6" {
-		return fmt.Sprintf("2001:db8::%x", n)
-	}
-	return fmt.Sprintf("%s%d.%d", prefix, n/250%250, 1+n%250)
+// newPrivateAddress hands out private addresses, in 10.0.0.0/16: 62,500 before one repeats.
+func (s *state) newPrivateAddress() string {
+	s.seq["addr:private"]++
+	n := s.seq["addr:private"]
+	return fmt.Sprintf("10.0.%d.%d", n/250%250, 1+n%250)
 }
 
 // link records that a resource refers to others, each named by ref: an instance to its volumes,
@@ -241,7 +240,7 @@ func (st *store[R]) begin(r R, now time.Time, d time.Duration, to string) {
 	st.s.queue.begin(r.pending(), now.Add(d), func(at time.Time) { r.arrive(st.s, to, at) })
 }
 
-// remove forgets a resource and the transition it had in progress.
+// remove forgets a resource and the transition it had in progress, and frees its public address.
 func (st *store[R]) remove(id string) {
 	e, ok := st.byID[id]
 	if !ok {
@@ -249,6 +248,7 @@ func (st *store[R]) remove(id string) {
 	}
 	st.s.queue.cancel(e.v.pending())
 	st.s.unlink(id, e.v.uses()...)
+	st.s.public.release(id)
 	delete(st.byID, id)
 	st.order.remove(e.slot)
 	st.flavors[e.v.flavor()]--
