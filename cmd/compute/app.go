@@ -51,8 +51,8 @@ type app struct {
 	// missing required flag) is a usage error.
 	running bool
 	closers []func()
-	// viewChecks holds each command's check of -o against what it prints (checkView).
-	viewChecks map[*cobra.Command]func() error
+	// viewChecks holds each command's checks of -o against what it prints (checkView, quiet).
+	viewChecks map[*cobra.Command][]func() error
 	// maxWhole, when set, replaces maxWholeBytes (a test's smaller bound).
 	maxWhole int
 	// httpClient, when set, is the client whose transport the SDK sends through (a test's).
@@ -210,10 +210,8 @@ func group(use, short, example string, aliases ...string) *cobra.Command {
 // --timeout, and gives it the client.
 func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if check := a.viewChecks[cmd]; check != nil {
-			if err := check(); err != nil {
-				return err
-			}
+		if err := a.checkOutput(cmd); err != nil {
+			return err
 		}
 		a.running = true
 		ctx := cmd.Context()

@@ -91,9 +91,11 @@ func getByIDOrName[T any](ctx context.Context, c *compute.Client, k kind, arg st
 
 // describeCmd returns "<kind> describe ID": every field of one resource, for a person.
 func describeCmd[T any](a *app, k kind, example string, get func(context.Context, *compute.Client, string) (*T, error)) *cobra.Command {
-	return &cobra.Command{
-		Use:     "describe " + k.arg,
-		Short:   fmt.Sprintf("Show every field of %s, for a person (by ID or name)", k.one),
+	cmd := &cobra.Command{
+		Use:   "describe " + k.arg,
+		Short: fmt.Sprintf("Show every field of %s, for a person (by ID or name)", k.one),
+		Long: fmt.Sprintf(`Show every field of %s for a person, nested ones indented under their label. -o json,
+-o yaml and -o format= print the same resource for a program, as get does.`, k.one),
 		Example: example,
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
@@ -101,13 +103,23 @@ func describeCmd[T any](a *app, k kind, example string, get func(context.Context
 			if err != nil {
 				return err
 			}
-			if a.output != "table" || a.noHeader || a.columns != nil {
-				return usagef("describe prints for a person; for a program use get with -o json, yaml or format=")
+			switch a.output {
+			case "json", "yaml":
+				return a.printData(item)
+			case "format":
+				return printItem(a, view[T]{}, item)
 			}
 			_, err = io.WriteString(a.stdout, a.describe(item))
 			return err
 		}),
 	}
+	a.addCheck(cmd, func() error {
+		if a.output == "table" && (a.noHeader || a.columns != nil) || !slices.Contains([]string{"table", "json", "yaml", "format"}, a.output) {
+			return usagef("invalid --output: describe prints every field for a person, or with -o json, yaml or format= for a program")
+		}
+		return checkTemplate[T](a)
+	})
+	return cmd
 }
 
 // deleter is what deleteCmd needs of a kind.
@@ -170,7 +182,7 @@ already gone is then success. Without --wait, %s that does not exist exits with 
 	if d.force {
 		cmd.Flags().BoolVar(&force, "force", false, "turn termination protection off if the service refuses the delete for it (implies --wait)")
 	}
-	return cmd
+	return quiet(a, cmd, nil)
 }
 
 // waiter is what waitCmd needs of a kind whose resources have a status S.
@@ -241,7 +253,7 @@ changes and the time waited.`, k.one, w.target),
 	cmd.Flags().StringVar(&status, "status", string(w.target), "the status to wait for: "+strings.Join(names, ", "))
 	cmd.Flags().BoolVar(&deleted, "deleted", false, fmt.Sprintf("wait until the %s is gone (the service answers 404)", k.name))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
-	return checkView(a, cmd, v)
+	return quiet(a, checkView(a, cmd, v), func() bool { return !deleted })
 }
 
 // waitFor waits after a create or an action when --wait is given, with progress on a terminal, and

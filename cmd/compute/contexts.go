@@ -190,6 +190,9 @@ wins over the current context; a context named with --context wins over the envi
 // past the usage checks.
 func (a *app) local(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
+		if err := a.checkOutput(cmd); err != nil {
+			return err
+		}
 		a.running = true
 		return fn(cmd, args)
 	}
@@ -244,11 +247,11 @@ with --force.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "replace a context with the same name")
-	return cmd
+	return quiet(a, cmd, nil)
 }
 
 func (a *app) contextUseCmd() *cobra.Command {
-	return &cobra.Command{
+	return quiet(a, &cobra.Command{
 		Use:               "use NAME",
 		Short:             "Use a context from now on",
 		Example:           "  compute context use prod",
@@ -269,7 +272,7 @@ func (a *app) contextUseCmd() *cobra.Command {
 			a.note("context %s in use", args[0])
 			return nil
 		}),
-	}
+	}, nil)
 }
 
 func (a *app) contextListCmd() *cobra.Command {
@@ -293,7 +296,7 @@ func (a *app) contextListCmd() *cobra.Command {
 }
 
 func (a *app) contextDeleteCmd() *cobra.Command {
-	return &cobra.Command{
+	return quiet(a, &cobra.Command{
 		Use:               "delete NAME",
 		Short:             "Forget a context and its token",
 		Example:           "  compute context delete dev",
@@ -318,7 +321,7 @@ func (a *app) contextDeleteCmd() *cobra.Command {
 			a.note("context %s deleted", args[0])
 			return nil
 		}),
-	}
+	}, nil)
 }
 
 // noContext is the error of a context name the file does not hold; it lists those it holds.

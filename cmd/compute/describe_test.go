@@ -36,7 +36,7 @@ func TestDescribe(t *testing.T) {
 			}
 		}
 	}
-	r := h.run("instance", "describe", "ins-000001", "-o", "json")
+	r := h.run("instance", "describe", "ins-000001", "-o", "name")
 	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "describe prints for a person")
+	assert.Contains(t, r.stderr, "describe prints every field for a person, or with -o json, yaml or format= for a program")
 }

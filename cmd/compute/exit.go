@@ -111,7 +111,7 @@ var exitCodeTable = []struct {
 	{exitInvalid, "validation", "The service refused the request as invalid (400 or 422): an unknown image, a type not offered in the region, ..."},
 	{exitNotCreated, "not created", "A create was lost each time it was sent (it is sent again twice when nothing with its name shows) and nothing with its name showed afterwards: nothing was made, running it again is safe."},
 	{exitCreatedWaitFailed, "created not ready", "A create made the resource, but the --wait after it failed (a failure status, --timeout, an interruption). It exists and is billed: -o id and -o name printed it at once, other formats print it as the create returned it."},
-	{exitAmbiguous, "ambiguous name", "A name given where an ID goes is shared by several resources; the message lists their IDs. Nothing was changed."},
+	{exitAmbiguous, "ambiguous name", "A name given where an ID goes is shared by several resources, however many; the message lists their IDs (past 1,000 it says so instead). Nothing was changed."},
 	{exitInterrupted, "interrupted", "SIGINT or SIGTERM stopped the command (stopping a write already sent exits 7: it may have taken effect)."},
 }
 

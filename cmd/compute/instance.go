@@ -293,7 +293,7 @@ func (a *app) instanceActionCmd(action compute.InstanceAction, target compute.In
 		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the instance is "+string(target))
-	return checkView(a, cmd, instanceView)
+	return quiet(a, checkView(a, cmd, instanceView), func() bool { return wait })
 }
 
 var actionView = view[compute.InstanceAction]{

@@ -37,10 +37,13 @@ func withID(ctx context.Context, c *compute.Client, k kind, arg string, fn func(
 		return err
 	}
 	refs, ferr := k.find(ctx, c, arg)
+	var tooMany *compute.TooManyMatchesError
 	switch {
 	case ferr != nil && errors.Is(ferr, compute.ErrInvalidRequest):
 		// Neither an ID nor a name the service could hold.
 		return err
+	case errors.As(ferr, &tooMany):
+		return &ambiguousError{k: k, name: arg, more: tooMany.Limit}
 	case ferr != nil:
 		return ferr
 	case len(refs) == 1:
@@ -58,9 +61,15 @@ type ambiguousError struct {
 	k       kind
 	name    string
 	matches []compute.Ref
+	// more, when set, is the bound of a lookup that met more resources with the name than it holds:
+	// matches is then empty.
+	more int
 }
 
 func (e *ambiguousError) Error() string {
+	if e.more > 0 {
+		return fmt.Sprintf("more than %d %ss have the name %q; give the ID of the one you mean", e.more, e.k.name, e.name)
+	}
 	ids := make([]string, len(e.matches))
 	for i, m := range e.matches {
 		ids[i] = m.ID

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"strconv"
 	"testing"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -175,4 +178,28 @@ func TestNamesInFlags(t *testing.T) {
 	assert.Equal(t, "web-2-snap\n", r.stdout, "snapshot list --instance takes a name")
 	r = h.run("snapshot", "list", "--instance", "nope", "-o", "name")
 	assert.Equal(t, exitNotFound, r.code, r.stderr)
+}
+
+// A name shared by more resources than a lookup holds (1,000) exits 11, as any shared name does,
+// not 4.
+func TestNameSharedByThousands(t *testing.T) {
+	t.Parallel()
+	h := hostileCLI(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/compute/v1/instances" {
+			writeJSON(w, http.StatusNotFound, map[string]string{"code": "02008", "message": "not found"})
+			return
+		}
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		page = max(page, 1)
+		items := make([]compute.Instance, 100)
+		for i := range items {
+			items[i] = hostileInstance(fmt.Sprintf("ins-%d", (page-1)*100+i), "web", "active")
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": 5000, "page": page, "per_page": 100})
+	}))
+	r := h.run("instance", "get", "web")
+	assert.Equal(t, exitAmbiguous, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `more than 1000 instances have the name "web"`)
+	r = h.run("instance", "delete", "web")
+	assert.Equal(t, exitAmbiguous, r.code, r.stderr)
 }

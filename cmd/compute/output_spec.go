@@ -28,12 +28,14 @@ func (a *app) parseOutput() error {
 	}
 	for _, o := range a.outputs {
 		var err error
+		// The names are read in any case (-o JSON, -o Columns=ID); a template is kept as written.
+		lower := strings.ToLower(o)
 		switch {
-		case o == noHeaderOption:
+		case lower == noHeaderOption:
 			a.noHeader = true
-		case strings.HasPrefix(o, columnsOption):
+		case strings.HasPrefix(lower, columnsOption):
 			a.columns = nil
-			for _, c := range strings.Split(strings.TrimPrefix(o, columnsOption), ",") {
+			for _, c := range strings.Split(o[len(columnsOption):], ",") {
 				if c = strings.ToLower(strings.TrimSpace(c)); c != "" {
 					a.columns = append(a.columns, c)
 				}
@@ -41,14 +43,14 @@ func (a *app) parseOutput() error {
 			if len(a.columns) == 0 {
 				return usagef("invalid --output %q: name the columns, such as -o columns=id,name,status", o)
 			}
-		case strings.HasPrefix(o, formatOption):
-			text := strings.TrimPrefix(o, formatOption)
+		case strings.HasPrefix(lower, formatOption):
+			text := o[len(formatOption):]
 			if a.template, err = template.New("format").Option("missingkey=error").Parse(text); err != nil {
 				return usagef("invalid --output format: %v", err)
 			}
 			err = set("format")
-		case slices.Contains(outputFormats, o):
-			err = set(o)
+		case slices.Contains(outputFormats, lower):
+			err = set(lower)
 		default:
 			return usagef("invalid --output %q: want %s, %s, %s or %s", o, strings.Join(outputFormats, ", "),
 				noHeaderOption, columnsOption+"ID,NAME,...", formatOption+"'{{.ID}} {{.Name}}'")
@@ -123,17 +125,44 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
+// addCheck registers, for cmd, a check of -o that the runner makes before anything is sent.
+func (a *app) addCheck(cmd *cobra.Command, check func() error) {
+	if a.viewChecks == nil {
+		a.viewChecks = map[*cobra.Command][]func() error{}
+	}
+	a.viewChecks[cmd] = append(a.viewChecks[cmd], check)
+}
+
+// checkOutput makes cmd's checks of -o; a failure is a usage error.
+func (a *app) checkOutput(cmd *cobra.Command) error {
+	for _, check := range a.viewChecks[cmd] {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkView registers, for cmd, the check that -o columns= and -o format= fit what it prints (a
 // view of T): the runner makes it before anything is sent. It returns cmd.
 func checkView[T any](a *app, cmd *cobra.Command, v view[T]) *cobra.Command {
-	if a.viewChecks == nil {
-		a.viewChecks = map[*cobra.Command]func() error{}
-	}
-	a.viewChecks[cmd] = func() error {
+	a.addCheck(cmd, func() error {
 		if _, err := a.selectColumns(v.headers); err != nil {
 			return err
 		}
 		return checkTemplate[T](a)
-	}
+	})
+	return cmd
+}
+
+// quiet registers, for cmd, the refusal of -o when the command prints nothing: always when prints is
+// nil, else when prints says so (start without --wait). It returns cmd.
+func quiet(a *app, cmd *cobra.Command, prints func() bool) *cobra.Command {
+	a.addCheck(cmd, func() error {
+		if cmd.Flags().Changed("output") && (prints == nil || !prints()) {
+			return usagef("invalid --output: %s prints nothing here, so -o does not apply", cmd.CommandPath())
+		}
+		return nil
+	})
 	return cmd
 }

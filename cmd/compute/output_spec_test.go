@@ -63,3 +63,52 @@ func TestOutputSpecRefusedBeforeACreate(t *testing.T) {
 	assert.Contains(t, r.stderr, `no column "colour"`)
 	assert.Empty(t, h.srv.Requests(), "nothing was sent")
 }
+
+// -o is checked before anything is sent, everywhere: describe takes -o json, yaml and format= (as
+// get does) and refuses the rest; a command that prints nothing refuses -o; -o values are read in
+// any case. Exit code 2 then means that nothing reached the service.
+func TestOutputCheckedFirstEverywhere(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	mkInstance(t, h.sdk())
+
+	get := h.run("instance", "get", "ins-000001", "-o", "json")
+	require.Equal(t, exitOK, get.code, get.stderr)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"instance", "describe", "web-1", "-o", "json"}, get.stdout},
+		{[]string{"instance", "describe", "ins-000001", "-o", "JSON"}, get.stdout},
+		{[]string{"instance", "describe", "ins-000001", "-o", "format={{.ID}} {{.Name}}"}, "ins-000001 web-1\n"},
+		{[]string{"instance", "describe", "ins-000001", "-o", "Format={{.Status}}"}, "active\n"},
+		{[]string{"instance", "list", "-o", "ID"}, "ins-000001\n"},
+		{[]string{"instance", "list", "-o", "NoHeader", "-o", "Columns=ID,Name"}, "ins-000001   web-1\n"},
+	} {
+		r := h.run(tc.args...)
+		require.Equal(t, exitOK, r.code, "%v: %s", tc.args, r.stderr)
+		assert.Equal(t, tc.want, r.stdout, "%v", tc.args)
+	}
+	r := h.run("instance", "describe", "ins-000001", "-o", "yaml")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "id: ins-000001\n")
+
+	h.srv.ResetRequests()
+	for _, args := range [][]string{
+		{"instance", "describe", "web-1", "-o", "jsonl"},
+		{"instance", "describe", "web-1", "-o", "id"},
+		{"instance", "describe", "web-1", "-o", "columns=id"},
+		{"instance", "describe", "web-1", "-o", "format={{.Colour}}"},
+		{"instance", "delete", "ins-000001", "-o", "json"},
+		{"instance", "delete", "ins-000001", "--wait", "-o", "id"},
+		{"instance", "stop", "ins-000001", "-o", "id"},
+		{"instance", "wait", "ins-000001", "--deleted", "-o", "json"},
+		{"volume", "delete", "vol-data-1", "-o", "yaml"},
+		{"context", "use", "x", "-o", "json"},
+	} {
+		r := h.run(args...)
+		assert.Equal(t, exitUsage, r.code, "%v: %s", args, r.stderr)
+		assert.Contains(t, r.stderr, "-o", "%v", args)
+	}
+	assert.Empty(t, h.requests(), "exit code 2: nothing was sent")
+}
