@@ -78,15 +78,21 @@ func getCmd[T any](a *app, k kind, v view[T], example string, get func(context.C
 	}, v)
 }
 
-// getByIDOrName gets the resource that arg names, by its ID or its name (withID).
+// getByIDOrName gets the resource that arg names, by its ID or its name (withID). A name costs two
+// requests: the 404 of arg taken as an ID, and the list, whose item is the result.
 func getByIDOrName[T any](ctx context.Context, c *compute.Client, k kind, arg string, get func(context.Context, *compute.Client, string) (*T, error)) (*T, error) {
-	var item *T
-	err := withID(ctx, c, k, arg, func(id string) error {
-		var err error
-		item, err = get(ctx, c, id)
-		return err
-	})
-	return item, err
+	item, err := get(ctx, c, arg)
+	if !maybeName(k, err) {
+		return item, err
+	}
+	m, err := byName(ctx, c, k, arg, err)
+	if err != nil {
+		return nil, err
+	}
+	if found, ok := m.item.(*T); ok {
+		return found, nil
+	}
+	return get(ctx, c, m.ID)
 }
 
 // describeCmd returns "<kind> describe ID": every field of one resource, for a person.
@@ -147,13 +153,21 @@ already gone is then success. Without --wait, %s that does not exist exits with 
 		Args:    exactArgs(k.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
 			if !wait && !force {
-				return withID(ctx, c, k, args[0], func(id string) error {
-					if err := d.del(ctx, c, id); err != nil {
+				deleted := args[0]
+				err := withID(ctx, c, k, args[0], func(id string) error {
+					var resp compute.Response
+					if err := d.del(compute.CaptureResponse(ctx, &resp), c, id); err != nil {
 						return err
 					}
-					a.note("%s %s: delete requested", k.name, id)
-					return nil
+					deleted = id
+					// A 404 met by a retry proves an ID gone, not a name: the name is looked up first.
+					return confirmGone(args[0], id, &resp)
 				})
+				if err != nil {
+					return err
+				}
+				a.note("%s %s: delete requested", k.name, deleted)
+				return nil
 			}
 			// Here a 404 is success (already gone), so the name is looked up first.
 			id, err := resolveID(ctx, c, k, args[0])

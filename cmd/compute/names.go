@@ -4,26 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	compute "github.com/compute-sdk/compute-go"
 )
 
-// findRefs returns the ID and name of every resource of a kind with the given name.
-type findRefs func(ctx context.Context, c *compute.Client, name string) ([]compute.Ref, error)
+// findRefs returns every resource of a kind with the given name: its ID and name, and the
+// resource itself (a *T of the kind's T).
+type findRefs func(ctx context.Context, c *compute.Client, name string) ([]match, error)
+
+// match is a resource that a lookup by name found.
+type match struct {
+	compute.Ref
+	item any // a *T
+}
 
 // refsOf makes a kind's FindByName a findRefs.
 func refsOf[T any](find func(*compute.Client) func(context.Context, string) ([]T, error), id, name func(*T) string) findRefs {
-	return func(ctx context.Context, c *compute.Client, n string) ([]compute.Ref, error) {
+	return func(ctx context.Context, c *compute.Client, n string) ([]match, error) {
 		items, err := find(c)(ctx, n)
 		if err != nil {
 			return nil, err
 		}
-		refs := make([]compute.Ref, len(items))
+		out := make([]match, len(items))
 		for i := range items {
-			refs[i] = compute.Ref{ID: id(&items[i]), Name: name(&items[i])}
+			out[i] = match{Ref: compute.Ref{ID: id(&items[i]), Name: name(&items[i])}, item: &items[i]}
 		}
-		return refs, nil
+		return out, nil
 	}
 }
 
@@ -33,27 +41,73 @@ func refsOf[T any](find func(*compute.Client) func(context.Context, string) ([]T
 // found error (exit code 3).
 func withID(ctx context.Context, c *compute.Client, k kind, arg string, fn func(id string) error) error {
 	err := fn(arg)
-	if err == nil || k.find == nil || !(errors.Is(err, compute.ErrNotFound) || errors.Is(err, compute.ErrInvalidRequest)) {
+	if !maybeName(k, err) {
 		return err
 	}
-	refs, ferr := k.find(ctx, c, arg)
+	m, err := byName(ctx, c, k, arg, err)
+	if err != nil || m == nil {
+		return err
+	}
+	return fn(m.ID)
+}
+
+// maybeName reports whether err, the failure of arg taken as an ID, leaves arg to be looked up as a
+// name: a 404, or an ID the SDK refused before sending.
+func maybeName(k kind, err error) bool {
+	return err != nil && k.find != nil && (errors.Is(err, compute.ErrNotFound) || errors.Is(err, compute.ErrInvalidRequest))
+}
+
+// byName returns the one resource named arg, after idErr, the failure of arg taken as an ID. A name
+// that several share is an *ambiguousError, one that none has a *noSuchError; nil and no error
+// when idErr is a *goneUnconfirmed and no resource has the name (arg was an ID, now gone).
+func byName(ctx context.Context, c *compute.Client, k kind, arg string, idErr error) (*match, error) {
+	found, err := k.find(ctx, c, arg)
 	var tooMany *compute.TooManyMatchesError
+	var unconfirmed *goneUnconfirmed
 	switch {
-	case ferr != nil && errors.Is(ferr, compute.ErrInvalidRequest):
+	case err != nil && errors.Is(err, compute.ErrInvalidRequest):
 		// Neither an ID nor a name the service could hold.
-		return err
-	case errors.As(ferr, &tooMany):
-		return &ambiguousError{k: k, name: arg, more: tooMany.Limit}
-	case ferr != nil:
-		return ferr
-	case len(refs) == 1:
-		return fn(refs[0].ID)
-	case len(refs) > 1:
-		return &ambiguousError{k: k, name: arg, matches: refs}
-	case errors.Is(err, compute.ErrNotFound):
-		return &noSuchError{k: k, arg: arg, err: err}
+		return nil, idErr
+	case errors.As(err, &tooMany):
+		return nil, &ambiguousError{k: k, name: arg, more: tooMany.Limit}
+	case err != nil:
+		return nil, err
+	case len(found) == 1:
+		return &found[0], nil
+	case len(found) > 1:
+		refs := make([]compute.Ref, len(found))
+		for i, m := range found {
+			refs[i] = m.Ref
+		}
+		return nil, &ambiguousError{k: k, name: arg, matches: refs}
+	case errors.As(idErr, &unconfirmed):
+		return nil, nil
+	case errors.Is(idErr, compute.ErrNotFound):
+		return nil, &noSuchError{k: k, arg: arg, err: idErr}
 	}
-	return &noSuchError{k: k, arg: arg}
+	return nil, &noSuchError{k: k, arg: arg}
+}
+
+// goneUnconfirmed is a write of arg, taken as an ID, that the SDK reported done because a retry met
+// a 404 (a DELETE whose lost attempt may have deleted the resource): for an ID that proves it gone,
+// but arg may be a name, which is then looked up before the 404 is believed. It matches
+// compute.ErrNotFound, so that withID looks the name up.
+type goneUnconfirmed struct{ arg string }
+
+func (e *goneUnconfirmed) Error() string {
+	return fmt.Sprintf("%q is no ID of a resource that exists now", e.arg)
+}
+
+// Is makes a goneUnconfirmed a not found error.
+func (e *goneUnconfirmed) Is(target error) bool { return target == compute.ErrNotFound }
+
+// confirmGone returns a *goneUnconfirmed when the call that resp describes, of arg taken as the ID
+// id, succeeded through a 404 that a retry met; nil otherwise.
+func confirmGone(arg, id string, resp *compute.Response) error {
+	if id == arg && resp.StatusCode == http.StatusNotFound {
+		return &goneUnconfirmed{arg: arg}
+	}
+	return nil
 }
 
 // ambiguousError is a name that several resources share, where the command needs one.

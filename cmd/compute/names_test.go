@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+	"testing/synctest"
 
 	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/computetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -202,4 +205,72 @@ func TestNameSharedByThousands(t *testing.T) {
 	assert.Contains(t, r.stderr, `more than 1000 instances have the name "web"`)
 	r = h.run("instance", "delete", "web")
 	assert.Equal(t, exitAmbiguous, r.code, r.stderr)
+}
+
+// A name sent as an ID is never taken for gone: when the DELETE of "web-1" (a name) loses its
+// connection, the SDK's retry meets a 404, which for an ID would prove it gone; the command looks
+// the name up and deletes the instance it names, with and without --wait.
+func TestDeleteByNameAfterALostConnection(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"instance", "delete", "web-1"}, {"instance", "delete", "web-1", "--wait"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newCLI(t, computetest.WithInMemoryNetwork())
+				inst := mkInstance(t, h.sdk())
+				// The connection of every request on the name's path drops once.
+				for _, m := range []string{http.MethodGet, http.MethodDelete} {
+					h.srv.FailNext(1, computetest.Match{Method: m, Path: "/compute/v1/instances/web-1"}, computetest.Fault{Drop: true})
+				}
+				r := h.run(args...)
+				require.Equal(t, exitOK, r.code, r.stderr)
+				got, err := h.sdk().Instances.Get(context.Background(), inst.ID)
+				if err == nil {
+					assert.Equal(t, compute.InstanceStatusDeleting, got.Status, "the instance named web-1 is being deleted")
+				} else {
+					assert.ErrorIs(t, err, compute.ErrNotFound, "the instance named web-1 is deleted")
+				}
+			})
+		})
+	}
+}
+
+// A name costs two requests where an ID costs one: get and describe try the argument as an ID,
+// then read the list, whose item they show.
+func TestNameCostsTwoRequests(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	mkInstance(t, h.sdk())
+	for _, verb := range []string{"get", "describe"} {
+		h.srv.ResetRequests()
+		r := h.run("instance", verb, "web-1", "-o", "json")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, []string{"GET /compute/v1/instances/web-1", "GET /compute/v1/instances?page=1&per_page=100"}, h.requests(), verb)
+		assert.Contains(t, r.stdout, `"id": "ins-000001"`)
+	}
+}
+
+// Once a name is resolved, a write whose outcome is unknown is never sent again: the first PATCH
+// (the name taken as an ID) loses its connection and its retry meets a 404, which may be about the
+// lost attempt; the command exits 7 after those two PATCHes, and sends no third.
+func TestNoWriteAgainAfterAnUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newCLI(t, computetest.WithInMemoryNetwork())
+		mkInstance(t, h.sdk())
+		h.srv.ResetRequests()
+		h.srv.FailNext(1, computetest.Match{Method: http.MethodPatch, Path: "/compute/v1/instances/web-1"}, computetest.Fault{Drop: true})
+		r := h.run("instance", "update", "web-1", "--name", "web-renamed")
+		assert.Equal(t, exitOutcomeUnknown, r.code, r.stderr)
+		var patches int
+		for _, req := range h.requests() {
+			if strings.HasPrefix(req, "PATCH ") {
+				patches++
+			}
+		}
+		assert.Equal(t, 2, patches, "the dropped PATCH and its retry, no third: %v", h.requests())
+		got, err := h.sdk().Instances.Get(context.Background(), "ins-000001")
+		require.NoError(t, err)
+		assert.Equal(t, "web-1", got.Name, "not renamed")
+	})
 }
