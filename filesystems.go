@@ -177,8 +177,10 @@ func (s *FilesystemsService) FindByName(ctx context.Context, name string) ([]Fil
 }
 
 // WaitForDeletion polls GET /compute/v1/filesystems/{filesystem_id} after a Delete until it is gone,
-// as [InstancesService.WaitForDeletion] does; lacking a not-found code, a 404 with any code but an
-// invalid route's means gone (one without a code, a proxy's page, is polled through).
+// as [InstancesService.WaitForDeletion] does. The service names no "filesystem not found" code, so
+// a 404 means gone only in the service's own error shape: a five-digit code that is not an invalid
+// route's (02001), nor about the account or the credential, nor another kind's not-found. A proxy's
+// or a gateway's page, JSON ones included ({"code":"NotFound"}), is polled through.
 func (s *FilesystemsService) WaitForDeletion(ctx context.Context, id string, opts ...WaitOption) error {
 	return s.waiter(id).untilGone(ctx, opts)
 }

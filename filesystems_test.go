@@ -3,7 +3,9 @@ package compute
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +112,60 @@ func TestFilesystemDeleteAfterALostAttempt(t *testing.T) {
 			require.ErrorIs(t, err, CodeInvalidRoute)
 		}
 	}
+}
+
+// TestAFilesystemIsGoneOnlyOnTheServicesOwn404: the service names no "filesystem not found" code,
+// so a 404 proves a filesystem gone only when its body is the service's own error shape (a
+// five-digit code) and its code says nothing else: neither an invalid route, nor the account or
+// the credential, nor another kind's not-found. A proxy's page and a gateway's JSON 404
+// ({"code":"NotFound"}) prove nothing: DeleteAndWait polls through them, sees the service's "deleting", and ends only on the
+// service's own 404.
+func TestAFilesystemIsGoneOnlyOnTheServicesOwn404(t *testing.T) {
+	t.Parallel()
+	for body, gone := range map[string]bool{
+		`{"code":"02004","message":"filesystem not found"}`:   true,
+		`{"code":"02099","message":"a code added later"}`:     true,
+		`{"code":"NotFound","message":"no route to backend"}`: false,
+		`{"code":"404","message":"Not Found"}`:                false,
+		`{"code":"RESOURCE_NOT_FOUND"}`:                       false,
+		`{"code":"0200a","message":"x"}`:                      false,
+		`{"code":"020041","message":"x"}`:                     false,
+		`{"message":"Not Found"}`:                             false,
+		`{"code":""}`:                                         false,
+		`{"code":"02001","message":"Invalid route"}`:          false,
+		`{"code":"02008","message":"Instance not found"}`:     false,
+		`{"code":"02047","message":"SSH key not found"}`:      false,
+		`{"code":"02043","message":"Permission denied"}`:      false,
+		`{"code":"01204","message":"Permission denied"}`:      false,
+		`{"code":"02040","message":"Account is suspended"}`:   false,
+		`{"code":"02044","message":"API disabled"}`:           false,
+		`{"code":"02014","message":"no token"}`:               false,
+	} {
+		e := newAPIError(&http.Response{StatusCode: http.StatusNotFound, Header: http.Header{}}, []byte(body), "GET", "/compute/v1/filesystems/fs-1", 1, nil)
+		assert.Equal(t, gone, opDeleteFilesystem.missing(e), body)
+		e.StatusCode = http.StatusBadRequest
+		assert.False(t, opDeleteFilesystem.missing(e), "a 400 proves nothing: %s", body)
+	}
+
+	synctest.Test(t, func(t *testing.T) {
+		var gets atomic.Int32
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			switch n := gets.Add(1); {
+			case n == 1:
+				replyRaw(w, http.StatusNotFound, "<html><body>404 Not Found</body></html>") // a proxy's page
+			case n <= 3:
+				replyJSON(w, http.StatusNotFound, map[string]string{"code": "NotFound", "message": "no healthy upstream"})
+			case n == 4:
+				replyJSON(w, http.StatusOK, map[string]any{"filesystem": map[string]any{"id": "fs-1", "status": "deleting"}})
+			default:
+				replyJSON(w, http.StatusNotFound, map[string]string{"code": "02004", "message": "filesystem not found"})
+			}
+		}, WithoutRateLimit())
+		require.NoError(t, c.Filesystems.DeleteAndWait(context.Background(), "fs-1"))
+		assert.Equal(t, int32(5), gets.Load(), "polled through the gateway's pages and the service's deleting")
+	})
 }

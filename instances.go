@@ -346,7 +346,8 @@ func (s *InstancesService) Reset(ctx context.Context, id string) error {
 
 // WaitForDeletion polls GET /compute/v1/instances/{instance_id} after a Delete until the service
 // responds 404 with the instance's not-found code (02008). Nothing else proves it gone: a 404
-// without a code (a proxy's or a gateway's page) is polled through like a temporary failure,
+// without one of the service's five-digit codes (a proxy's or a gateway's page, {"code":"NotFound"}
+// too) is polled through like a temporary failure,
 // another 404 (an invalid route) is an error, and absence from a list, or a list's error, proves
 // nothing. It polls like [InstancesService.WaitForStatus], but no status ends it: an instance whose
 // delete was lost stays active until ctx ends.

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -34,8 +35,11 @@ func (op operation) gone(e *APIError) bool {
 }
 
 // missing reports whether e, the response to a request on the resource op acts on, says that the
-// resource does not exist: a 404 with the kind's not-found code; without one (filesystems), a JSON
-// 404 with any code but an invalid route's. A proxy's page (no code) says nothing about the resource.
+// resource does not exist: a 404 with the kind's not-found code. A kind without one (filesystems)
+// is missing on a 404 in the service's own error shape whose code says nothing else: five digits
+// (the service's codes; one it added later counts, as the service says to read an unknown code by
+// its status), and none of notGone. A proxy's or a gateway's page proves nothing, even in JSON
+// ({"code":"NotFound"}): its code is not the service's.
 func (op operation) missing(e *APIError) bool {
 	if e.StatusCode != http.StatusNotFound {
 		return false
@@ -43,7 +47,30 @@ func (op operation) missing(e *APIError) bool {
 	if op.notFound != "" {
 		return e.Code == op.notFound
 	}
-	return e.Code != "" && e.Code != CodeInvalidRoute
+	return serviceCode(e.Code) && !slices.Contains(notGone, e.Code)
+}
+
+// notGone are the codes whose 404 says something other than "this resource does not exist": an
+// invalid route, the account or the credential, and another kind's not-found.
+var notGone = []ErrorCode{
+	CodeInvalidRoute,
+	CodeAuthTokenNotProvided, CodeAccountSuspended, CodeAccountBanned, CodeAccountDisabled,
+	CodePermissionDenied, CodeAuthPermissionDenied, CodePublicAPIDisabled, CodeAccountNotVerified,
+	CodeInstanceNotFound, CodeSnapshotNotFound, CodeVolumeNotFound, CodeSecurityGroupNotFound,
+	CodeSSHKeyNotFound, CodeFloatingIPNotFound, CodeReservationNotFound, CodeBareMetalClusterNotFound,
+}
+
+// serviceCode reports whether c has the form of the service's codes: five ASCII digits.
+func serviceCode(c ErrorCode) bool {
+	if len(c) != 5 {
+		return false
+	}
+	for i := range len(c) {
+		if c[i] < '0' || c[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // call describes a call of op to host, for observers.
@@ -124,7 +151,7 @@ var (
 	opCreateFilesystem = register(operation{name: "Filesystems.Create", method: "POST", path: "/compute/v1/filesystems"})
 	opGetFilesystem    = register(operation{name: "Filesystems.Get", method: "GET", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
 	opUpdateFilesystem = register(operation{name: "Filesystems.Update", method: "PATCH", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true})
-	// The contract names no "filesystem not found" code: any JSON 404 but an invalid route's counts.
+	// The service names no "filesystem not found" code: see operation.missing.
 	opDeleteFilesystem = register(operation{name: "Filesystems.Delete", method: "DELETE", path: "/compute/v1/filesystems/{filesystem_id}", idempotent: true, discard: true})
 
 	opListAllSnapshots = register(operation{name: "Snapshots.List", method: "GET", path: "/compute/v1/snapshots", idempotent: true})

@@ -93,11 +93,12 @@ func absent(op operation) func(error) bool {
 	}
 }
 
-// uncoded reports whether err is a 404 whose body carried no error code: a proxy's or a gateway's
-// page, which says nothing about the resource.
+// uncoded reports whether err is a 404 whose body carried none of the service's codes (no code, or
+// one that is not five digits, {"code":"NotFound"}): a proxy's or a gateway's page, which says
+// nothing about the resource.
 func uncoded(err error) bool {
 	var e *APIError
-	return errors.As(err, &e) && e.StatusCode == http.StatusNotFound && e.Code == ""
+	return errors.As(err, &e) && e.StatusCode == http.StatusNotFound && !serviceCode(e.Code)
 }
 
 // never is the failure rule of a wait for deletion: no status ends it.
