@@ -12,8 +12,11 @@ import (
 
 // The constants of the pacing [NewLimiter] describes, which the Redis limiter (ratelimit/redis) uses.
 const (
-	PacingHeadroom = 0.003 // how far under the rate the schedule runs
-	PacingHold     = 0.25  // intervals a request waits past its due time for the last response
+	PacingHeadroom = 0.003            // how far under the rate the schedule runs
+	PacingHold     = 0.25             // intervals a request waits past its due time for the last response
+	PacingWiden    = 0.05             // intervals each 429 after the first widens the spacing by
+	PacingWidenMax = 0.5              // intervals the spacing widens by at most
+	PacingNarrow   = 30 * time.Second // how long without a 429 narrows the spacing by PacingWiden
 )
 
 // NewLimiter returns the limiter a client builds from [WithRateLimit]: rps requests per second on
@@ -30,7 +33,10 @@ const (
 //
 // Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
 // on the token, a lower limit); a caller whose deadline ends before the pause fails at once with an
-// error matching [ErrRateLimited].
+// error matching [ErrRateLimited]. It also widens the spacing of both mechanisms by [PacingWiden] of
+// an interval (up to [PacingWidenMax]): a request that a busy machine or a jittery network delivers
+// late lands less than an interval before the next one, and a service that allows no burst refuses
+// that one. The widening narrows back by [PacingWiden] for each [PacingNarrow] without a 429.
 func NewLimiter(rps float64, burst int) (Limiter, error) {
 	if !(rps > 0) || math.IsInf(rps, 0) || burst < 1 {
 		return nil, fmt.Errorf("compute: NewLimiter: rps must be > 0 and finite and burst >= 1, got %v and %d", rps, burst)
@@ -44,6 +50,9 @@ type gate struct {
 	turn     chan struct{} // held by the caller taking the next grant
 
 	mu        sync.Mutex
+	rps       float64       // the rate; 0 when the limit is off
+	wide      float64       // the spacing's widening, in intervals, as of wideAt
+	wideAt    time.Time     // when wide was last set
 	until     time.Time     // the pause ends
 	armed     bool          // the pacing from responses is on
 	seq       uint64        // the last attempt let go
@@ -53,7 +62,7 @@ type gate struct {
 }
 
 func newGate(rps float64, burst int) *gate {
-	g := &gate{turn: make(chan struct{}, 1), minRTT: -1}
+	g := &gate{turn: make(chan struct{}, 1), minRTT: -1, rps: rps}
 	if rps > 0 {
 		g.schedule = rate.NewLimiter(rate.Limit(rps/(1+PacingHeadroom)), burst)
 	}
@@ -66,8 +75,30 @@ func (g *gate) Throttled(_ context.Context, wait time.Duration) {
 	defer g.mu.Unlock()
 	if g.schedule != nil && !g.armed {
 		g.armed = true
-	} else if t := time.Now().Add(wait); t.After(g.until) {
+		return
+	}
+	now := time.Now()
+	if t := now.Add(wait); t.After(g.until) {
 		g.until = t
+	}
+	if g.schedule != nil {
+		g.wide, g.wideAt = min(PacingWidenMax, g.widening(now)+PacingWiden), now
+		g.respace(now)
+	}
+}
+
+// widening is the spacing's widening at now, in intervals: wide less what it narrowed since wideAt.
+// Call it with g.mu held.
+func (g *gate) widening(now time.Time) float64 {
+	return max(0, g.wide-PacingWiden*float64(now.Sub(g.wideAt))/float64(PacingNarrow))
+}
+
+// respace sets the schedule's rate to the rate less the headroom and the widening at now. Call it
+// with g.mu held.
+func (g *gate) respace(now time.Time) {
+	limit := rate.Limit(g.rps / (1 + PacingHeadroom + g.widening(now)))
+	if g.schedule.Limit() != limit {
+		g.schedule.SetLimitAt(now, limit)
 	}
 }
 
@@ -106,6 +137,9 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := time.Now()
+	if g.schedule != nil {
+		g.respace(now) // the widening narrows as time passes
+	}
 	if pause := g.until.Sub(now); pause > 0 || !g.armed || g.minRTT < 0 {
 		if deadline, ok := ctx.Deadline(); ok && pause > 0 && deadline.Sub(now) < pause {
 			return 0, fmt.Errorf("compute: the service asked for a pause of %s, past the context deadline: %w (%w)",

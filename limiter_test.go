@@ -151,6 +151,16 @@ func TestStrictServerSeesFewRefusals(t *testing.T) {
 	}
 }
 
+// TestTheSpacingLearnsTheJitterItMeets: requests reach the strict server later than the quarter
+// interval the pacing from responses waits for at most (40 ms late, one in 4, as on a loaded
+// machine): each makes the next one early. The 429s after the first widen the spacing until the
+// late requests fit, and then few come, however long the run.
+func TestTheSpacingLearnsTheJitterItMeets(t *testing.T) {
+	ok, refused := strictServerRun(t, 4, 40*time.Millisecond)
+	assert.LessOrEqual(t, refused, 8, "served %d", ok)
+	assert.GreaterOrEqual(t, float64(ok), 0.70*600, "refused %d", refused) // 138 served and 46 refused, each pausing a second, without the widening
+}
+
 // strictServerRun is one run of TestStrictServerSeesFewRefusals: how many requests the server
 // served and refused in a minute.
 func strictServerRun(t *testing.T, every int, late time.Duration) (ok, refused int) {
@@ -309,10 +319,10 @@ func TestTheClientReportsEachResponseToItsLimiter(t *testing.T) {
 	assert.Equal(t, int64(3), lim.dones.Load(), "no response, no done")
 }
 
-// TestThePacingFromResponsesLastsAndTheScheduleNeverSlows: once a 429 turned it on, the pacing from
-// responses stays on (an hour later, a grant still waits for the last response), and no number of
-// 429s slows the schedule below the rate less its fixed headroom.
-func TestThePacingFromResponsesLastsAndTheScheduleNeverSlows(t *testing.T) {
+// TestThePacingFromResponsesLastsAndTheWideningNarrowsBack: once a 429 turned it on, the pacing
+// from responses stays on (an hour later, a grant still waits for the last response), and no number
+// of 429s slows the schedule for good: an hour later it runs at the rate less its headroom again.
+func TestThePacingFromResponsesLastsAndTheWideningNarrowsBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
 		waitFor(t, g)()
@@ -320,9 +330,37 @@ func TestThePacingFromResponsesLastsAndTheScheduleNeverSlows(t *testing.T) {
 			g.Throttled(context.Background(), time.Millisecond)
 			time.Sleep(time.Second)
 		}
-		assert.InDelta(t, 10/(1+PacingHeadroom), float64(g.schedule.Limit()), 1e-9, "the headroom is fixed")
 		time.Sleep(time.Hour)
 		waitFor(t, g) // no response to it ever comes
 		assert.Equal(t, 100300*time.Microsecond*5/4, waitTook(t, g).Round(time.Microsecond), "still held for the last response")
+		assert.InDelta(t, 10/(1+PacingHeadroom), float64(g.schedule.Limit()), 1e-9, "narrowed back to the headroom")
+	})
+}
+
+// TestEachLater429WidensTheSpacing: the first 429 only arms; each later one widens the schedule's
+// spacing by PacingWiden of an interval, up to PacingWidenMax, and the widening narrows back by
+// PacingWiden for each PacingNarrow without a 429.
+func TestEachLater429WidensTheSpacing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(10, 1)
+		spacing := func() time.Duration { // between two grants in a row; no response is reported
+			waitFor(t, g)
+			return waitTook(t, g).Round(time.Millisecond)
+		}
+		waitFor(t, g)
+		g.Throttled(context.Background(), time.Millisecond)
+		assert.Equal(t, 100*time.Millisecond, spacing(), "the first 429 only arms")
+		g.Throttled(context.Background(), time.Millisecond)
+		assert.Equal(t, 105*time.Millisecond, spacing(), "a second one widens by 5 percent of an interval")
+		g.Throttled(context.Background(), time.Millisecond)
+		assert.Equal(t, 110*time.Millisecond, spacing(), "a third by 5 percent more")
+		for range 20 {
+			g.Throttled(context.Background(), time.Millisecond)
+		}
+		assert.Equal(t, 150*time.Millisecond, spacing(), "at most by half an interval")
+		time.Sleep(PacingNarrow - 300*time.Millisecond) // since the last 429, with the grants above
+		assert.Equal(t, 145*time.Millisecond, spacing(), "narrowed by 5 percent after PacingNarrow without a 429")
+		time.Sleep(10 * PacingNarrow)
+		assert.Equal(t, 100*time.Millisecond, spacing(), "and back to the headroom")
 	})
 }
