@@ -372,3 +372,64 @@ func TestSecurityGroupWaitForCreatedEndsOnAResponseWithoutStatus(t *testing.T) {
 		assert.Equal(t, 1, rec.count())
 	})
 }
+
+// TestSecurityGroupCreateOnceComparesEveryFieldOfEveryRule: CreateOnce adopts a group only when it
+// holds the request's rules exactly, in any order: a rule that differs in its protocol, its
+// direction, its lowest or its highest port, or a port that is null (all ports) where the request
+// says 0, is another firewall; so are a rule more or a rule less, a repeated rule included.
+func TestSecurityGroupCreateOnceComparesEveryFieldOfEveryRule(t *testing.T) {
+	rule := func(proto Protocol, dir Direction, lo, hi *int) SecurityGroupRule {
+		return SecurityGroupRule{Protocol: proto, Direction: dir, PortRangeMin: lo, PortRangeMax: hi}
+	}
+	ssh := rule(ProtocolTCP, DirectionIngress, Ptr(22), Ptr(22))
+	web := rule(ProtocolTCP, DirectionIngress, Ptr(80), Ptr(443))
+	out := rule(ProtocolAll, DirectionEgress, nil, nil)
+	asked := []SecurityGroupRule{ssh, web, out}
+	cases := map[string]struct {
+		held  []SecurityGroupRule
+		adopt bool
+	}{
+		"the same rules":                  {[]SecurityGroupRule{ssh, web, out}, true},
+		"the same rules in another order": {[]SecurityGroupRule{out, ssh, web}, true},
+		"another protocol":                {[]SecurityGroupRule{rule(ProtocolUDP, DirectionIngress, Ptr(22), Ptr(22)), web, out}, false},
+		"another direction":               {[]SecurityGroupRule{rule(ProtocolTCP, DirectionEgress, Ptr(22), Ptr(22)), web, out}, false},
+		"another lowest port":             {[]SecurityGroupRule{rule(ProtocolTCP, DirectionIngress, Ptr(21), Ptr(22)), web, out}, false},
+		"another highest port":            {[]SecurityGroupRule{rule(ProtocolTCP, DirectionIngress, Ptr(22), Ptr(65535)), web, out}, false},
+		"all ports where 22 was asked":    {[]SecurityGroupRule{rule(ProtocolTCP, DirectionIngress, nil, nil), web, out}, false},
+		"lowest port null, not 22":        {[]SecurityGroupRule{rule(ProtocolTCP, DirectionIngress, nil, Ptr(22)), web, out}, false},
+		"highest port null, not 22":       {[]SecurityGroupRule{rule(ProtocolTCP, DirectionIngress, Ptr(22), nil), web, out}, false},
+		"port 0, not null":                {[]SecurityGroupRule{ssh, web, rule(ProtocolAll, DirectionEgress, Ptr(0), Ptr(0))}, false},
+		"a rule less":                     {[]SecurityGroupRule{ssh, web}, false},
+		"a rule more":                     {[]SecurityGroupRule{ssh, web, out, rule(ProtocolICMP, DirectionIngress, nil, nil)}, false},
+		"a rule twice, another missing":   {[]SecurityGroupRule{ssh, ssh, out}, false},
+		"no rules":                        {[]SecurityGroupRule{}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+					if r.Method == http.MethodPost {
+						replyRaw(w, http.StatusInternalServerError, "no create expected")
+						return
+					}
+					replyJSON(w, http.StatusOK, map[string]any{"security_groups": []any{map[string]any{
+						"id": "sg-1", "name": "web", "region": "NORD-NO-KRS-1", "status": "created", "rules": tc.held,
+					}}, "total_count": 1, "page": 1, "per_page": 100})
+				}, WithoutRateLimit())
+				v, err := c.SecurityGroups.CreateOnce(context.Background(), &SecurityGroupCreateRequest{
+					Name: "web", Region: "NORD-NO-KRS-1", Rules: asked})
+				if tc.adopt {
+					require.NoError(t, err)
+					assert.Equal(t, "sg-1", v.ID)
+				} else {
+					var nameErr *NameError
+					require.ErrorAs(t, err, &nameErr)
+					assert.Contains(t, nameErr.Reason, "holds other rules")
+				}
+				for _, r := range rec.all() {
+					assert.Equal(t, http.MethodGet, r.Method, "nothing created")
+				}
+			})
+		})
+	}
+}
