@@ -59,6 +59,9 @@ type app struct {
 	httpClient *http.Client
 	// redactor hides the token in what the command prints, once the token is read.
 	redactor func(string) string
+	// from names where the URL and the token came from ("the context prod"); contextUsed is the
+	// context's name when one gave them.
+	from, contextUsed string
 }
 
 // run executes the command line args and returns the exit code.
@@ -224,7 +227,7 @@ func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.
 		if err != nil {
 			return err
 		}
-		return hints(cmd, redirected(flagError(cmd, led(cmd, args, fn(ctx, c, cmd, args)))))
+		return a.hints(cmd, redirected(flagError(cmd, led(cmd, args, fn(ctx, c, cmd, args)))))
 	}
 }
 

@@ -19,20 +19,15 @@ import (
 // redis://127.0.0.1:6379/0: every process with the same token and Redis holds one budget.
 const envRedisURL = "COMPUTE_REDIS_URL"
 
+// envContext names the variable that selects a context, as --context does.
+const envContext = "COMPUTE_CONTEXT"
+
 // connect builds the SDK client from the flags, the environment and the context in use, reading a
 // --token-file within ctx. Every problem is a usage error: nothing has been sent yet.
 func (a *app) connect(ctx context.Context) (*compute.Client, error) {
-	cfg, err := a.activeContext()
+	base, token, err := a.credentials(ctx)
 	if err != nil {
 		return nil, err
-	}
-	token, tokenFrom, err := a.token(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	base, baseFrom := a.baseURL(cfg)
-	if base == "" {
-		return nil, usagef("no API URL: set %s, pass --api-url, or create a context (compute context create)", compute.EnvBaseURL)
 	}
 	opts := a.clientOptions(base)
 	if a.rate == 0 {
@@ -57,7 +52,7 @@ func (a *app) connect(ctx context.Context) (*compute.Client, error) {
 	c, err := a.newClient(token, opts...)
 	if err != nil {
 		// The SDK's errors never hold the token.
-		return nil, usagef("cannot use the token from %s with the URL from %s: %s", tokenFrom, baseFrom, cliWords(err))
+		return nil, usagef("cannot use %s: %s", a.from, cliWords(err))
 	}
 	a.redactor = compute.Redactor(token)
 	return c, nil
@@ -78,38 +73,54 @@ func cliWords(err error) string {
 	return strings.ReplaceAll(err.Error(), "use https, or WithInsecureHTTP", "use https, or pass --insecure-http for a development address")
 }
 
-// baseURL returns the API's base URL and where it came from: --api-url, a --context, the
-// environment, or the current context.
-func (a *app) baseURL(cfg *configContext) (base, from string) {
+// credentials returns the API's base URL and the token, from one place: a context (--context, else
+// COMPUTE_CONTEXT, else the current one), or the flags and the environment (--api-url over
+// COMPUTE_API_URL, --token-file over COMPUTE_API_TOKEN). A token goes only to the URL it came with:
+// a URL from the flags or the environment beside a context's token, or a token beside a context's
+// URL, is refused, so that an .envrc's loopback URL never receives a saved production token. It
+// sets a.from, which names where they came from.
+func (a *app) credentials(ctx context.Context) (base, token string, err error) {
+	name, nameFrom := a.contextName, "--context"
+	if name == "" && a.getenv(envContext) != "" {
+		name, nameFrom = a.getenv(envContext), envContext
+	}
+	urlFrom, tokenFrom := "", ""
 	switch {
 	case a.apiURL != "":
-		return a.apiURL, "--api-url"
-	case cfg != nil && a.contextName != "":
-		return cfg.APIURL, "--context " + cfg.Name
-	case a.getenv(compute.EnvBaseURL) != "":
-		return a.getenv(compute.EnvBaseURL), compute.EnvBaseURL
-	case cfg != nil:
-		return cfg.APIURL, "the context " + cfg.Name
+		urlFrom = "--api-url is given"
+	case a.getenv(compute.EnvBaseURL) != "" && a.contextName == "":
+		urlFrom = compute.EnvBaseURL + " is set"
 	}
-	return "", ""
-}
-
-// token returns the API token and where it came from: --token-file, a --context, the environment,
-// or the current context. There is no --token flag: a token on the command line ends up in ps and
-// in the shell's history.
-func (a *app) token(ctx context.Context, cfg *configContext) (token, from string, err error) {
-	if a.tokenFile == "" && cfg != nil && (a.contextName != "" || a.getenv(compute.EnvToken) == "") {
-		from = "the context " + cfg.Name
-		if a.contextName != "" {
-			from = "--context " + cfg.Name
+	switch {
+	case a.tokenFile != "":
+		tokenFrom = "--token-file is given"
+	case a.getenv(compute.EnvToken) != "" && a.contextName == "":
+		tokenFrom = compute.EnvToken + " is set"
+	}
+	if name == "" && (urlFrom != "" || tokenFrom != "") {
+		// The flags and the environment, which need no context unless one of the two is missing.
+		base = cmpOrEnv(a.apiURL, a.getenv(compute.EnvBaseURL))
+		token, _, err = a.flagOrEnvToken(ctx)
+		if err != nil || (base != "" && token != "") {
+			a.from = fmt.Sprintf("the token from %s with the URL from %s", tokenSource(a), urlSource(a))
+			return base, token, err
 		}
-		return cfg.Token, from, nil
 	}
-	token, from, err = a.flagOrEnvToken(ctx)
-	if err == nil && token == "" {
-		err = usagef("no API token: set %s, pass --token-file, or create a context (compute context create); there is no --token flag, as a token on the command line shows in ps and the shell's history", compute.EnvToken)
+	cfg, err := a.activeContext(name, nameFrom)
+	switch {
+	case err != nil:
+		return "", "", err
+	case cfg == nil && base == "":
+		return "", "", usagef("no API URL: set %s, pass --api-url, or create a context (compute context create)", compute.EnvBaseURL)
+	case cfg == nil:
+		return "", "", usagef("no API token: set %s, pass --token-file, or create a context (compute context create); there is no --token flag, as a token on the command line shows in ps and the shell's history", compute.EnvToken)
+	case urlFrom != "":
+		return "", "", usagef("%s, but the token would come from the context %s, whose token goes only to its own URL: give the token with it (%s or --token-file), or drop it to use the context", urlFrom, cfg.Name, compute.EnvToken)
+	case tokenFrom != "":
+		return "", "", usagef("%s, but the URL would come from the context %s, and a token goes only to the URL given with it: give the URL too (%s or --api-url), or drop it to use the context", tokenFrom, cfg.Name, compute.EnvBaseURL)
 	}
-	return token, from, err
+	a.from, a.contextUsed = "the URL and the token of the context "+cfg.Name, cfg.Name
+	return cfg.APIURL, cfg.Token, nil
 }
 
 // flagOrEnvToken returns the token of --token-file, else of COMPUTE_API_TOKEN ("" when neither).

@@ -125,19 +125,20 @@ func saveConfig(path string, c *config) error {
 	return nil
 }
 
-// activeContext returns the context a run uses: --context, else the file's current one; nil when
-// there is none. A --context that the file does not hold is a usage error.
-func (a *app) activeContext() (*configContext, error) {
+// activeContext returns the context a run uses: name (which nameFrom, --context or COMPUTE_CONTEXT,
+// gave), else the file's current one; nil when there is none. A name the file does not hold is a
+// usage error.
+func (a *app) activeContext(name, nameFrom string) (*configContext, error) {
 	c, path, err := a.loadConfig()
 	if err != nil {
-		if a.contextName == "" {
+		if name == "" {
 			// No context asked for: a broken file must not stop a run the environment configures.
 			return nil, nil
 		}
 		return nil, err
 	}
-	name := a.contextName
-	if name == "" {
+	asked := name != ""
+	if !asked {
 		name = c.Current
 	}
 	if name == "" {
@@ -145,10 +146,10 @@ func (a *app) activeContext() (*configContext, error) {
 	}
 	ctx := c.find(name)
 	if ctx == nil {
-		if a.contextName == "" {
+		if !asked {
 			return nil, usagef("the current context %q is not in %s: run compute context use NAME", name, path)
 		}
-		return nil, usagef("invalid --context %q: no such context in %s (compute context list)", name, path)
+		return nil, usagef("invalid %s %q: no such context in %s (compute context list)", nameFrom, name, path)
 	}
 	return ctx, nil
 }
@@ -179,9 +180,11 @@ func (a *app) contextCmd() *cobra.Command {
 the compute directory of your configuration directory, such as ~/.config/compute, or the file
 $COMPUTE_CONFIG names), readable by you alone. The token is never printed.
 
-A run uses --context NAME, else the current context ("context use"). For each setting, a flag
-(--api-url, --token-file) wins over the environment (COMPUTE_API_URL, COMPUTE_API_TOKEN), which
-wins over the current context; a context named with --context wins over the environment.`
+A run takes the URL and the token from one place: the context --context NAME (or COMPUTE_CONTEXT)
+names; else the flags and the environment (--api-url over COMPUTE_API_URL, --token-file over
+COMPUTE_API_TOKEN) when either is given; else the current context ("context use"). A token goes
+only to the URL it came with: a URL from a flag or the environment beside a context's token (or a
+token beside a context's URL) is refused before anything is sent.`
 	cmd.AddCommand(a.contextCreateCmd(), a.contextUseCmd(), a.contextListCmd(), a.contextDeleteCmd())
 	return cmd
 }

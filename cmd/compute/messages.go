@@ -157,11 +157,17 @@ func noTokenFlag(err error) error {
 	return &usageError{msg: err.Error()}
 }
 
-// hints adds to err what the user can do about it in this command's flags: --force for an
-// instance that termination protection keeps.
-func hints(cmd *cobra.Command, err error) error {
+// hints adds to err what the user can do about it: --force for an instance that termination
+// protection keeps; which token the service refused.
+func (a *app) hints(cmd *cobra.Command, err error) error {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(err, compute.ErrUnauthorized) {
+		if a.contextUsed != "" {
+			return withLines(err, fmt.Sprintf("hint: the service refused the token of the context %s: replace it with compute context create %s --force --token-file FILE", a.contextUsed, a.contextUsed))
+		}
+		return withLines(err, "hint: the service refused the token from "+tokenSource(a))
 	}
 	if errors.Is(err, compute.CodeTerminationProtected) && cmd.Flags().Lookup("force") != nil && !cmd.Flags().Changed("force") {
 		return withLines(err, "hint: termination protection keeps it: pass --force to turn the protection off and delete it")
@@ -179,4 +185,20 @@ func reasonInFlags(cmd *cobra.Command, reason string) string {
 		reason = regexp.MustCompile(`\b`+regexp.QuoteMeta(field)+`\b`).ReplaceAllString(reason, "--"+flag)
 	}
 	return reason
+}
+
+// tokenSource names where the token of a run without a context came from.
+func tokenSource(a *app) string {
+	if a.tokenFile != "" {
+		return "--token-file"
+	}
+	return compute.EnvToken
+}
+
+// urlSource names where the URL of a run without a context came from.
+func urlSource(a *app) string {
+	if a.apiURL != "" {
+		return "--api-url"
+	}
+	return compute.EnvBaseURL
 }
