@@ -7,6 +7,7 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // regions are the region IDs that completion offers; any other is accepted.
@@ -81,15 +82,20 @@ func orBackground(ctx context.Context) context.Context {
 	return ctx
 }
 
-// completeArg completes a command's one ID argument from list.
-func (a *app) completeArg(list lister) cobra.CompletionFunc {
+// completeArgs completes each ID argument of a command from its lister (nil: nothing to offer).
+func (a *app) completeArgs(lists []lister) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
+		if len(args) >= len(lists) || lists[len(args)] == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return a.complete(cmd, toComplete, list)
+		return a.complete(cmd, toComplete, lists[len(args)])
 	}
 }
+
+// pathFlags are the flags that take a path, where the shell completes file names; every other flag
+// that takes a value completes from the service, from a fixed list, or not at all.
+var pathFlags = map[string]bool{"token-file": true, "password-file": true, "startup-script-file": true,
+	"user-data": true, "public-key-file": true}
 
 // completeFlag completes a flag's value from list.
 func (a *app) completeFlag(list lister) cobra.CompletionFunc {
@@ -183,8 +189,14 @@ func (a *app) registerCompletions(root *cobra.Command) {
 			walk(sub)
 		}
 		if words := strings.Fields(cmd.Use); len(words) > 1 && cmd.ValidArgsFunction == nil {
-			if list, ok := idArgs[words[1]]; ok {
-				cmd.ValidArgsFunction = a.completeArg(list)
+			lists := make([]lister, len(words)-1)
+			some := false
+			for i, w := range words[1:] {
+				lists[i] = idArgs[w]
+				some = some || lists[i] != nil
+			}
+			if some {
+				cmd.ValidArgsFunction = a.completeArgs(lists)
 			}
 		}
 		if cmd.ValidArgsFunction == nil && cmd.Runnable() {
@@ -197,6 +209,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 				}
 			}
 		}
+		defer noFileNames(cmd)
 		if cmd.LocalFlags().Lookup("type") != nil && cmd.Parent() != nil && cmd.Parent().Name() == "instance" {
 			_ = cmd.RegisterFlagCompletionFunc("type", func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				region := ""
@@ -208,4 +221,19 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// noFileNames makes every flag of cmd that takes a value, but no path, and has no completion of
+// its own complete nothing rather than the shell's file names.
+func noFileNames(cmd *cobra.Command) {
+	flags := cmd.LocalNonPersistentFlags()
+	flags.AddFlagSet(cmd.PersistentFlags())
+	flags.VisitAll(func(f *pflag.Flag) {
+		if f.Value.Type() == "bool" || pathFlags[f.Name] {
+			return
+		}
+		if _, taken := cmd.GetFlagCompletionFunc(f.Name); !taken {
+			_ = cmd.RegisterFlagCompletionFunc(f.Name, cobra.NoFileCompletions)
+		}
+	})
 }
