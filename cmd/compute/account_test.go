@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	compute "github.com/compute-sdk/compute-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReadOnlyCommands(t *testing.T) {
@@ -26,4 +28,18 @@ func readOnlyCases(t *testing.T) []cmdCase {
 		{name: "availability_get_placement", args: []string{"availability", "get", region, "--placement", "SPREAD"},
 			reqs: []string{"GET /compute/v1/availability/NORD-NO-KRS-1/instances?placement=SPREAD"}, out: new(compute.Availability)},
 	}
+}
+
+// A quota without a limit (the service's 2^31-1) shows as unlimited in a table; JSON keeps the
+// number the service sent.
+func TestQuotaUnlimited(t *testing.T) {
+	t.Parallel()
+	h := newCLI(t)
+	r := h.run("quota", "list", "-o", "columns=key,capacity")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "instances      unlimited\n")
+	assert.NotContains(t, r.stdout, "2147483647")
+	r = h.run("quota", "list", "-o", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"capacity": 2147483647`)
 }

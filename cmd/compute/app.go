@@ -113,7 +113,9 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 		Args:              cobra.NoArgs,
 		PersistentPreRunE: a.checkGlobalFlags,
 		RunE:              func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Version:           cliVersion(),
 	}
+	root.SetVersionTemplate("compute {{.Version}}\n")
 	// Set before the completion command is made: it keeps the writer it sees then.
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)

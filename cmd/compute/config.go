@@ -60,7 +60,7 @@ func (a *app) connect(ctx context.Context) (*compute.Client, error) {
 
 // clientOptions are the SDK options of the API at base that every client of a run shares.
 func (a *app) clientOptions(base string) []compute.Option {
-	opts := []compute.Option{compute.WithBaseURL(base), compute.WithUserAgent("compute-cli/" + cliVersion()),
+	opts := []compute.Option{compute.WithBaseURL(base), compute.WithUserAgent("compute-cli/" + userAgentVersion()),
 		compute.WithHTTPClient(a.sameOriginClient(base))}
 	if a.insecureHTTP {
 		opts = append(opts, compute.WithInsecureHTTP())
