@@ -960,3 +960,84 @@ func TestTheSDKsOwnWordsAreNeverMasked(t *testing.T) {
 		}
 	}
 }
+
+// createInstances creates n instances named prefix-0, prefix-1, ... and returns their IDs.
+func createInstances(t *testing.T, ctx context.Context, c *compute.Client, prefix string, n int) []string {
+	t.Helper()
+	var ids []string
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: name, Hostname: name,
+			Type: lifeType, Region: lifeRegion, Image: lifeImage, SSHKeys: []string{"key-ci"}})
+		require.NoError(t, err)
+		ids = append(ids, inst.ID)
+	}
+	return ids
+}
+
+// TestAStalledListHoldsNoWaitOnTheFake: the fake's list stalls (an hour's latency, as compute-fake's
+// latency fault does it) while two instances turn active in a second; the two waits end as soon as
+// each would alone, not at their deadline.
+func TestAStalledListHoldsNoWaitOnTheFake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+			computetest.WithDurations(computetest.UniformDurations(time.Second)))
+		defer srv.Close()
+		c := srv.Client()
+		ids := createInstances(t, context.Background(), c, "stall", 2)
+		srv.Inject(computetest.Rule{Match: computetest.Match{Method: http.MethodGet, Path: "/compute/v1/instances"},
+			Fault: computetest.Fault{Latency: time.Hour}})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := compute.WaitAll(ctx, ids, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, compute.InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, time.Since(start), 3*time.Second, "as soon as one wait alone would")
+	})
+}
+
+// TestAGrowingListReleasesTheWaitsOnTheFake: while two waits for deletion run, another job creates
+// a page of instances for each page the walk reads, so that the list is always a page longer than
+// read. The walk stops when a page more would cost more than a GET each, and the waits end when
+// their GETs say gone, not when the list stops growing.
+func TestAGrowingListReleasesTheWaitsOnTheFake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(),
+			computetest.WithDurations(computetest.UniformDurations(time.Second)))
+		defer srv.Close()
+		ctx := context.Background()
+		other := srv.Client()
+		var grown atomic.Int32
+		c := srv.Client(compute.WithObserver(compute.Observer{Page: func(context.Context, compute.PageRead) {
+			if grown.Add(1) <= 30 { // bounded, so that a walk that follows it still ends
+				createInstances(t, ctx, other, fmt.Sprintf("churn-%d", grown.Load()), 100)
+			}
+		}}))
+		ids := createInstances(t, ctx, c, "gone", 2)
+		time.Sleep(2 * time.Second) // active
+		for _, id := range ids {
+			require.NoError(t, c.Instances.Delete(ctx, id))
+		}
+		srv.Inject(computetest.Rule{Match: computetest.Match{Method: http.MethodGet, Path: "/compute/v1/instances"},
+			Fault: computetest.Fault{Latency: 200 * time.Millisecond}})
+		srv.ResetRequests()
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		start := time.Now()
+		err := compute.WaitAll(wctx, ids, func(ctx context.Context, id string) error {
+			return c.Instances.WaitForDeletion(ctx, id)
+		})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, time.Since(start), 3*time.Second)
+		lists := 0
+		for _, r := range srv.Requests() {
+			if r.Method == http.MethodGet && r.Path == "/compute/v1/instances" {
+				lists++
+			}
+		}
+		assert.LessOrEqual(t, lists, 4, "each walk stopped when a page more cost more than two GETs")
+	})
+}

@@ -16,6 +16,12 @@ import (
 // stops the walking until fewer than two waits remain; one that fails for a time (a 503) is tried
 // again a second later. Whenever walking stops paying, every wait blocked for a walk is released at
 // once to read on its own.
+//
+// Shared waits never do worse than each wait alone: a page sent (granted by the limiter: a wait in
+// its queue is no stall) that has not answered within stallAfter stalls the walk, which releases
+// every wait blocked for it, and the waits read on their own until a page answers again; and the
+// walk decides with each page, from its total_count and the pages read, whether walking still costs
+// less than a GET each, stopping (and releasing the waits) as soon as it does not.
 type poller[T any] struct {
 	c    *Client
 	list func(context.Context, *ListOptions) (*Page[T], error)
@@ -26,15 +32,30 @@ type poller[T any] struct {
 	stop    context.CancelFunc // ends the goroutine's walk or sleep when fewer than two waits remain
 	pages   int                // the pages of the whole list at the last walk; 0 before it
 	refused bool               // a walk was refused for good: no more walks in this run
+	stalled bool               // a page of the walk in progress was sent and has not answered in stallAfter
 	next    *walkResult[T]     // what the next walk to start publishes; the polls waiting for it hold it
 }
+
+// stallAfter is how long a page of a shared walk may take, from its sending, before the waits
+// blocked for it read on their own: about a poll interval, so that no wait waits much longer than
+// it would alone.
+const stallAfter = DefaultPollMin
 
 // walkResult is one walk's answer to the polls that waited for it. seen is nil when the walk told
 // nothing (it failed, or it did not happen because walking stopped paying).
 type walkResult[T any] struct {
-	done  chan struct{} // closed when the result is published
-	seen  map[string]T  // every resource on the pages the walk read, by ID
-	panic *walkPanic    // the walk's list call panicked
+	done      chan struct{} // closed when the result is published
+	published bool          // done is closed; set under the poller's lock
+	seen      map[string]T  // every resource on the pages the walk read, by ID
+	panic     *walkPanic    // the walk's list call panicked
+}
+
+// publish closes done, once; seen and panic must be set before. The caller holds the poller's lock.
+func (r *walkResult[T]) publish() {
+	if !r.published {
+		r.published = true
+		close(r.done)
+	}
 }
 
 func newWalkResult[T any]() *walkResult[T] { return &walkResult[T]{done: make(chan struct{})} }
@@ -77,13 +98,13 @@ func (p *poller[T]) start() {
 
 // sharing reports whether waits take their resources from walks now. The caller holds p.mu.
 func (p *poller[T]) sharing() bool {
-	return p.running && !p.refused && len(p.waits) >= 2 && p.pages <= len(p.waits)
+	return p.running && !p.refused && !p.stalled && len(p.waits) >= 2 && p.pages <= len(p.waits)
 }
 
 // release publishes an empty result to the polls waiting for the next walk, which then read on
 // their own. The caller holds p.mu.
 func (p *poller[T]) release() {
-	close(p.next.done)
+	p.next.publish()
 	p.next = newWalkResult[T]()
 }
 
@@ -162,9 +183,10 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 }
 
 // walk reads the list with the page walker behind All until it has seen every awaited resource, to
-// its end, or, when the list holds more pages than there are waits, for one page; it publishes what
-// it saw to the polls that asked before it started, and returns the pages read. Waits can join
-// while a page comes, so the awaited set is read after each page.
+// its end, or until walking costs more than a GET each; it publishes what it saw to the polls that
+// asked before it started, and returns the pages read. Waits can join while a page comes, so the
+// awaited set is read after each page. A page that stalls publishes nothing to them at once (see
+// stallAfter).
 func (p *poller[T]) walk(ctx context.Context) int {
 	p.mu.Lock()
 	res := p.next
@@ -175,7 +197,9 @@ func (p *poller[T]) walk(ctx context.Context) int {
 	read, enough := 0, false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		pg, err := guarded(p.list)(ctx, o)
+		watch := &pageWatch[T]{p: p, res: res}
+		pg, err := guarded(p.list)(withSent(ctx, watch.sent), o)
+		watch.answered()
 		if err != nil {
 			return nil, err
 		}
@@ -186,9 +210,7 @@ func (p *poller[T]) walk(ctx context.Context) int {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if o.Page == 1 {
-			p.pages = max(1, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
-		}
+		p.pages = walkCost(o.Page, pg)
 		enough = p.pages > len(p.waits) // walking costs more than a GET each
 		for id := range p.waits {
 			if _, ok := seen[id]; !ok {
@@ -206,14 +228,94 @@ func (p *poller[T]) walk(ctx context.Context) int {
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch wp, _ := err.(*walkPanic); {
+	p.stalled = false
+	wp, _ := err.(*walkPanic)
+	switch {
+	case wp == nil && err != nil && !transient(err) && ctx.Err() == nil:
+		p.refused = true // the waits read on their own from now on
+	case res.published:
+		// A page stalled: res went out empty, and its polls read on their own already.
 	case wp != nil:
 		res.panic = wp
-	case err != nil && !transient(err) && ctx.Err() == nil:
-		p.refused = true // the waits read on their own from now on
 	case err == nil && ctx.Err() == nil:
 		res.seen = seen
 	}
-	close(res.done)
+	res.publish()
+	if !p.sharing() {
+		p.release() // walking stopped paying: no wait waits for the next walk
+	}
 	return read
+}
+
+// walkCost is the pages a walk of the whole list reads, as far as page n, the page just read,
+// tells: those its total_count says, and at least one past n when n is full (the walk then reads on
+// in case the count lags).
+func walkCost[T any](n int, pg *Page[T]) int {
+	cost := max(n, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
+	if len(pg.Items) >= MaxPerPage {
+		cost = max(cost, n+1)
+	}
+	return cost
+}
+
+// pageWatch times one page request of a walk from its sending (see stallAfter).
+type pageWatch[T any] struct {
+	p   *poller[T]
+	res *walkResult[T] // what the walk publishes
+
+	once  sync.Once
+	mu    sync.Mutex
+	timer *time.Timer // started as the first attempt is sent
+	done  bool        // the request returned; under the poller's lock
+}
+
+// sent is called as each attempt of the page is sent; the first starts the timer.
+func (w *pageWatch[T]) sent() {
+	w.once.Do(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.timer = time.AfterFunc(stallAfter, w.stall)
+	})
+}
+
+// stall, when the page has not answered in time, publishes the walk's result empty and releases
+// the polls waiting for the next walk; polls read on their own until a page answers.
+func (w *pageWatch[T]) stall() {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	if w.done {
+		return
+	}
+	w.p.stalled = true
+	w.res.publish()
+	w.p.release()
+}
+
+// answered is called when the page request returned, with a page or an error.
+func (w *pageWatch[T]) answered() {
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	w.done = true
+	w.p.stalled = false
+}
+
+// sentKey is the context key of a func that the transport calls as each attempt is sent, after
+// the limiter's grant.
+type sentKey struct{}
+
+// withSent returns ctx with f called as each attempt of its calls is sent.
+func withSent(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, sentKey{}, f)
+}
+
+// attemptSent calls the func withSent put in ctx, if any.
+func attemptSent(ctx context.Context) {
+	if f, ok := ctx.Value(sentKey{}).(func()); ok {
+		f()
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -28,6 +29,10 @@ type pollServer struct {
 	full   bool                      // every page is full of other instances, whatever total_count says
 	extra  int                       // other instances, listed after those of listed, 100 a page
 	refuse func(http.ResponseWriter) // when set, answers every list instead
+	hang   bool                      // every list hangs until its request ends
+	grow   bool                      // each list raises total_count by a page: there is always one more
+	delay  time.Duration             // each list answers after it
+	fail   int                       // the next lists answer 503
 	lists  int
 	gets   map[string]int
 }
@@ -37,6 +42,19 @@ func newPollServer() *pollServer {
 }
 
 func (s *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	hang, delay := s.hang && r.URL.Path == "/compute/v1/instances", s.delay
+	s.mu.Unlock()
+	if hang {
+		s.mu.Lock()
+		s.lists++
+		s.mu.Unlock()
+		<-r.Context().Done()
+		return
+	}
+	if delay > 0 && r.URL.Path == "/compute/v1/instances" {
+		time.Sleep(delay)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id, ok := strings.CutPrefix(r.URL.Path, "/compute/v1/instances/"); ok {
@@ -57,6 +75,11 @@ func (s *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		replyJSON(w, s.status, map[string]string{"code": "02043", "message": "no"})
 		return
 	}
+	if s.fail > 0 {
+		s.fail--
+		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"message": "try later"})
+		return
+	}
 	ids := slices.Sorted(maps.Keys(s.listed))
 	for i := range s.extra {
 		ids = append(ids, fmt.Sprintf("~other-%04d", i)) // after the awaited ones
@@ -67,6 +90,9 @@ func (s *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	page = max(page, 1)
+	if s.grow {
+		total = (page + 1) * 100 // full pages, and the count says one more
+	}
 	ids = ids[min(len(ids), (page-1)*100):min(len(ids), page*100)]
 	items := []map[string]any{}
 	for _, id := range ids {
@@ -76,7 +102,7 @@ func (s *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		items = append(items, map[string]any{"id": id, "status": st})
 	}
-	if s.full {
+	if s.full || s.grow {
 		items = nil
 		for i := range 100 {
 			items = append(items, map[string]any{"id": strconv.Itoa(page*100 + i), "status": "active"})
@@ -371,5 +397,139 @@ func TestAPanicInTheSharedWalkReachesTheWaits(t *testing.T) {
 		})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "recovered: observer bug")
+	})
+}
+
+// TestAStalledListHoldsNoWait: the list hangs while each instance's own GET shows it active after a
+// second (or five). A wait alone ends in a second or two (or at its first poll after five seconds,
+// its backoff growing 1-2 s, 1-4 s, 1-8 s: by 13 s); two waits together must too, not at their
+// deadline: a wait joined to a walk whose page has not answered within a poll interval reads on
+// its own, and keeps doing so while the walk is stuck.
+func TestAStalledListHoldsNoWait(t *testing.T) {
+	for _, tc := range []struct{ active, within time.Duration }{{time.Second, 3 * time.Second}, {5 * time.Second, 13 * time.Second}} {
+		t.Run(tc.active.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newPollServer()
+				s.set("a", "creating")
+				s.set("b", "creating")
+				s.hang = true
+				c, _ := newTestClient(t, s.ServeHTTP)
+				time.AfterFunc(tc.active, func() { s.set("a", "active"); s.set("b", "active") })
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				start := time.Now()
+				require.NoError(t, waitActive(ctx, c))
+				assert.LessOrEqual(t, time.Since(start), tc.within, "as soon as one wait alone would")
+				lists, _ := s.counts("a")
+				assert.Equal(t, 1, lists, "the stuck page is not asked again meanwhile")
+			})
+		})
+	}
+}
+
+// TestAStalledListCountsNoLimiterWait: a page that waits in the client's limiter behind other
+// requests has not been sent, so it is no stall: the waits stay on the walk and send no GET.
+func TestAStalledListCountsNoLimiterWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.delay = 200 * time.Millisecond // answered, within a poll interval
+		c, _ := newTestClient(t, s.ServeHTTP, WithRateLimit(0.5, 1))
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		_, getsA := s.counts("a")
+		_, getsB := s.counts("b")
+		assert.LessOrEqual(t, getsA+getsB, 2, "a page 2 s in the limiter's queue released no wait")
+	})
+}
+
+// TestAGrowingListReleasesTheWaits: each page of the list says there is one page more. The walk
+// decides page by page whether walking still costs less than a GET each; two waits on instances the
+// list does not show (it lags) are released after the second page, not held while the walk follows
+// the list to their deadline.
+func TestAGrowingListReleasesTheWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.got["a"], s.got["b"] = "creating", "creating"
+		s.grow = true
+		s.delay = 50 * time.Millisecond
+		c, _ := newTestClient(t, s.ServeHTTP)
+		time.AfterFunc(time.Second, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.got["a"], s.got["b"] = "active", "active"
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		require.NoError(t, waitActive(ctx, c))
+		assert.LessOrEqual(t, time.Since(start), 3*time.Second)
+		lists, _ := s.counts("a")
+		assert.LessOrEqual(t, lists, 2, "the walk stopped when a third page would cost more than two GETs")
+	})
+}
+
+// TestALeavingWaitReleasesTheOthersAtOnce: three waits share the walks of a three-page list; when
+// one leaves (its deadline passes), walking costs more than a GET each, and the two waits blocked
+// for the next walk read on their own at that instant, not when the walk would have come.
+func TestALeavingWaitReleasesTheOthersAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		ids := []string{"a", "b", "c"}
+		for _, id := range ids {
+			s.set(id, "creating")
+		}
+		s.extra = 250 // three pages in all
+		var mu sync.Mutex
+		var getsB []time.Duration
+		start := time.Now()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances/b" {
+				mu.Lock()
+				getsB = append(getsB, time.Since(start))
+				mu.Unlock()
+			}
+			s.ServeHTTP(w, r)
+		})
+		leave := 5500 * time.Millisecond // between two walks, a second apart
+		time.AfterFunc(8*time.Second, func() { s.set("b", "active"); s.set("c", "active") })
+		err := WaitAll(boundedCtx(t), ids, func(ctx context.Context, id string) error {
+			if id == "a" {
+				ctx, cancel := context.WithTimeout(ctx, leave)
+				defer cancel()
+				_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+				assert.ErrorIs(t, err, context.DeadlineExceeded)
+				return nil
+			}
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Contains(t, getsB, leave, "b read on its own the instant a left; its GETs: %v", getsB)
+	})
+}
+
+// TestAListFailureForATimeStopsNoWalks: the list answers 503 past the client's retries once; each
+// wait reads on its own meanwhile, and the walks that follow serve the waits again.
+func TestAListFailureForATimeStopsNoWalks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.fail = 5 // the first walk's page and its four retries
+		var shared atomic.Int32
+		c, _ := newTestClient(t, s.ServeHTTP, WithObserver(Observer{Poll: func(_ context.Context, p Poll) {
+			if p.Shared {
+				shared.Add(1)
+			}
+		}}))
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		lists, _ := s.counts("a")
+		assert.Greater(t, lists, 10, "the walks went on after the failed one")
+		assert.Greater(t, int(shared.Load()), 10, "and served the waits")
 	})
 }
