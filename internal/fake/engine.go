@@ -41,8 +41,8 @@ type Config struct {
 	// LogLimit keeps only the last LogLimit requests in the log; 0 keeps them all.
 	LogLimit int
 	// LogBytes keeps what the log holds of its requests (bodies, headers, paths and queries) under
-	// LogBytes bytes in all, dropping the oldest requests first (the last one always stays); 0 does
-	// not bound them.
+	// LogBytes bytes in all, each header and query parameter counted at what it costs in memory,
+	// dropping the oldest requests first (the last one always stays); 0 does not bound them.
 	LogBytes int
 	// Seed seeds the random choices of probabilistic fault rules (1 when 0).
 	Seed uint64
@@ -382,13 +382,23 @@ func (e *Engine) trimLog() {
 	e.log = e.log[n:]
 }
 
+// What the log holds of a header or a query parameter beyond the bytes of its name and values: its
+// entry in the map (net/textproto's own estimate; Go's maps hold 80 to 130 bytes an entry), and
+// each value's string (16 bytes, and more once rounded up to the allocator's sizes). Without them
+// a request of 1 MiB of empty header values, which costs 4 to 16 MiB, would count a few bytes.
+const (
+	loggedEntryCost = 200
+	loggedValueCost = 24
+)
+
 // loggedSize is what the log holds of r, in bytes: its body, path, query and headers (which a
-// request without a token can make large: net/http reads up to 1 MiB of them).
+// request without a token can make large: net/http reads up to 1 MiB of them), each header and
+// query parameter counted at what it costs, not only its text.
 func loggedSize(r *Request) int {
 	n := len(r.Body) + len(r.Path)
 	for _, m := range []map[string][]string{r.Header, r.Query} {
 		for k, vs := range m {
-			n += len(k)
+			n += loggedEntryCost + len(k) + loggedValueCost*len(vs)
 			for _, v := range vs {
 				n += len(v)
 			}
