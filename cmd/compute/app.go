@@ -50,7 +50,10 @@ type app struct {
 	// running is set once a command's own code runs: an error before that (a flag, an argument, a
 	// missing required flag) is a usage error.
 	running bool
-	closers []func()
+	// fleetMode is set while a command works on several resources at once: progress then writes
+	// a line per status change, with no line rewritten in place.
+	fleetMode bool
+	closers   []func()
 	// viewChecks holds each command's checks of -o against what it prints (checkView, quiet).
 	viewChecks map[*cobra.Command][]func() error
 	// maxWhole, when set, replaces maxWholeBytes (a test's smaller bound).
@@ -80,6 +83,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	code := exitCode(err)
 	if !a.running {
 		code = exitUsage
+	}
+	if errors.As(err, new(*reportedError)) {
+		return code // each resource's failure is on its line already
 	}
 	for _, line := range a.errorLines(didYouMean(root, err)) {
 		fmt.Fprintln(a.stderr, line)

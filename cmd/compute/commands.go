@@ -61,21 +61,44 @@ func listed[T any](items []T, err error) iter.Seq2[T, error] {
 	}
 }
 
-// getCmd returns "<kind> get ID".
+// getCmd returns "<kind> get ID...".
 func getCmd[T any](a *app, k kind, v view[T], example string, get func(context.Context, *compute.Client, string) (*T, error)) *cobra.Command {
 	return checkView(a, &cobra.Command{
-		Use:     "get " + k.arg,
-		Short:   fmt.Sprintf("Show %s (by ID or name)", k.one),
+		Use:   "get " + many(k.arg),
+		Short: fmt.Sprintf("Show %s, or several (by ID or name)", k.one),
+		Long: fmt.Sprintf(`Show %s by its ID or its name. Given several, it reads them at once and prints those it
+finds in the order given (-o json: an array), each failure on a line of stderr, and exits with
+the code of the worst.`, k.one),
 		Example: example,
-		Args:    exactArgs(k.arg),
-		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			item, err := getByIDOrName(ctx, c, k, args[0], get)
-			if err != nil {
-				return err
-			}
-			return printItem(a, v, item)
+		Args:    severalArgs(k.arg),
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
+			items, err := fleet(ctx, a, cmd, k, args, func(ctx context.Context, arg string) outcome[T] {
+				item, err := getByIDOrName(ctx, c, k, arg, get)
+				return outcome[T]{arg: arg, item: item, err: err}
+			})
+			return printFleet(a, v, args, items, err)
 		}),
 	}, v)
+}
+
+// printFleet prints what a command on the resources of args has to print: one resource as one (a
+// JSON object), several as a list (a JSON array) of those that succeeded; err, the fleet's, is
+// returned after.
+func printFleet[T any](a *app, v view[T], args []string, items []*T, err error) error {
+	if len(unique(args)) == 1 {
+		if err != nil || len(items) == 0 {
+			return err
+		}
+		return printItem(a, v, items[0])
+	}
+	list := make([]T, len(items))
+	for i, item := range items {
+		list[i] = *item
+	}
+	if perr := printItems(a, v, list); perr != nil {
+		return perr
+	}
+	return err
 }
 
 // getByIDOrName gets the resource that arg names, by its ID or its name (withID). A name costs two
@@ -138,58 +161,32 @@ type deleter struct {
 	force bool
 }
 
-// deleteCmd returns "<kind> delete ID [--wait]". It prints nothing on stdout: a delete has no
+// deleteCmd returns "<kind> delete ID... [--wait]". It prints nothing on stdout: a delete has no
 // result. With --wait it deletes as soon as the service lets it and waits until the resource is
-// gone; a resource already gone is then success.
+// gone; a resource already gone is then success. Several resources are deleted at once.
 func deleteCmd(a *app, k kind, d deleter, example string) *cobra.Command {
 	var wait, force bool
 	cmd := &cobra.Command{
-		Use:   "delete " + k.arg,
-		Short: "Delete " + k.one,
+		Use:   "delete " + many(k.arg),
+		Short: "Delete " + k.one + ", or several",
 		Long: fmt.Sprintf(`Delete %s. With --wait, the delete is tried again while the service refuses it for the
 %s's state (in use, still starting), and the command returns once the %s is gone; %s that is
-already gone is then success. Without --wait, %s that does not exist exits with 3.`, k.one, k.name, k.name, k.one, k.one),
+already gone is then success. Without --wait, %s that does not exist exits with 3.
+
+Given several, it deletes them at once (paced as one, their waits sharing their polling), writes a
+line on stderr for each as it ends, and exits with the code of the worst outcome.`, k.one, k.name, k.name, k.one, k.one),
 		Example: example,
-		Args:    exactArgs(k.arg),
-		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			if !wait && !force {
-				deleted := args[0]
-				err := withID(ctx, c, k, args[0], func(id string) error {
-					var resp compute.Response
-					if err := d.del(compute.CaptureResponse(ctx, &resp), c, id); err != nil {
-						return err
-					}
-					deleted = id
-					// A 404 met by a retry proves an ID gone, not a name: the name is looked up first.
-					return confirmGone(args[0], id, &resp)
-				})
-				if err != nil {
-					return err
+		Args:    severalArgs(k.arg),
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
+			_, err := fleet(ctx, a, cmd, k, args, func(ctx context.Context, arg string) outcome[struct{}] {
+				if !wait && !force {
+					id, err := deleteNow(ctx, c, k, d, arg)
+					return outcome[struct{}]{arg: arg, id: id, done: "delete requested", err: err}
 				}
-				a.note("%s %s: delete requested", k.name, deleted)
-				return nil
-			}
-			// Here a 404 is success (already gone), so the name is looked up first.
-			id, err := resolveID(ctx, c, k, args[0])
-			if err != nil {
-				return err
-			}
-			{
-				p := a.progress(k.name, id)
-				defer p.stop()
-				var opts []compute.DeleteOption
-				for _, o := range d.watch(p) {
-					opts = append(opts, o)
-				}
-				if force {
-					opts = append(opts, compute.RemoveProtection())
-				}
-				if err := d.delWait(ctx, c, id, opts...); err != nil {
-					return err
-				}
-				p.done("deleted")
-				return nil
-			}
+				id, err := deleteAndWait(ctx, a, c, k, d, arg, force)
+				return outcome[struct{}]{arg: arg, id: id, done: "deleted", err: err, waited: true}
+			})
+			return err
 		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, fmt.Sprintf("wait until the %s is gone", k.name))
@@ -197,6 +194,44 @@ already gone is then success. Without --wait, %s that does not exist exits with 
 		cmd.Flags().BoolVar(&force, "force", false, "turn termination protection off if the service refuses the delete for it (implies --wait)")
 	}
 	return quiet(a, cmd, nil)
+}
+
+// deleteNow deletes the resource arg names, by its ID or its name, and returns its ID.
+func deleteNow(ctx context.Context, c *compute.Client, k kind, d deleter, arg string) (string, error) {
+	deleted := arg
+	err := withID(ctx, c, k, arg, func(id string) error {
+		var resp compute.Response
+		if err := d.del(compute.CaptureResponse(ctx, &resp), c, id); err != nil {
+			return err
+		}
+		deleted = id
+		// A 404 met by a retry proves an ID gone, not a name: the name is looked up first.
+		return confirmGone(arg, id, &resp)
+	})
+	return deleted, err
+}
+
+// deleteAndWait deletes the resource arg names and waits until it is gone, and returns its ID.
+// Here a 404 is success (already gone), so a name is looked up first.
+func deleteAndWait(ctx context.Context, a *app, c *compute.Client, k kind, d deleter, arg string, force bool) (string, error) {
+	id, err := resolveID(ctx, c, k, arg)
+	if err != nil {
+		return arg, err
+	}
+	p := a.progress(k.name, id)
+	defer p.stop()
+	var opts []compute.DeleteOption
+	for _, o := range d.watch(p) {
+		opts = append(opts, o)
+	}
+	if force {
+		opts = append(opts, compute.RemoveProtection())
+	}
+	if err := d.delWait(ctx, c, id, opts...); err != nil {
+		return id, err
+	}
+	p.done("deleted")
+	return id, nil
 }
 
 // waiter is what waitCmd needs of a kind whose resources have a status S.

@@ -82,13 +82,18 @@ func orBackground(ctx context.Context) context.Context {
 	return ctx
 }
 
-// completeArgs completes each ID argument of a command from its lister (nil: nothing to offer).
-func (a *app) completeArgs(lists []lister) cobra.CompletionFunc {
+// completeArgs completes each ID argument of a command from its lister (nil: nothing to offer); when
+// repeat is set, the last lister completes every argument after it as well ("INSTANCE_ID...").
+func (a *app) completeArgs(lists []lister, repeat bool) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) >= len(lists) || lists[len(args)] == nil {
+		i := len(args)
+		if repeat && i >= len(lists) {
+			i = len(lists) - 1
+		}
+		if i >= len(lists) || lists[i] == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return a.complete(cmd, toComplete, lists[len(args)])
+		return a.complete(cmd, toComplete, lists[i])
 	}
 }
 
@@ -190,13 +195,15 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		}
 		if words := strings.Fields(cmd.Use); len(words) > 1 && cmd.ValidArgsFunction == nil {
 			lists := make([]lister, len(words)-1)
-			some := false
+			some, repeat := false, false
 			for i, w := range words[1:] {
-				lists[i] = idArgs[w]
+				var arg string
+				arg, repeat = isMany(w)
+				lists[i] = idArgs[arg]
 				some = some || lists[i] != nil
 			}
 			if some {
-				cmd.ValidArgsFunction = a.completeArgs(lists)
+				cmd.ValidArgsFunction = a.completeArgs(lists, repeat)
 			}
 		}
 		if cmd.ValidArgsFunction == nil && cmd.Runnable() {

@@ -65,9 +65,12 @@ func exitCode(err error) int {
 	var u *usageError
 	var created *createdError
 	var ambiguous *ambiguousError
+	var reported *reportedError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &reported):
+		return reported.code
 	case errors.As(err, &created):
 		return exitCreatedWaitFailed
 	case errors.As(err, &ambiguous):

@@ -262,34 +262,37 @@ attach-volume, detach-volume, attach-security-group or detach-security-group.`,
 	return checkView(a, cmd, instanceView)
 }
 
-// instanceActionCmd returns "instance start|stop|reset ID [--wait]".
+// instanceActionCmd returns "instance start|stop|reset ID... [--wait]".
 func (a *app) instanceActionCmd(action compute.InstanceAction, target compute.InstanceStatus, short string) *cobra.Command {
 	var wait bool
 	cmd := &cobra.Command{
-		Use:   string(action) + " " + instanceKind.arg,
+		Use:   string(action) + " " + many(instanceKind.arg),
 		Short: short,
 		Long: short + `. It prints nothing unless --wait is given: then it waits until the instance is ` +
-			string(target) + ` and prints it.`,
-		Example: "  compute instance " + string(action) + " ins-000001 --wait",
-		Args:    exactArgs(instanceKind.arg),
-		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
-			var id string
-			err := withID(ctx, c, instanceKind, args[0], func(arg string) error {
-				id = arg
-				return c.Instances.PerformAction(ctx, id, action)
+			string(target) + ` and prints it.
+
+Given several instances, it acts on them at once (paced as one, their waits sharing their
+polling), writes a line on stderr for each as it ends, prints with --wait those that got there
+(-o json: an array), and exits with the code of the worst outcome.`,
+		Example: "  compute instance " + string(action) + " ins-000001 --wait\n  compute instance " + string(action) + " web-1 web-2 web-3",
+		Args:    severalArgs(instanceKind.arg),
+		RunE: a.runner(func(ctx context.Context, c *compute.Client, cmd *cobra.Command, args []string) error {
+			items, err := fleet(ctx, a, cmd, instanceKind, args, func(ctx context.Context, arg string) outcome[compute.Instance] {
+				var id string
+				err := withID(ctx, c, instanceKind, arg, func(candidate string) error {
+					id = candidate
+					return c.Instances.PerformAction(ctx, id, action)
+				})
+				if err != nil || !wait {
+					return outcome[compute.Instance]{arg: arg, id: id, done: string(action) + " requested", err: err}
+				}
+				inst, err := waitFor(ctx, a, c, instanceKind, instanceWaiter, true, nil, id, target)
+				return outcome[compute.Instance]{arg: arg, id: id, done: string(target), item: inst, err: err, waited: true}
 			})
-			if err != nil {
-				return err
-			}
 			if !wait {
-				a.note("instance %s: %s requested", id, action)
-				return nil
-			}
-			inst, err := waitFor(ctx, a, c, instanceKind, instanceWaiter, true, nil, id, target)
-			if err != nil {
 				return err
 			}
-			return printItem(a, instanceView, inst)
+			return printFleet(a, instanceView, args, items, err)
 		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the instance is "+string(target))

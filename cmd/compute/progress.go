@@ -17,6 +17,11 @@ type progress struct {
 	what  string // "instance ins-000001", made safe
 	start time.Time
 
+	// fleet is set for one wait among several at once (a command on several resources): each status
+	// then gets a whole line when it changes, no line is rewritten in place, and the end is the
+	// fleet's line for the resource.
+	fleet bool
+
 	mu     sync.Mutex
 	last   string // the current status, made safe; "" before the first poll
 	open   bool   // the current status's line waits for its end
@@ -29,8 +34,8 @@ type progress struct {
 const tick = time.Second
 
 func (a *app) progress(kind, id string) *progress {
-	p := &progress{a: a, what: kind + " " + a.safe(id), start: time.Now()}
-	if a.stderrTTY {
+	p := &progress{a: a, what: kind + " " + a.safe(id), start: time.Now(), fleet: a.fleetMode}
+	if a.stderrTTY && !p.fleet {
 		p.ticker = time.NewTicker(tick)
 		p.quit, p.exited = make(chan struct{}), make(chan struct{})
 		go p.run()
@@ -67,6 +72,13 @@ func (p *progress) seen(status string) {
 	if status == p.last && p.open {
 		return
 	}
+	if p.fleet {
+		if status != p.last {
+			p.last = status
+			fmt.Fprintf(p.a.stderr, "%s: %s (%s)\n", p.what, status, p.elapsed())
+		}
+		return
+	}
 	if p.open {
 		fmt.Fprintln(p.a.stderr)
 	}
@@ -95,10 +107,12 @@ func (p *progress) stop() {
 	<-p.exited
 }
 
-// done reports the end of a wait, such as "active" or "deleted".
+// done reports the end of a wait, such as "active" or "deleted"; in a fleet, its line does.
 func (p *progress) done(state string) {
 	p.stop()
-	p.a.note("%s is %s after %s", p.what, state, p.elapsed())
+	if !p.fleet {
+		p.a.note("%s is %s after %s", p.what, state, p.elapsed())
+	}
 }
 
 func (p *progress) elapsed() time.Duration { return time.Since(p.start).Round(time.Second) }
