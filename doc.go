@@ -39,6 +39,9 @@
 // The package's Example runs this against the fake of package computetest. Optional fields of an
 // update are pointers ([Ptr]); a list field left nil keeps the list and an empty one clears it.
 //
+// An endpoint the SDK does not type yet, or a field it does not know, is reached with [Client.Do],
+// which sends a [RawRequest] with every rule below: retries, pacing, errors, observers.
+//
 // # Errors
 //
 // Every non-2xx response is an [*APIError] with the status, the service's [ErrorCode], the message,

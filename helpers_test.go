@@ -34,7 +34,7 @@ import (
 // the retry spec; security_test.go; hostile_server_test.go, the bounds suite; integration_test.go, the
 // SDK end to end against computetest; bench_test.go; fuzz_test.go; doc_test.go, readme_test.go and
 // example_test.go, the docs), and any other test that needs computetest, which imports this package,
-// is in package compute_test, so in integration_test.go or, for an example, example_test.go; the
+// is in package compute_test, so in integration_test.go or, for an example, an example_*_test.go; the
 // helpers that more than one test file uses are here, those that one file uses are in that file.
 
 // testToken is the credential every test client uses; no error or log line may contain it.
