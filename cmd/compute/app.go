@@ -62,6 +62,8 @@ type app struct {
 	httpClient *http.Client
 	// redactor hides the token in what the command prints, once the token is read.
 	redactor func(string) string
+	// creating follows the sends of a create command's create (nil in other commands).
+	creating *createWatch
 	// from names where the URL and the token came from ("the context prod"); contextUsed is the
 	// context's name when one gave them.
 	from, contextUsed string
@@ -235,7 +237,7 @@ func (a *app) runner(fn func(ctx context.Context, c *compute.Client, cmd *cobra.
 		if err != nil {
 			return err
 		}
-		return a.hints(cmd, redirected(flagError(cmd, led(cmd, args, fn(ctx, c, cmd, args)))))
+		return a.hints(cmd, redirected(flagError(cmd, led(cmd, args, a.creating.ended(fn(ctx, c, cmd, args))))))
 	}
 }
 

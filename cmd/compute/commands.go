@@ -378,7 +378,3 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		return nil
 	}
 }
-
-// retryNotCreated lets a create whose request was lost before the service made anything (nothing
-// with its name showed afterwards) be sent again, twice at most, instead of ending with exit code 9.
-var retryNotCreated = compute.RetryNotCreated(2)

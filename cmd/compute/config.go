@@ -38,6 +38,7 @@ func (a *app) connect(ctx context.Context) (*compute.Client, error) {
 	if a.debug {
 		opts = append(opts, compute.WithDebugDump(debugWriter{a}))
 	}
+	opts = append(opts, compute.WithObserver(a.observer()))
 	if redisURL := a.getenv(envRedisURL); redisURL != "" {
 		if a.rate == 0 {
 			return nil, usagef("--rate 0 turns pacing off, which the limiter shared through %s cannot do", envRedisURL)

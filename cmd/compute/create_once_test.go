@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"path"
+	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
@@ -56,6 +60,46 @@ func TestEveryCreateAdoptsAfterALostResponse(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 1, posts, "the create was sent once")
+		})
+	}
+}
+
+// A create lost each time it is sent says so while it happens, on a terminal: a line when a send is
+// lost and when the create is sent again ("sent again, 2 of 3"); its end (exit 9) says how many
+// sends were lost and what was checked after each, with one "compute: ".
+func TestLostCreateSaysSo(t *testing.T) {
+	t.Parallel()
+	for _, tty := range []bool{true, false} {
+		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newCLI(t, computetest.WithInMemoryNetwork())
+				h.tty = tty
+				h.srv.Inject(computetest.Rule{Match: computetest.Match{Method: http.MethodPost}, Times: 3, Fault: computetest.Fault{Drop: true}})
+				start := time.Now()
+				r := h.run(append(createWeb2, "-o", "id")...)
+				elapsed := time.Since(start)
+				assert.Equal(t, exitNotCreated, r.code, r.stderr)
+				assert.Empty(t, r.stdout)
+				lines := stderrLines(r)
+				last := lines[len(lines)-1]
+				assert.Equal(t, 1, strings.Count(last, "compute:"), "one compute: prefix: %q", last)
+				assert.Contains(t, last, `compute: instance create: no instance was created: the create was sent 3 times and each send was lost`)
+				assert.Contains(t, last, `after each, the instances were searched for the name "web-2" for 30s, and none showed; running the command again is safe`)
+				assert.GreaterOrEqual(t, elapsed, 90*time.Second, "three sends, each followed by 30 s of looking")
+				if !tty {
+					assert.Len(t, lines, 1, "off a terminal, only the error: %q", r.stderr)
+					return
+				}
+				want := []string{
+					`instance web-2: the create's response was lost (send 1 of 3): looking for an instance named "web-2" for up to 30s`,
+					`instance web-2: nothing named "web-2" showed: sent again, 2 of 3`,
+					`instance web-2: the create's response was lost (send 2 of 3): looking for an instance named "web-2" for up to 30s`,
+					`instance web-2: nothing named "web-2" showed: sent again, 3 of 3`,
+					`instance web-2: the create's response was lost (send 3 of 3): looking for an instance named "web-2" for up to 30s`,
+				}
+				assert.Equal(t, want, lines[:len(lines)-1])
+			})
 		})
 	}
 }

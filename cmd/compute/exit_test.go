@@ -113,7 +113,7 @@ func TestExitCodesOverTime(t *testing.T) {
 			args: []string{"volume", "list"}, code: exitOther, stderr: "503"},
 		{name: "not created", fault: computetest.Rule{Match: computetest.Match{Method: http.MethodPost}, Times: 3,
 			Fault: computetest.Fault{Drop: true}},
-			args: createWeb2, code: exitNotCreated, stderr: "not created"},
+			args: createWeb2, code: exitNotCreated, stderr: "no instance was created"},
 		{name: "other: --timeout", fault: computetest.Rule{Match: computetest.Match{Method: http.MethodGet},
 			Fault: computetest.Fault{Latency: time.Hour}},
 			args: []string{"instance", "list", "--timeout", "90s"}, code: exitOther, stderr: "deadline exceeded"},

@@ -73,7 +73,7 @@ a second one. Its mount path is set once it is created: --wait waits for it.`,
 		Args:    cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
 			req.Type = compute.FilesystemType(typ)
-			f, err := c.Filesystems.CreateOnce(ctx, &req, retryNotCreated)
+			f, err := c.Filesystems.CreateOnce(ctx, &req, a.once(filesystemKind, req.Name))
 			if err != nil {
 				return err
 			}

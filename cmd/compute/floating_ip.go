@@ -77,7 +77,7 @@ once it is created: --wait waits for it.`,
 		Args:    cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
 			req.Version = compute.IPVersion(version)
-			f, err := c.FloatingIPs.CreateOnce(ctx, &req, retryNotCreated)
+			f, err := c.FloatingIPs.CreateOnce(ctx, &req, a.once(floatingIPKind, req.Name))
 			if err != nil {
 				return err
 			}

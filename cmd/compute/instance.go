@@ -126,7 +126,7 @@ active, showing its status on a terminal.`,
 			var inst *compute.Instance
 			err = refs.call(ctx, c, func() error {
 				var err error
-				inst, err = c.Instances.CreateOnce(ctx, &req, retryNotCreated)
+				inst, err = c.Instances.CreateOnce(ctx, &req, a.once(instanceKind, req.Name))
 				return err
 			})
 			if err != nil {
@@ -333,7 +333,7 @@ name that already exists is adopted and printed instead of taking a second one.`
 		Args:    exactArgs(instanceKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
 			snap, err := callByID(ctx, c, instanceKind, args[0], func(id string) (*compute.Snapshot, error) {
-				return c.Snapshots.CreateOnce(ctx, id, &req, retryNotCreated)
+				return c.Snapshots.CreateOnce(ctx, id, &req, a.once(snapshotKind, req.Name))
 			})
 			if err != nil {
 				return err

@@ -85,7 +85,7 @@ are reserved names.`,
 			if req.Rules, err = parseRules(rules); err != nil {
 				return err
 			}
-			g, err := c.SecurityGroups.CreateOnce(ctx, &req, retryNotCreated)
+			g, err := c.SecurityGroups.CreateOnce(ctx, &req, a.once(securityGroupKind, req.Name))
 			if err != nil {
 				return err
 			}

@@ -134,7 +134,7 @@ that already exists is adopted and printed instead of making a second one.`,
 		Args:    exactArgs(snapshotKind.arg),
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, args []string) error {
 			snap, err := callByID(ctx, c, snapshotKind, args[0], func(id string) (*compute.Snapshot, error) {
-				return c.Snapshots.CloneOnce(ctx, id, &req, retryNotCreated)
+				return c.Snapshots.CloneOnce(ctx, id, &req, a.once(snapshotKind, req.Name))
 			})
 			if err != nil {
 				return err
@@ -164,7 +164,7 @@ adopted and printed instead of importing a second one.`,
       --url https://images.example.com/debian-custom.raw.zst --wait`,
 		Args: cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
-			snap, err := c.Snapshots.ImportOnce(ctx, &req, retryNotCreated)
+			snap, err := c.Snapshots.ImportOnce(ctx, &req, a.once(snapshotKind, req.Name))
 			if err != nil {
 				return err
 			}

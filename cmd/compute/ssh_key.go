@@ -70,7 +70,7 @@ twice. A private key is refused before anything is sent.`,
 			if err != nil {
 				return err
 			}
-			k, err := c.SSHKeys.CreateOnce(ctx, &compute.SSHKeyCreateRequest{Name: name, Value: strings.TrimSpace(value)}, retryNotCreated)
+			k, err := c.SSHKeys.CreateOnce(ctx, &compute.SSHKeyCreateRequest{Name: name, Value: strings.TrimSpace(value)}, a.once(sshKeyKind, name))
 			if err != nil {
 				return err
 			}

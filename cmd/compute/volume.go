@@ -73,7 +73,7 @@ one. Attach it with "compute instance attach-volume" once it is created.`,
 		Args:    cobra.NoArgs,
 		RunE: a.runner(func(ctx context.Context, c *compute.Client, _ *cobra.Command, _ []string) error {
 			req.Type = compute.VolumeType(typ)
-			v, err := c.Volumes.CreateOnce(ctx, &req, retryNotCreated)
+			v, err := c.Volumes.CreateOnce(ctx, &req, a.once(volumeKind, req.Name))
 			if err != nil {
 				return err
 			}
