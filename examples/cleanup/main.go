@@ -40,7 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	prefix := fs.String("prefix", "", "delete resources whose name starts with this (required)")
 	force := fs.Bool("force", false, "also delete termination-protected instances")
-	dryRun := fs.Bool("dry-run", false, "only print what would be deleted")
+	dryRun := fs.Bool("dry-run", false, "only print what the run would do (delete, or keep a protected instance), deleting nothing")
 	yes := fs.Bool("yes", false, "allow deleting on a real service")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -74,7 +74,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // target is one resource to delete.
-type target struct{ id, name string }
+type target struct {
+	id, name string
+	// protected says the list showed termination protection on (an instance), which keeps it
+	// unless -force is given.
+	protected bool
+}
 
 // kind is one kind of resource: its matching resources, and how to delete one and wait until it
 // is gone.
@@ -107,18 +112,34 @@ func (cl *cleaner) run(ctx context.Context) error {
 		var wg sync.WaitGroup
 		for _, t := range targets {
 			if cl.dryRun {
-				fmt.Fprintf(cl.out, "would delete %s %s %s\n", k.name, t.id, t.name)
+				cl.plan(k, t)
 				continue
 			}
 			wg.Go(func() { cl.delete(ctx, k, t) })
 		}
 		wg.Wait()
 	}
+	if cl.dryRun {
+		fmt.Fprintf(cl.out, "would delete %d, keep %d\n", cl.deleted, cl.kept)
+		return nil
+	}
 	fmt.Fprintf(cl.out, "deleted %d, kept %d, failed %d\n", cl.deleted, cl.kept, cl.fails)
 	if cl.fails > 0 {
 		return fmt.Errorf("%d deletions failed", cl.fails)
 	}
 	return nil
+}
+
+// plan says what the run would do with one resource, as it would do it: a protected instance is
+// kept without -force, as the service refuses its delete.
+func (cl *cleaner) plan(k kind, t target) {
+	if t.protected && !cl.force {
+		fmt.Fprintf(cl.out, "would keep %s %s %s: termination protected (use -force)\n", k.name, t.id, t.name)
+		cl.kept++
+		return
+	}
+	fmt.Fprintf(cl.out, "would delete %s %s %s\n", k.name, t.id, t.name)
+	cl.deleted++
 }
 
 // delete deletes one resource and waits until it is gone. The service refuses to delete a
@@ -149,19 +170,19 @@ func (cl *cleaner) kinds() []kind {
 		opts = append(opts, compute.RemoveProtection())
 	}
 	return []kind{
-		{"instance", finder(c.Instances.All, func(v compute.Instance) target { return target{v.ID, v.Name} }),
+		{"instance", finder(c.Instances.All, func(v compute.Instance) target { return target{v.ID, v.Name, v.IsProtected} }),
 			func(ctx context.Context, id string) error { return c.Instances.DeleteAndWait(ctx, id, opts...) }},
-		{"snapshot", finder(c.Snapshots.All, func(v compute.Snapshot) target { return target{v.ID, v.Name} }),
+		{"snapshot", finder(c.Snapshots.All, func(v compute.Snapshot) target { return target{id: v.ID, name: v.Name} }),
 			func(ctx context.Context, id string) error { return c.Snapshots.DeleteAndWait(ctx, id) }},
-		{"volume", finder(c.Volumes.All, func(v compute.Volume) target { return target{v.ID, v.Name} }),
+		{"volume", finder(c.Volumes.All, func(v compute.Volume) target { return target{id: v.ID, name: v.Name} }),
 			func(ctx context.Context, id string) error { return c.Volumes.DeleteAndWait(ctx, id) }},
-		{"filesystem", finder(c.Filesystems.All, func(v compute.Filesystem) target { return target{v.ID, v.Name} }),
+		{"filesystem", finder(c.Filesystems.All, func(v compute.Filesystem) target { return target{id: v.ID, name: v.Name} }),
 			func(ctx context.Context, id string) error { return c.Filesystems.DeleteAndWait(ctx, id) }},
-		{"floating-ip", finder(c.FloatingIPs.All, func(v compute.FloatingIP) target { return target{v.ID, v.Name} }),
+		{"floating-ip", finder(c.FloatingIPs.All, func(v compute.FloatingIP) target { return target{id: v.ID, name: v.Name} }),
 			func(ctx context.Context, id string) error { return c.FloatingIPs.DeleteAndWait(ctx, id) }},
-		{"security-group", finder(c.SecurityGroups.All, func(v compute.SecurityGroup) target { return target{v.ID, v.Name} }),
+		{"security-group", finder(c.SecurityGroups.All, func(v compute.SecurityGroup) target { return target{id: v.ID, name: v.Name} }),
 			func(ctx context.Context, id string) error { return c.SecurityGroups.DeleteAndWait(ctx, id) }},
-		{"ssh-key", finder(c.SSHKeys.All, func(v compute.SSHKey) target { return target{v.ID, v.Name} }),
+		{"ssh-key", finder(c.SSHKeys.All, func(v compute.SSHKey) target { return target{id: v.ID, name: v.Name} }),
 			func(ctx context.Context, id string) error { return c.SSHKeys.DeleteAndWait(ctx, id) }},
 	}
 }

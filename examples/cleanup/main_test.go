@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -41,7 +42,8 @@ func TestCleanupDryRunAndGuards(t *testing.T) {
 		require.Equal(t, 0, run(context.Background(), []string{"-prefix", "test-", "-dry-run"}, &out, &errOut))
 		assert.Contains(t, out.String(), "would delete instance ins-000001")
 		assert.Contains(t, out.String(), "would delete ssh-key")
-		assert.Contains(t, out.String(), "deleted 0, kept 0, failed 0")
+		assert.Contains(t, out.String(), "would keep instance ins-000002 test-vm-protected: termination protected (use -force)")
+		assert.Contains(t, out.String(), "would delete 9, keep 1")
 
 		assert.Equal(t, 2, run(context.Background(), nil, &out, &errOut), "no prefix")
 	})
@@ -116,4 +118,45 @@ func inventory(t *testing.T, c *compute.Client) []string {
 	}
 	slices.Sort(lines)
 	return lines
+}
+
+// -dry-run plans exactly what the run does: what it would delete is what the run deletes, and what
+// it would keep (a protected instance, without -force) is what the run keeps.
+func TestCleanupDryRunPlansTheRun(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		t.Run(fmt.Sprintf("force=%v", force), func(t *testing.T) {
+			args := []string{"-prefix", "test-"}
+			if force {
+				args = append(args, "-force")
+			}
+			plan, did := map[string]bool{}, map[string]bool{}
+			embedded(t, func(t *testing.T) {
+				var out, errOut bytes.Buffer
+				require.Equal(t, 0, run(context.Background(), append(args, "-dry-run"), &out, &errOut), errOut.String())
+				for _, line := range strings.Split(out.String(), "\n") {
+					if f := strings.Fields(line); len(f) >= 4 && f[0] == "would" && !strings.HasSuffix(f[2], ",") {
+						plan[f[1]+" "+f[2]+" "+f[3]] = true
+					}
+				}
+			})
+			embedded(t, func(t *testing.T) {
+				var out, errOut bytes.Buffer
+				require.Equal(t, 0, run(context.Background(), args, &out, &errOut), errOut.String())
+				for _, line := range strings.Split(out.String(), "\n") {
+					f := strings.Fields(line)
+					if len(f) < 3 || strings.HasSuffix(f[1], ",") {
+						continue
+					}
+					switch f[0] {
+					case "deleted":
+						did["delete "+f[1]+" "+strings.TrimSuffix(f[2], ":")] = true
+					case "keep":
+						did["keep "+f[1]+" "+strings.TrimSuffix(f[2], ":")] = true
+					}
+				}
+			})
+			assert.NotEmpty(t, plan)
+			assert.Equal(t, did, plan)
+		})
+	}
 }
