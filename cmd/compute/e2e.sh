@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The compute CLI against the compute-fake binary, as a user's script uses it: installed with
 # go install, configured by environment variables, results read from stdout with a JSON tool
-# (python3), failures told apart by exit code. It runs the README's worked example (with a
-# context, a name where an ID goes and describe), then a create
-# whose response is lost (injected through compute-fake's control endpoint) and its rerun, which
-# must adopt the instance instead of creating a second one. .ci/run runs it.
+# (python3), failures told apart by exit code. It runs the README's worked example as the script it
+# says to save (and once with its fake's port taken, where it must stop before any compute command),
+# its steps again with a context, a name where an ID goes and describe, then a create whose
+# response is lost (injected through compute-fake's control endpoint) and its rerun, which must
+# adopt the instance instead of creating a second one, a stop and a delete of several IDs in one
+# command, and a fleet of processes (xargs -P). .ci/run runs it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,30 +65,35 @@ done
 [ -n "$url" ] || { cat "$work/fake.log"; fail "compute-fake did not start"; }
 echo "compute-fake at $url"
 
-echo "== the README's start of compute-fake ends on its own when the port is taken, and its last line stops it"
-# readme_fake ADDR: the README's lines that start compute-fake (on ADDR, in $work), then its last line.
-readme_fake() {
-  {
-    sed -n '/^## A worked example/,/^```$/p' "$here/README.md" | sed -n '/^go build /,/^grep -q /p'
-    echo 'echo "fake pid $fake"'
-    sed -n '/^## A worked example/,/^```$/p' "$here/README.md" | grep '^kill "$fake"$'
-  } | sed "s#127.0.0.1:8080#$1#g; s#/tmp/compute-fake#$work/readme-fake#g" >"$work/readme-fake.sh"
-  (cd "$root" && timeout 60 bash "$work/readme-fake.sh")
+echo "== the README's worked example, run as the script it says to save"
+# readme_example [ADDR]: the README's worked example as a script, its files in $work, compute-fake on
+# ADDR instead of a free port when given; a compute on PATH that logs each run to $work/shim.log.
+readme_example() {
+  mkdir -p "$work/shim" "$work/readme"
+  printf '#!/usr/bin/env bash\necho "$*" >>"%s/shim.log"\nexec "%s/bin/compute" "$@"\n' "$work" "$work" >"$work/shim/compute"
+  chmod +x "$work/shim/compute"
+  rm -f "$work/shim.log"
+  sed -n '/^## A worked example/,/^```$/p' "$here/README.md" | sed '1,/^```sh$/d; /^```$/d' |
+    sed "s#/tmp/#$work/readme/#g" >"$work/readme-example.sh"
+  if [ -n "${1:-}" ]; then sed -i "s#-addr 127.0.0.1:0#-addr $1#" "$work/readme-example.sh"; fi
+  (cd "$root" && env -u COMPUTE_API_URL -u COMPUTE_API_TOKEN PATH="$work/shim:$PATH" timeout 120 bash "$work/readme-example.sh")
 }
 taken=${url#http://}
 start=$(date +%s)
-readme_fake "$taken" >"$work/readme-fake-taken.out" 2>&1 || true # its last line finds nothing to stop
-[ $(($(date +%s) - start)) -lt 30 ] || fail "the README's start ended within its bound"
-grep -q "address already in use" "$work/readme-fake-taken.out" || fail "it says why: $(cat "$work/readme-fake-taken.out")"
-pid=$(sed -n 's/^fake pid //p' "$work/readme-fake-taken.out")
-! kill -0 "$pid" 2>/dev/null || fail "nothing is left running"
-pass "the README's start ends when compute-fake cannot listen, saying why"
-free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-readme_fake "127.0.0.1:$free" >"$work/readme-fake-free.out" 2>&1 || fail "the README's start and stop: $(cat "$work/readme-fake-free.out")"
-pid=$(sed -n 's/^fake pid //p' "$work/readme-fake-free.out")
-for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-! kill -0 "$pid" 2>/dev/null || { kill -9 "$pid"; fail "the README's last line stops the compute-fake it started"; }
-pass "the README's last line stops the compute-fake its first lines started"
+set +e
+readme_example "$taken" >"$work/readme-taken.out" 2>&1
+rc=$?
+set -e
+[ "$rc" != 0 ] || fail "the example stops when its fake cannot listen: $(cat "$work/readme-taken.out")"
+[ $(($(date +%s) - start)) -lt 60 ] || fail "the example's start ended within its bound"
+grep -q "address already in use" "$work/readme-taken.out" || fail "it says why: $(cat "$work/readme-taken.out")"
+[ ! -e "$work/shim.log" ] || fail "no compute command ran against what holds the port: $(cat "$work/shim.log")"
+pass "the README's example stops, saying why, when compute-fake cannot listen; no compute command ran"
+readme_example >"$work/readme-free.out" 2>&1 || fail "the README's example runs whole: $(tail -20 "$work/readme-free.out")"
+grep -q "instance create" "$work/shim.log" && grep -q "ssh-key delete" "$work/shim.log" || fail "the example ran its commands: $(cat "$work/shim.log")"
+pid=$(pgrep -f "$work/readme/compute-fake" || true)
+[ -z "$pid" ] || { kill "$pid"; fail "the README's last line stops the compute-fake it started"; }
+pass "the README's example runs whole against its own compute-fake, and its last line stops it"
 
 echo "== the README's worked example"
 export COMPUTE_API_URL="$url" COMPUTE_API_TOKEN=Zq8Wv3Xj7Lm2Rt9Hk4Pd
@@ -187,6 +194,33 @@ set -e
 [ "$(grep -c 'Redis is unavailable' "$work/redis.err")" = 1 ] || fail "the Redis warning comes once: $(cat "$work/redis.err")"
 ! grep -q '^redis:' "$work/redis.err" || fail "the Redis client logged on stderr: $(cat "$work/redis.err")"
 pass "Redis down: one warning on stderr, nothing else from Redis"
+
+echo "== several resources in one command, and a fleet of processes"
+fleet=()
+for i in 1 2 3 4 5 6 7 8; do
+  fleet+=("$(compute instance create --name "fleet-$i" --type vcpu-2_memory-4g --region NORD-NO-KRS-1 --image ubuntu-24.04 --ssh-key "$key" -o id)")
+done
+compute instance wait "${fleet[0]}" --status active -o id >/dev/null
+set +e
+compute instance stop "${fleet[0]}" fleet-2 "${fleet[2]}" --wait -o id >"$work/stop.out" 2>"$work/stop.err"
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "stop of three instances: exit $rc: $(cat "$work/stop.err")"
+[ "$(wc -l <"$work/stop.out")" = 3 ] && [ "$(grep -c ': stopped$' "$work/stop.err")" = 3 ] ||
+  fail "three IDs on stdout, a line each on stderr: $(cat "$work/stop.out" "$work/stop.err")"
+set +e
+compute instance delete "${fleet[0]}" fleet-2 "${fleet[2]}" no-such-instance >/dev/null 2>"$work/delete.err"
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "a several-ID delete with one missing exits 3 (the worst), not $rc: $(cat "$work/delete.err")"
+[ "$(grep -c ': delete requested$' "$work/delete.err")" = 3 ] && grep -q '^compute: instance no-such-instance: no instance has the ID or the name' "$work/delete.err" ||
+  fail "a line per resource: $(cat "$work/delete.err")"
+compute instance delete "${fleet[0]}" fleet-2 "${fleet[2]}" --wait 2>"$work/delete.err" || fail "delete --wait of three being deleted: $(cat "$work/delete.err")"
+[ "$(grep -c ': deleted$' "$work/delete.err")" = 3 ] || fail "a line per resource: $(cat "$work/delete.err")"
+pass "stop and delete of several IDs and names in one command: a line each, the worst exit code"
+printf '%s\n' "${fleet[@]:3}" | xargs -P5 -n1 compute instance delete --wait 2>"$work/xargs.err" || fail "xargs -P5 compute instance delete: $(cat "$work/xargs.err")"
+[ -z "$(compute instance list -o name | grep '^fleet-' || true)" ] || fail "the fleet is gone: $(compute instance list -o name)"
+pass "a fleet of processes (xargs -P5 compute instance delete) deletes every instance"
 
 echo "== clean up"
 compute instance delete "$first" --wait
