@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"slices"
@@ -94,6 +95,32 @@ func (e *APIError) Error() string {
 	}
 	fmt.Fprintf(&b, "attempts=%d]", e.Attempts)
 	return b.String()
+}
+
+// LogValue makes log/slog write e as a group of attributes rather than one string: status, code,
+// message, method, path, request_id, attempts and retry_after, those that are set. Each string is
+// cut as the error's own are; none holds the token. A nil e logs as nothing.
+func (e *APIError) LogValue() slog.Value {
+	if e == nil {
+		return slog.AnyValue(nil)
+	}
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.Int("status", e.StatusCode))
+	if e.Code != "" {
+		attrs = append(attrs, slog.String("code", cutString(string(e.Code))))
+	}
+	if e.Message != "" {
+		attrs = append(attrs, slog.String("message", cutString(e.Message)))
+	}
+	attrs = append(attrs, slog.String("method", cutString(e.Method)), slog.String("path", cutString(e.Path)))
+	if e.RequestID != "" {
+		attrs = append(attrs, slog.String("request_id", cutString(e.RequestID)))
+	}
+	attrs = append(attrs, slog.Int("attempts", e.Attempts))
+	if e.RetryAfter > 0 {
+		attrs = append(attrs, slog.Duration("retry_after", e.RetryAfter))
+	}
+	return slog.GroupValue(attrs...)
 }
 
 // Is matches an [ErrorCode] equal to e.Code, and the sentinel of e's status class (see [ErrNotFound]
@@ -284,6 +311,16 @@ const (
 	maxListed = 10
 	maxQuoted = 64
 )
+
+// LogValue makes log/slog write e as a group of attributes: the first field and its reason, and
+// how many problems there are. A nil e logs as nothing.
+func (e *ValidationError) LogValue() slog.Value {
+	if e == nil {
+		return slog.AnyValue(nil)
+	}
+	return slog.GroupValue(slog.String("field", cutString(e.Field)), slog.String("reason", cutString(e.Reason)),
+		slog.Int("problems", max(len(e.Problems), 1)))
+}
 
 // Is makes errors.Is(err, ErrInvalidRequest) hold.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidRequest }

@@ -2,12 +2,15 @@ package compute
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -390,4 +393,59 @@ func TestValidationErrorTextIsBounded(t *testing.T) {
 	two := &InstanceCreateRequest{Hostname: "h", Type: "t", Region: "r", Image: "i", SSHKeys: []string{"k"}, DiskSize: 10}
 	assert.Equal(t, "compute: invalid request: 2 problems: name: is required; disk_size: must be at least 80 GiB (or 0 for the default), got 10",
 		two.Validate().Error())
+}
+
+// TestAPIErrorLogsAsAttributes: slog's JSON handler writes an *APIError as an object of its fields,
+// without the token the service echoed, and with the service's text cut as the error's own is.
+func TestAPIErrorLogsAsAttributes(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "rid-1")
+		w.Header().Set("Retry-After", "7")
+		replyJSON(w, http.StatusConflict, map[string]string{"code": "02038",
+			"message": "protected; you sent " + r.Header.Get("Authorization") + strings.Repeat(" and more", 2<<10)})
+	}, WithoutRetries())
+	err := c.Instances.Delete(context.Background(), "ins-1")
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+
+	var out strings.Builder
+	slog.New(slog.NewJSONHandler(&out, nil)).Error("delete failed", "err", apiErr)
+	requireNoToken(t, out.String())
+	var line struct {
+		Err map[string]any `json:"err"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &line), out.String())
+	msg, _ := line.Err["message"].(string)
+	assert.True(t, strings.HasPrefix(msg, "protected; you sent Bearer [REDACTED] and more"), msg)
+	assert.LessOrEqual(t, len(msg), maxErrorString)
+	delete(line.Err, "message")
+	assert.Equal(t, map[string]any{"status": 409.0, "code": "02038", "method": "DELETE",
+		"path": "/compute/v1/instances/ins-1", "request_id": "rid-1", "attempts": 1.0, "retry_after": float64(7 * time.Second)}, line.Err)
+
+	// A value built by hand is bounded too, and a nil one logs as nothing rather than panicking.
+	out.Reset()
+	slog.New(slog.NewJSONHandler(&out, nil)).Error("x", "err", &APIError{StatusCode: 500, Message: strings.Repeat("é", 1<<20)})
+	assert.Less(t, out.Len(), 2*maxErrorString)
+	assert.True(t, utf8.ValidString(out.String()))
+	out.Reset()
+	slog.New(slog.NewJSONHandler(&out, nil)).Error("x", "err", (*APIError)(nil))
+	assert.Contains(t, out.String(), `"err":null`)
+}
+
+// TestValidationErrorLogsAsAttributes: a *ValidationError logs its first field and reason, and
+// how many problems there are.
+func TestValidationErrorLogsAsAttributes(t *testing.T) {
+	t.Parallel()
+	err := (&InstanceCreateRequest{Name: "x"}).Validate()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	var out strings.Builder
+	slog.New(slog.NewJSONHandler(&out, nil)).Error("refused", "err", ve)
+	var line struct {
+		Err map[string]any `json:"err"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &line), out.String())
+	assert.Equal(t, map[string]any{"field": ve.Field, "reason": ve.Reason, "problems": float64(len(ve.Problems))}, line.Err)
+	assert.Greater(t, len(ve.Problems), 1)
 }

@@ -159,6 +159,7 @@ const snippetPrelude = `import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -171,6 +172,7 @@ var (
 	_ = errors.Is
 	_ = fmt.Sprint
 	_ = log.Println
+	_ = slog.Info
 	_ atomic.Int64
 	_ = time.Second
 	_ context.Context
