@@ -42,6 +42,7 @@ var apiModules = []struct{ name, dir string }{
 	{"compute", "."},
 	{"otel", "otel"},
 	{"ratelimit-redis", "ratelimit/redis"},
+	{"ratelimit-file", "ratelimit/file"},
 }
 
 func TestAPIFiles(t *testing.T) {

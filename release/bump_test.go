@@ -36,12 +36,14 @@ var tree = map[string]string{
 	"CHANGELOG.md": "# Changelog\n\n## Unreleased (v0.3.0)\n\n- New.\n\n## v0.2.0 (2026-11-28)\n\n- Old.\n",
 	"client.go":    "package compute\n\n// Version is the SDK's version.\nconst Version = \"0.3.0\"\n",
 	"go.mod":       "module github.com/compute-sdk/compute-go\n\ngo 1.25.0\n",
-	"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/redis\n\t./tool\n)\n\n" +
+	"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/file\n\t./ratelimit/redis\n\t./tool\n)\n\n" +
 		"replace github.com/compute-sdk/compute-go v0.2.0 => ./\n\n" +
 		"replace github.com/compute-sdk/compute-go/ratelimit/redis v0.2.0 => ./ratelimit/redis\n",
 	"otel/go.mod": "module github.com/compute-sdk/compute-go/otel\n\ngo 1.25.0\n\n" +
 		"require (\n\tgithub.com/compute-sdk/compute-go v0.2.0\n\tgo.opentelemetry.io/otel v1.46.0\n)\n",
 	"ratelimit/redis/go.mod": "module github.com/compute-sdk/compute-go/ratelimit/redis\n\ngo 1.25.0\n\n" +
+		"require github.com/compute-sdk/compute-go v0.2.0\n",
+	"ratelimit/file/go.mod": "module github.com/compute-sdk/compute-go/ratelimit/file\n\ngo 1.25.0\n\n" +
 		"require github.com/compute-sdk/compute-go v0.2.0\n",
 	"tool/go.mod": "module example.com/tool\n\ngo 1.25.0\n\nrequire github.com/compute-sdk/compute-go/otel v0.2.0\n",
 	"cmd/compute/go.mod": "module github.com/compute-sdk/compute-go/cmd/compute\n\ngo 1.25.0\n\n" +
@@ -57,13 +59,15 @@ func TestBump(t *testing.T) {
 	want := map[string]string{
 		"CHANGELOG.md": "# Changelog\n\n## v0.3.0 (2026-12-01)\n\n- New.\n\n## v0.2.0 (2026-11-28)\n\n- Old.\n",
 		"client.go":    tree["client.go"],
-		"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/redis\n\t./tool\n)\n\n" +
+		"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/file\n\t./ratelimit/redis\n\t./tool\n)\n\n" +
 			"replace github.com/compute-sdk/compute-go v0.3.0 => ./\n\n" +
 			"replace github.com/compute-sdk/compute-go/otel v0.3.0 => ./otel\n\n" +
 			"replace github.com/compute-sdk/compute-go/ratelimit/redis v0.3.0 => ./ratelimit/redis\n",
 		"otel/go.mod": "module github.com/compute-sdk/compute-go/otel\n\ngo 1.25.0\n\n" +
 			"require (\n\tgithub.com/compute-sdk/compute-go v0.3.0\n\tgo.opentelemetry.io/otel v1.46.0\n)\n",
 		"ratelimit/redis/go.mod": "module github.com/compute-sdk/compute-go/ratelimit/redis\n\ngo 1.25.0\n\n" +
+			"require github.com/compute-sdk/compute-go v0.3.0\n",
+		"ratelimit/file/go.mod": "module github.com/compute-sdk/compute-go/ratelimit/file\n\ngo 1.25.0\n\n" +
 			"require github.com/compute-sdk/compute-go v0.3.0\n",
 		"tool/go.mod": "module example.com/tool\n\ngo 1.25.0\n\nrequire github.com/compute-sdk/compute-go/otel v0.3.0\n",
 		"cmd/compute/go.mod": "module github.com/compute-sdk/compute-go/cmd/compute\n\ngo 1.25.0\n\n" +

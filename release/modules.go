@@ -16,6 +16,7 @@ var modules = []struct{ dir, tagPrefix string }{
 	{".", ""},
 	{"otel", "otel/"},
 	{"ratelimit/redis", "ratelimit/redis/"},
+	{"ratelimit/file", "ratelimit/file/"},
 	{"cmd/compute", "cmd/compute/"},
 }
 

@@ -22,6 +22,7 @@ func TestWriteProxy(t *testing.T) {
 		"otel/go.mod":            "module github.com/compute-sdk/compute-go/otel\n\ngo 1.25.0\n\nrequire github.com/compute-sdk/compute-go v0.3.0\n",
 		"otel/otel.go":           "package computeotel\n",
 		"ratelimit/redis/go.mod": "module github.com/compute-sdk/compute-go/ratelimit/redis\n\ngo 1.25.0\n",
+		"ratelimit/file/go.mod":  "module github.com/compute-sdk/compute-go/ratelimit/file\n\ngo 1.25.0\n",
 		"cmd/compute/go.mod":     "module github.com/compute-sdk/compute-go/cmd/compute\n\ngo 1.25.0\n",
 		"cmd/compute/main.go":    "package main\n",
 	}

@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -50,6 +51,7 @@ func TestAFullDiskFallsBackOnceAndReturns(t *testing.T) {
 	assert.Contains(t, reports[0].Error(), "pacing this process alone")
 	assert.Contains(t, reports[0].Error(), "no space left on device")
 	assert.NotContains(t, reports[0].Error(), "SECRET")
+	assert.Equal(t, 1, strings.Count(reports[0].Error(), "ratelimit/file:"), "one prefix: %v", reports[0])
 	mu.Unlock()
 
 	full.Store(false)

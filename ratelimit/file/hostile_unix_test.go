@@ -118,7 +118,7 @@ func TestAHostileFileIsRefusedAndReset(t *testing.T) {
 
 			fi, err := os.Lstat(l.Path())
 			require.NoError(t, err)
-			assert.True(t, fi.Mode().IsRegular(), "a regular file, not %s", fi.Mode())
+			require.True(t, fi.Mode().IsRegular(), "a regular file, not %s", fi.Mode())
 			assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 			assert.Equal(t, int64(ratelimitfile.RecordSize), fi.Size())
 			st := fi.Sys().(*syscall.Stat_t)

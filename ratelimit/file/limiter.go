@@ -144,9 +144,17 @@ func WithErrorHandler(h func(error)) Option {
 // DefaultDir returns the directory of the budgets' files when [WithDir] is not given:
 // compute-go/ratelimit in the user's cache directory ([os.UserCacheDir]).
 func DefaultDir() (string, error) {
+	dir, err := defaultDir()
+	if err != nil {
+		return "", fmt.Errorf("ratelimit/file: %w", err)
+	}
+	return dir, nil
+}
+
+func defaultDir() (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("ratelimit/file: no cache directory: %w", err)
+		return "", fmt.Errorf("no cache directory: %w", err)
 	}
 	return filepath.Join(cache, "compute-go", "ratelimit"), nil
 }
@@ -182,7 +190,7 @@ func New(token string, opts ...Option) (*Limiter, error) {
 		interval: time.Duration(float64(time.Second) / cfg.rps),
 	}
 	if l.dir == "" {
-		l.dir, l.dirErr = DefaultDir()
+		l.dir, l.dirErr = defaultDir()
 	}
 	if l.dirErr == nil {
 		l.path = filepath.Join(l.dir, Name(token))
@@ -378,7 +386,7 @@ func (l *Limiter) updateHeld(ctx context.Context, fn func(s *state, now int64) b
 				*refused = r
 			}
 			if err != nil {
-				return fmt.Errorf("ratelimit/file: %w", err)
+				return err
 			}
 			l.f = f
 		}
@@ -389,26 +397,23 @@ func (l *Limiter) updateHeld(ctx context.Context, fn func(s *state, now int64) b
 		_ = l.f.Close()
 		l.f = nil
 	}
-	return fmt.Errorf("ratelimit/file: %s was replaced twice in a row", l.path)
+	return fmt.Errorf("%s was replaced twice in a row", l.path)
 }
 
 // updateOpen is update on the open file, with l.fsem held.
 func (l *Limiter) updateOpen(ctx context.Context, fn func(s *state, now int64) bool, refused *error) (err error) {
 	f := l.f
 	if err := lock(ctx, f); err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
-		return fmt.Errorf("ratelimit/file: %w", err)
+		return err
 	}
 	defer func() {
 		if uerr := unlock(f); uerr != nil && err == nil {
-			err = fmt.Errorf("ratelimit/file: unlocking %s: %w", l.path, uerr)
+			err = fmt.Errorf("unlocking %s: %w", l.path, uerr)
 		}
 	}()
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("ratelimit/file: %w", err)
+		return err
 	}
 	if li, err := os.Lstat(l.path); err != nil || !os.SameFile(fi, li) || checkFile(fi) != nil {
 		return errReplaced
@@ -416,14 +421,14 @@ func (l *Limiter) updateOpen(ctx context.Context, fn func(s *state, now int64) b
 	now := time.Now().UnixNano()
 	s, corrupt, err := readState(f, fi.Size(), now, l.step)
 	if err != nil {
-		return fmt.Errorf("ratelimit/file: reading %s: %w", l.path, err)
+		return fmt.Errorf("reading %s: %w", l.path, err)
 	}
 	if corrupt != nil {
 		*refused = fmt.Errorf("%s refused and reset: %w", l.path, corrupt)
 	}
 	if fn(&s, now) || corrupt != nil || fi.Size() != recordSize {
 		if err := writeState(f, s, fi.Size()); err != nil {
-			return fmt.Errorf("ratelimit/file: writing %s: %w", l.path, err)
+			return fmt.Errorf("writing %s: %w", l.path, err)
 		}
 	}
 	return nil

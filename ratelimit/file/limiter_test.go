@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,33 +92,39 @@ func TestLimitersOnOneTokenShareOneBudget(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	checkGrants(t, dues, seqs, rps)
+	checkGrants(t, dues, seqs, rps, 16)
 	for _, r := range all {
 		assert.Empty(t, r.all(), "nothing to report")
 	}
 }
 
-// checkGrants checks the grants a fleet got at rps from one budget: numbered 1 to n without a gap
-// or a repeat, each due at least an interval (with headroom) after the one before, and as many as
-// the rate allows over their span, give or take one.
-func checkGrants(t *testing.T, dues []time.Time, seqs []uint64, rps float64) {
+// checkGrants checks the grants that callers of one budget at rps got: each number once (a grant
+// reserved for a caller whose context ended before it was due is lost, at most one for each of
+// the callers), each due at least an interval (with headroom) for each number after the one
+// before, and as many as the rate allows over their span, give or take one.
+func checkGrants(t *testing.T, dues []time.Time, seqs []uint64, rps float64, callers int) {
 	t.Helper()
 	require.Greater(t, len(seqs), 10)
-	sorted := slices.Clone(seqs)
-	slices.Sort(sorted)
-	for i, s := range sorted {
-		require.Equal(t, uint64(i+1), s, "grant numbers: every grant is in the one budget, none twice")
+	type grant struct {
+		seq uint64
+		due time.Time
 	}
-	byDue := make([]time.Time, len(dues))
-	for i, s := range seqs {
-		byDue[s-1] = dues[i]
+	grants := make([]grant, len(seqs))
+	for i := range seqs {
+		grants[i] = grant{seqs[i], dues[i]}
 	}
+	slices.SortFunc(grants, func(a, b grant) int { return int(a.seq) - int(b.seq) })
+	for i := 1; i < len(grants); i++ {
+		require.NotEqual(t, grants[i-1].seq, grants[i].seq, "grant %d was given twice", grants[i].seq)
+	}
+	assert.LessOrEqual(t, int(grants[len(grants)-1].seq)-len(grants), callers, "grants lost")
 	step := ratelimitfile.Step(rps)
-	for i := 1; i < len(byDue); i++ {
-		require.GreaterOrEqual(t, byDue[i].Sub(byDue[i-1]), step-time.Microsecond, "grants %d and %d", i, i+1)
+	for i := 1; i < len(grants); i++ {
+		n := time.Duration(grants[i].seq - grants[i-1].seq)
+		require.GreaterOrEqual(t, grants[i].due.Sub(grants[i-1].due), n*step-time.Microsecond, "grants %d and %d", grants[i-1].seq, grants[i].seq)
 	}
-	span := byDue[len(byDue)-1].Sub(byDue[0])
-	assert.LessOrEqual(t, float64(len(byDue)-1), span.Seconds()*rps+1, "%d grants in %s", len(byDue), span)
+	span := grants[len(grants)-1].due.Sub(grants[0].due)
+	assert.LessOrEqual(t, float64(len(grants)-1), span.Seconds()*rps+1, "%d grants in %s", len(grants), span)
 }
 
 func TestTokensHaveTheirOwnBudgetAndTheFileHidesTheToken(t *testing.T) {
@@ -273,4 +280,28 @@ func TestThePackageDocSaysWhatHolds(t *testing.T) {
 	}
 	assert.NotRegexp(t, `(?i)\bseed\b|extended contract|\bD[0-9]+\b`, doc)
 	_ = errors.New
+}
+
+// TestNoCacheDirectoryFallsBack: without a cache directory (no HOME) New still succeeds, and the
+// limiter paces its process alone, reported once.
+func TestNoCacheDirectoryFallsBack(t *testing.T) {
+	for _, v := range []string{"HOME", "XDG_CACHE_HOME", "LocalAppData", "home"} {
+		t.Setenv(v, "")
+	}
+	if _, err := os.UserCacheDir(); err == nil {
+		t.Skip("this system has a cache directory without HOME")
+	}
+	r := &reports{}
+	l, err := ratelimitfile.New(testToken, ratelimitfile.WithRate(100), ratelimitfile.WithErrorHandler(r.handler))
+	require.NoError(t, err)
+	defer l.Close()
+	assert.Empty(t, l.Path())
+	for range 3 {
+		require.NoError(t, wait(context.Background(), l))
+	}
+	reports := r.all()
+	require.Len(t, reports, 1)
+	assert.Contains(t, reports[0].Error(), "pacing this process alone")
+	assert.Contains(t, reports[0].Error(), "no cache directory")
+	assert.Equal(t, 1, strings.Count(reports[0].Error(), "ratelimit/file:"), "one prefix: %v", reports[0])
 }

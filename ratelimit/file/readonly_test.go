@@ -23,8 +23,9 @@ type readOnlyResult struct {
 }
 
 // readOnlyScenario makes dir read-only, lets a limiter at 100 per second grant 5 attempts in it
-// (by the fallback: the file cannot be created), makes dir writable again and lets it grant once
-// more after its recheck period. The caller checks what it saw.
+// (by the fallback: the file cannot be created, also when it is tried again every 10 ms
+// meanwhile), makes dir writable again and lets it grant once more after its recheck period. The
+// caller checks what it saw.
 func readOnlyScenario(dir string) (res readOnlyResult, err error) {
 	if err := os.Chmod(dir, 0o500); err != nil {
 		return res, err
@@ -41,7 +42,7 @@ func readOnlyScenario(dir string) (res readOnlyResult, err error) {
 		return res, err
 	}
 	defer l.Close()
-	ratelimitfile.SetRecheck(l, 50*time.Millisecond)
+	ratelimitfile.SetRecheck(l, 10*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -54,7 +55,7 @@ func readOnlyScenario(dir string) (res readOnlyResult, err error) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return res, err
 	}
-	time.Sleep(60 * time.Millisecond) // the recheck period
+	time.Sleep(20 * time.Millisecond) // the recheck period
 	if err := wait(ctx, l); err != nil {
 		res.WaitErrors = append(res.WaitErrors, err.Error())
 	}

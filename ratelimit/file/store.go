@@ -64,10 +64,10 @@ func openFile(dir, path string) (f *os.File, refused error, err error) {
 		if !errors.As(err, &r) {
 			return f, refused, err
 		}
-		refused = fmt.Errorf("%s refused and replaced: %w", path, err)
 		if err := replace(dir, path); err != nil {
 			return nil, refused, fmt.Errorf("%s: %w; replacing it: %w", path, r, err)
 		}
+		refused = fmt.Errorf("%s refused and replaced: %w", path, r)
 	}
 	return nil, refused, fmt.Errorf("%s: refused three times", path)
 }

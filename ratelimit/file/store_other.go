@@ -18,7 +18,7 @@ func isSymlinkError(error) bool { return false }
 
 func checkFile(fi fs.FileInfo) *refusal {
 	if fi.Mode().Type() != 0 {
-		return &refusal{fmt.Sprintf("not a regular file (%s)", fi.Mode().Type())}
+		return &refusal{fmt.Sprintf("not a regular file (%s)", fi.Mode())}
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func isSymlinkError(err error) bool {
 // a file of the user's elsewhere).
 func checkFile(fi fs.FileInfo) *refusal {
 	if fi.Mode().Type() != 0 {
-		return &refusal{fmt.Sprintf("not a regular file (%s)", fi.Mode().Type())}
+		return &refusal{fmt.Sprintf("not a regular file (%s)", fi.Mode())}
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

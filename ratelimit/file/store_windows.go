@@ -23,7 +23,7 @@ func isSymlinkError(error) bool { return false }
 func checkFile(fi fs.FileInfo) *refusal {
 	switch {
 	case fi.Mode().Type() != 0:
-		return &refusal{fmt.Sprintf("not a regular file (%s)", fi.Mode().Type())}
+		return &refusal{fmt.Sprintf("not a regular file (%s)", fi.Mode())}
 	case fi.Mode().Perm()&0o200 == 0:
 		return &refusal{"read-only"}
 	}
