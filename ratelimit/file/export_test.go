@@ -34,14 +34,15 @@ func LockPath(path string) (release func(), err error) {
 
 // Budget is what a budget's record holds, for the tests.
 type Budget struct {
-	Step, Tat, Until, Sent, Resp, MinRTT int64
-	Seq                                  uint64
-	Armed                                bool
+	Step, Tat, Until, Sent, Resp, MinRTT, WideAt, Wide int64
+	Seq                                                uint64
+	Armed                                              bool
 }
 
 // Encode returns b as the file's record.
 func (b Budget) Encode() []byte {
-	return state{step: b.Step, tat: b.Tat, until: b.Until, sent: b.Sent, resp: b.Resp, minRTT: b.MinRTT, seq: b.Seq, armed: b.Armed}.encode()
+	return state{step: b.Step, tat: b.Tat, until: b.Until, sent: b.Sent, resp: b.Resp, minRTT: b.MinRTT,
+		wideAt: b.WideAt, wide: b.Wide, seq: b.Seq, armed: b.Armed}.encode()
 }
 
 // ReadBudget reads the budget in the file at path, at the current time.
@@ -51,11 +52,11 @@ func ReadBudget(path string) (Budget, error) {
 		return Budget{}, err
 	}
 	s, err := decode(b, time.Now().UnixNano())
-	return Budget{s.step, s.tat, s.until, s.sent, s.resp, s.minRTT, s.seq, s.armed}, err
+	return Budget{s.step, s.tat, s.until, s.sent, s.resp, s.minRTT, s.wideAt, s.wide, s.seq, s.armed}, err
 }
 
 // Step is the interval at rps with its headroom.
-func Step(rps float64) time.Duration { return time.Duration(stepOf(rps)) }
+func Step(rps float64) time.Duration { return time.Duration(spacing(intervalOf(rps), 0)) }
 
 // RecordSize is the size of the file.
 const RecordSize = recordSize

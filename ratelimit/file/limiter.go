@@ -16,12 +16,14 @@
 // The pacing is the one [compute.NewLimiter] describes, for all the processes together: grants at
 // least an interval (at the rate, less [compute.PacingHeadroom]) apart, whichever process takes
 // them; from the first 429 that any process sees, pacing from responses; each later 429 pauses
-// every process for its Retry-After. A caller whose deadline ends before its turn or a pause fails
-// at once; no wait outlives the caller's context.
+// every process for its Retry-After and widens the spacing of every process by
+// [compute.PacingWiden] of an interval (up to [compute.PacingWidenMax]), which narrows back by as
+// much for each [compute.PacingNarrow] without one. A caller whose deadline ends before its turn or
+// a pause fails at once; no wait outlives the caller's context.
 //
 // # The file
 //
-// The budget of a token lives in a file of 80 bytes in the directory of [WithDir], by default
+// The budget of a token lives in a file of 96 bytes in the directory of [WithDir], by default
 // compute-go/ratelimit in the user's cache directory ([os.UserCacheDir]: ~/.cache on Linux,
 // ~/Library/Caches on macOS, %LocalAppData% on Windows). Its name is a SHA-256 of the token ([Path]);
 // the token is never written. A process takes the file's lock (flock on Unix, LockFileEx on
@@ -71,7 +73,7 @@ const recheck = time.Second
 type Limiter struct {
 	dir, path string
 	dirErr    error // why no directory could be found (no cache directory)
-	step      int64 // nanoseconds, at the rate with headroom
+	ival      int64 // the interval at the rate, in nanoseconds
 	handler   func(error)
 	fallback  compute.Limiter
 	recheck   time.Duration
@@ -181,7 +183,7 @@ func New(token string, opts ...Option) (*Limiter, error) {
 	}
 	l := &Limiter{
 		dir:      cfg.dir,
-		step:     stepOf(cfg.rps),
+		ival:     intervalOf(cfg.rps),
 		handler:  cfg.handler,
 		fallback: fallback,
 		recheck:  recheck,
@@ -310,7 +312,7 @@ func (l *Limiter) waitFile(ctx context.Context) (g grant, failed bool, err error
 		var d int64
 		err := l.update(ctx, func(s *state, now int64) bool {
 			wasArmed := s.armed
-			v, d = s.ask(now, l.step, maxWait, rearm)
+			v, d = s.ask(now, l.ival, maxWait, rearm)
 			g = grant{due: time.Unix(0, now+d), seq: s.seq, armed: s.armed}
 			return v == granted || s.armed != wasArmed
 		})
@@ -419,7 +421,7 @@ func (l *Limiter) updateOpen(ctx context.Context, fn func(s *state, now int64) b
 		return errReplaced
 	}
 	now := time.Now().UnixNano()
-	s, corrupt, err := readState(f, fi.Size(), now, l.step)
+	s, corrupt, err := readState(f, fi.Size(), now, spacing(l.ival, 0))
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", l.path, err)
 	}

@@ -26,12 +26,14 @@ const maxPause = time.Hour
 // state is a budget: what every process using the token shares, in nanoseconds of the wall clock
 // since the Unix epoch (every process on one machine reads the same clock).
 type state struct {
-	step   int64  // the interval of the process that wrote it, headroom included
+	step   int64  // the spacing of the process that wrote it: its interval, headroom and widening
 	tat    int64  // when the schedule's next grant is due
 	until  int64  // the pause ends
 	sent   int64  // when the last grant was due
 	resp   int64  // when its response arrived; 0 until then
 	minRTT int64  // the fastest round trip from a grant to its response; -1 before the first
+	wideAt int64  // when wide was last set
+	wide   int64  // the spacing's widening as of wideAt, in millionths of an interval
 	seq    uint64 // the last grant's number
 	armed  bool   // the pacing from responses is on
 }
@@ -42,8 +44,8 @@ func fresh(step int64) state { return state{step: step, minRTT: -1} }
 // The record the file holds: a magic that names the format's version, the fields, a CRC-32 of what
 // comes before it, and padding.
 const (
-	recordSize = 80
-	crcAt      = 72
+	recordSize = 96
+	crcAt      = 88
 )
 
 var magic = [8]byte{'c', 'g', 'o', 'r', 'l', 'f', '0', '1'}
@@ -53,12 +55,12 @@ func (s state) encode() []byte {
 	b := make([]byte, recordSize)
 	copy(b, magic[:])
 	le := binary.LittleEndian
-	for i, v := range []int64{s.step, s.tat, s.until, s.sent, s.resp, s.minRTT} {
+	for i, v := range []int64{s.step, s.tat, s.until, s.sent, s.resp, s.minRTT, s.wideAt, s.wide} {
 		le.PutUint64(b[8+8*i:], uint64(v))
 	}
-	le.PutUint64(b[56:], s.seq)
+	le.PutUint64(b[72:], s.seq)
 	if s.armed {
-		le.PutUint64(b[64:], 1)
+		le.PutUint64(b[80:], 1)
 	}
 	le.PutUint32(b[crcAt:], crc32.ChecksumIEEE(b[:crcAt]))
 	return b
@@ -78,12 +80,13 @@ func decode(b []byte, now int64) (state, error) {
 	if le.Uint32(b[crcAt:]) != crc32.ChecksumIEEE(b[:crcAt]) {
 		return state{}, fmt.Errorf("%w: the checksum does not match", errCorrupt)
 	}
-	var v [6]int64
+	var v [8]int64
 	for i := range v {
 		v[i] = int64(le.Uint64(b[8+8*i:]))
 	}
-	s := state{step: v[0], tat: v[1], until: v[2], sent: v[3], resp: v[4], minRTT: v[5], seq: le.Uint64(b[56:])}
-	switch le.Uint64(b[64:]) {
+	s := state{step: v[0], tat: v[1], until: v[2], sent: v[3], resp: v[4], minRTT: v[5], wideAt: v[6], wide: v[7],
+		seq: le.Uint64(b[72:])}
+	switch le.Uint64(b[80:]) {
 	case 0:
 	case 1:
 		s.armed = true
@@ -118,12 +121,27 @@ func (s state) inRange(now int64) error {
 		return fmt.Errorf("a response %s ahead", time.Duration(s.resp-now))
 	case s.minRTT < -1 || s.minRTT > int64(maxPause):
 		return fmt.Errorf("a round trip of %s", time.Duration(s.minRTT))
+	case s.wide < 0 || s.wide > maxWide:
+		return fmt.Errorf("a widening of %d millionths of an interval", s.wide)
+	case s.wideAt > now+horizon:
+		return fmt.Errorf("a widening set %s ahead", time.Duration(s.wideAt-now))
 	}
 	return nil
 }
 
-// maxStep is the longest interval a record may hold: that of the lowest rate WithRate takes.
-var maxStep = stepOf(minRate) + 1
+// maxWide is the widest widening, in millionths of an interval.
+const maxWide = int64(compute.PacingWidenMax * 1e6)
+
+// widening is the spacing's widening at now, in intervals: wide less what it narrowed since wideAt
+// ([compute.PacingWiden] for each [compute.PacingNarrow]).
+func (s *state) widening(now int64) float64 {
+	since := float64(max(0, now-s.wideAt))
+	return max(0, float64(s.wide)/1e6-compute.PacingWiden*since/float64(compute.PacingNarrow))
+}
+
+// maxStep is the longest spacing a record may hold: that of the lowest rate WithRate takes, widened
+// the most.
+var maxStep = spacing(intervalOf(minRate), compute.PacingWidenMax) + 1
 
 // What the budget answers a caller asking for a grant.
 type verdict int
@@ -135,11 +153,13 @@ const (
 	tooLate                // the next grant is due in d, past the caller's deadline
 )
 
-// ask is the wait script of the Redis limiter, on the file's state: at now, with step the
-// interval (headroom included) and maxWait the longest the caller can wait (-1 for no deadline),
-// it answers the caller and, for a grant, reserves it. rearm turns the pacing from responses on in
-// a budget that lost it (a reset file) when the caller's process saw it on.
-func (s *state) ask(now, step, maxWait int64, rearm bool) (v verdict, d int64) {
+// ask is the wait script of the Redis limiter, on the file's state: at now, with interval the
+// caller's interval at the rate and maxWait the longest it can wait (-1 for no deadline), it
+// answers the caller and, for a grant, reserves it. Both mechanisms space the grants by the
+// interval, the headroom and the widening. rearm turns the pacing from responses on in a budget
+// that lost it (a reset file) when the caller's process saw it on.
+func (s *state) ask(now, interval, maxWait int64, rearm bool) (v verdict, d int64) {
+	step := spacing(interval, s.widening(now))
 	s.step = step
 	if rearm {
 		s.armed = true
@@ -186,13 +206,16 @@ func (s *state) responded(now int64, seq uint64) bool {
 
 // throttled records a 429 at now whose request waits wait: the first turns the pacing from
 // responses on, unless the caller's process saw it on already (seen); a later one pauses every
-// process. It returns the pause left, 0 when none.
+// process and widens the spacing by [compute.PacingWiden] of an interval (up to
+// [compute.PacingWidenMax]). It returns the pause left, 0 when none.
 func (s *state) throttled(now, wait int64, seen bool) int64 {
 	if !s.armed && !seen {
 		s.armed = true
 		return 0
 	}
 	s.armed = true
+	s.wide = int64(math.Round(min(compute.PacingWidenMax, s.widening(now)+compute.PacingWiden) * 1e6))
+	s.wideAt = now
 	wait = min(max(wait, 0), int64(maxPause))
 	if now+wait > s.until {
 		s.until = now + wait
@@ -200,7 +223,10 @@ func (s *state) throttled(now, wait int64, seen bool) int64 {
 	return max(0, s.until-now)
 }
 
-// stepOf is the interval at rps, headroom included, in nanoseconds.
-func stepOf(rps float64) int64 {
-	return max(1, int64(math.Round(float64(time.Second)/rps*(1+compute.PacingHeadroom))))
+// intervalOf is the interval at rps, in nanoseconds.
+func intervalOf(rps float64) int64 { return max(1, int64(math.Round(float64(time.Second)/rps))) }
+
+// spacing is the spacing of grants at interval with the headroom and a widening of wide intervals.
+func spacing(interval int64, wide float64) int64 {
+	return max(1, int64(math.Round(float64(interval)*(1+compute.PacingHeadroom+wide))))
 }

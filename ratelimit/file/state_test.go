@@ -15,10 +15,11 @@ import (
 // The same cases as the Redis limiter's scripts.
 
 const (
-	testStep  = 100_300_000 // 100 ms + 0.3%
-	testAhead = 25_075_000  // a quarter of it
-	testHold  = 125_375_000 // a step and a quarter
-	testPoll  = 5_015_000   // 5% of it
+	testInterval = 100_000_000
+	testStep     = 100_300_000 // 100 ms + 0.3%
+	testAhead    = 25_075_000  // a quarter of it
+	testHold     = 125_375_000 // a step and a quarter
+	testPoll     = 5_015_000   // 5% of it
 )
 
 type answer struct {
@@ -27,13 +28,14 @@ type answer struct {
 }
 
 func ask(s *state, now, maxWait int64) answer {
-	v, d := s.ask(now, testStep, maxWait, false)
+	v, d := s.ask(now, testInterval, maxWait, false)
 	return answer{v, d}
 }
 
 func TestStepIsTheIntervalWithHeadroom(t *testing.T) {
-	require.Equal(t, int64(testStep), stepOf(10))
-	require.InDelta(t, float64(time.Second)/10*(1+compute.PacingHeadroom), float64(stepOf(10)), 1)
+	require.Equal(t, int64(testInterval), intervalOf(10))
+	require.Equal(t, int64(testStep), spacing(intervalOf(10), 0))
+	require.InDelta(t, float64(time.Second)/10*(1+compute.PacingHeadroom), float64(spacing(intervalOf(10), 0)), 1)
 }
 
 // TestBudgetScheduleAndPause: grants are due an interval apart on a schedule fixed in advance,
@@ -102,7 +104,7 @@ func TestBudgetPacesFromResponses(t *testing.T) {
 func TestAResetBudgetIsArmedAgain(t *testing.T) {
 	now := int64(1_000_000_000_000)
 	s := fresh(testStep)
-	v, _ := s.ask(now, testStep, -1, true)
+	v, _ := s.ask(now, testInterval, -1, true)
 	assert.Equal(t, granted, v)
 	assert.True(t, s.armed, "armed again")
 	s = fresh(testStep)
@@ -111,9 +113,58 @@ func TestAResetBudgetIsArmedAgain(t *testing.T) {
 	assert.Equal(t, int64(0), s.throttled(now, 1e9, false), "never armed: the first 429 only arms")
 }
 
+// TestEachLater429WidensTheSpacing: as in compute.NewLimiter, the first 429 only arms; each later
+// one widens the spacing of both mechanisms by compute.PacingWiden of an interval, up to
+// compute.PacingWidenMax, for every process; it narrows back by as much for each
+// compute.PacingNarrow without a 429.
+func TestEachLater429WidensTheSpacing(t *testing.T) {
+	s := fresh(testStep)
+	now := int64(1_000_000_000_000)
+	// spacing grants two grants in a row at now and returns the wait between them.
+	spacing := func() time.Duration {
+		t.Helper()
+		require.Equal(t, granted, ask(&s, now, -1).v)
+		first := s.sent
+		at := now
+		a := ask(&s, at, -1)
+		for i := 0; a.v == held && i < 3; i++ { // too early: ask again when it may be reserved
+			at += a.d
+			a = ask(&s, at, -1)
+		}
+		require.Equal(t, granted, a.v)
+		now = s.tat                                                  // the next is due: with no response, nothing holds it
+		return time.Duration(s.sent - first).Round(time.Millisecond) // the narrowing meanwhile aside
+	}
+	spacing()
+	s.throttled(now, 0, false)
+	assert.False(t, s.armed && s.wide != 0, "the first 429 only arms")
+	assert.Equal(t, 100*time.Millisecond, spacing())
+	s.throttled(now, 0, false)
+	assert.Equal(t, 105*time.Millisecond, spacing(), "a second one widens by 5 percent of an interval")
+	s.throttled(now, 0, false)
+	assert.Equal(t, 110*time.Millisecond, spacing(), "a third by 5 percent more")
+	for range 20 {
+		s.throttled(now, 0, false)
+	}
+	assert.Equal(t, 150*time.Millisecond, spacing(), "at most by half an interval")
+	now = s.wideAt + int64(compute.PacingNarrow)
+	assert.Equal(t, 145*time.Millisecond, spacing(), "narrowed by 5 percent after PacingNarrow without a 429")
+	now += 10 * int64(compute.PacingNarrow)
+	assert.Equal(t, 100*time.Millisecond, spacing(), "and back to the headroom")
+
+	// The pacing from responses holds by the widened spacing too.
+	s.throttled(now, 0, false)
+	require.Equal(t, granted, ask(&s, now, -1).v)
+	require.True(t, s.responded(now+2_000_000, s.seq))
+	a := ask(&s, now+2_000_000, -1)
+	assert.Equal(t, held, a.v)
+	assert.InDelta(t, testStep+5_000_000-2_000_000, a.d, 1000, "an interval widened, after the response, less the round trip")
+}
+
 func TestRecordRoundTrips(t *testing.T) {
 	now := int64(1_000_000_000_000)
-	s := state{step: testStep, tat: now + testStep, until: now + 1e9, sent: now, resp: now + 1, minRTT: 2_000_000, seq: 7, armed: true}
+	s := state{step: testStep, tat: now + testStep, until: now + 1e9, sent: now, resp: now + 1, minRTT: 2_000_000,
+		wideAt: now, wide: 150_000, seq: 7, armed: true}
 	b := s.encode()
 	require.Len(t, b, recordSize)
 	got, err := decode(b, now)
@@ -141,7 +192,7 @@ func TestRecordsThisPackageNeverWritesAreRefused(t *testing.T) {
 		"a field":           flip(20),
 		"the checksum":      flip(crcAt),
 		"padding":           func() []byte { b := good.encode(); b[recordSize-1] = 1; return b }(),
-		"flags":             func() []byte { b := good.encode(); b[64] = 2; return resum(b) }(),
+		"flags":             func() []byte { b := good.encode(); b[80] = 2; return resum(b) }(),
 		"step zero":         with(func(s *state) { s.step = 0 }),
 		"step too long":     with(func(s *state) { s.step = maxStep + 1 }),
 		"due years ahead":   with(func(s *state) { s.tat = now + year }),
@@ -150,6 +201,9 @@ func TestRecordsThisPackageNeverWritesAreRefused(t *testing.T) {
 		"response ahead":    with(func(s *state) { s.resp = now + year }),
 		"round trip < -1":   with(func(s *state) { s.minRTT = -2 }),
 		"round trip years":  with(func(s *state) { s.minRTT = year }),
+		"widening < 0":      with(func(s *state) { s.wide = -1 }),
+		"widening too wide": with(func(s *state) { s.wide = maxWide + 1 }),
+		"widened years on":  with(func(s *state) { s.wideAt = now + year }),
 		"due two steps out": with(func(s *state) { s.tat = now + 2*testStep + 1 }),
 	} {
 		_, err := decode(b, now)
