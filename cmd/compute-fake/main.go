@@ -10,7 +10,7 @@
 // Usage:
 //
 //	compute-fake [-addr 127.0.0.1:8080] [-token Zq8Wv3Xj7Lm2Rt9Hk4Pd] [-read-only-token TOKEN]
-//	             [-rate 10] [-burst 1] [-speed 2s] [-catalog FILE] [-allow-hosts NAMES]
+//	             [-rate 10] [-burst N] [-speed 2s] [-catalog FILE] [-allow-hosts NAMES]
 //	             [-control-token TOKEN]
 //	compute-fake [-catalog FILE] -print-catalog
 //	compute-fake -version
@@ -26,8 +26,9 @@
 //	-rate             COMPUTE_FAKE_RATE: requests per second per token, as the service enforces
 //	                  (429 with Retry-After beyond it); 0 turns the limit off (default 10)
 //	-burst            COMPUTE_FAKE_BURST: how many requests a token may send at once before -rate
-//	                  paces them; 1, the default, refuses a request sooner than 1/rate after the
-//	                  one before, as a service holding to the published rate may
+//	                  paces them (default: one second's worth, the rate rounded down, at least 1,
+//	                  as clients meet the service); -burst 1 is the strict service for pacing
+//	                  tests, refusing a request sooner than 1/rate after the one before
 //	-speed            COMPUTE_FAKE_SPEED: how long each lifecycle transition takes (creating ->
 //	                  active, stopping -> stopped, ...); 0 makes them instant (default 2s)
 //	-catalog          COMPUTE_FAKE_CATALOG: a JSON file whose catalogue (regions, instance types,
@@ -219,7 +220,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&s.token, "token", fake.DefaultToken, "the token the fake accepts, in Authorization: Bearer <token> ("+envToken+")")
 	fs.StringVar(&s.readOnly, "read-only-token", "", "an optional second token that may read but not write: 403, code 02043 ("+envReadOnly+")")
 	fs.Float64Var(&s.rate, "rate", 10, "requests per second per token; beyond it 429 with Retry-After; 0 turns the limit off ("+envRate+")")
-	fs.IntVar(&s.burst, "burst", 1, "how many requests a token may send at once before -rate paces them; 1 allows none sooner than 1/rate after the one before ("+envBurst+")")
+	fs.IntVar(&s.burst, "burst", 0, "how many requests a token may send at once before -rate paces them (default: one second's worth, -rate rounded down, at least 1); 1 is strict, allowing none sooner than 1/rate after the one before ("+envBurst+")")
 	fs.DurationVar(&s.speed, "speed", 2*time.Second, "how long each lifecycle transition takes (creating -> active, ...); 0 is instant ("+envSpeed+")")
 	fs.StringVar(&s.catalogFile, "catalog", "", "a JSON catalogue file replacing the default catalogue; -print-catalog shows the format ("+envCatalog+")")
 	fs.StringVar(&s.allowHosts, "allow-hosts", "", "host names, separated by commas, answered besides loopback ones when listening on loopback, each matched whole (not its subdomains); * for any ("+envHosts+")")
@@ -256,6 +257,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	if err := fs.Parse(args); err != nil {
 		return s, err
 	}
+	burstGiven := false
+	fs.Visit(func(f *flag.Flag) { burstGiven = burstGiven || f.Name == "burst" })
 	switch {
 	case fs.NArg() > 0:
 		// Not echoed: a token written after a stray argument would be among them.
@@ -268,10 +271,13 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 		return bad("-control-token must differ from -token and -read-only-token")
 	case !(s.rate >= 0) || math.IsInf(s.rate, 1): // NaN fails every comparison
 		return bad("-rate must be 0 (no limit) or a positive number, got %g", s.rate)
-	case s.burst < 1:
+	case burstGiven && s.burst < 1:
 		return bad("-burst must be 1 or more, got %d", s.burst)
 	case s.speed < 0:
 		return bad("-speed must be 0 (instant) or more, got %s", s.speed)
+	}
+	if !burstGiven {
+		s.burst = defaultBurst(s.rate)
 	}
 	hosts, err := parseHosts(s.allowHosts)
 	if err != nil {
@@ -279,6 +285,15 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (se
 	}
 	s.hosts = hosts
 	return s, nil
+}
+
+// defaultBurst is one second's worth of rate, at least 1: what a client that sends without pacing
+// meets of the service, which counts its rate per second.
+func defaultBurst(rate float64) int {
+	if rate >= math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return max(1, int(rate))
 }
 
 // printCatalog writes the catalogue as indented JSON.

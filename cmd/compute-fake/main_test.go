@@ -572,29 +572,51 @@ func TestBurst(t *testing.T) {
 	}
 }
 
-// By default the fake plays the strict service: at 10 requests per second, a request 50 ms after the
-// one before is refused, and one 100 ms after it is served.
-func TestDefaultBurstIsOne(t *testing.T) {
+// By default the fake plays the service as clients meet it: a burst of one second's worth of the
+// rate (10 requests at once at 10 per second; the 11th is refused, and served once its token is
+// back, 100 ms later). -burst 1 is the strict service, for pacing tests: a request 50 ms after the
+// one before is refused, one 100 ms after it served.
+func TestDefaultBurstIsOneSecondsWorth(t *testing.T) {
+	serve := func(s settings) (get func() int, advance func(time.Duration)) {
+		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		cfg := engineConfig(s, computetest.DefaultCatalog())
+		cfg.Clock = func() time.Time { return now }
+		e := fake.New(cfg)
+		return func() int {
+			req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080"+listImages.path, nil)
+			req.Header.Set("Authorization", "Bearer "+computetest.DefaultToken)
+			w := httptest.NewRecorder()
+			e.ServeHTTP(w, req)
+			return w.Code
+		}, func(d time.Duration) { now = now.Add(d) }
+	}
+
 	s, err := parseFlags(nil, noEnv, io.Discard)
 	require.NoError(t, err)
-	require.Equal(t, 1, s.burst)
-	require.Contains(t, bannerOf(t, s), "rate limit: 10 requests per second per token, burst 1\n")
-
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	cfg := engineConfig(s, computetest.DefaultCatalog())
-	cfg.Clock = func() time.Time { return now }
-	e := fake.New(cfg)
-	get := func() int {
-		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080"+listImages.path, nil)
-		req.Header.Set("Authorization", "Bearer "+computetest.DefaultToken)
-		w := httptest.NewRecorder()
-		e.ServeHTTP(w, req)
-		return w.Code
+	require.Equal(t, 10, s.burst)
+	require.Contains(t, bannerOf(t, s), "rate limit: 10 requests per second per token, burst 10\n")
+	get, advance := serve(s)
+	for i := range 10 {
+		require.Equal(t, http.StatusOK, get(), "request %d of a burst of 10", i+1)
 	}
+	require.Equal(t, http.StatusTooManyRequests, get(), "the 11th at once")
+	advance(100 * time.Millisecond)
+	require.Equal(t, http.StatusOK, get(), "100 ms later")
+
+	for args, want := range map[string]int{"-rate 2.5": 2, "-rate 0.1": 1, "-rate 100": 100} {
+		s, err := parseFlags(strings.Fields(args), noEnv, io.Discard)
+		require.NoError(t, err)
+		require.Equal(t, want, s.burst, args)
+	}
+
+	s, err = parseFlags([]string{"-burst", "1"}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Contains(t, bannerOf(t, s), "rate limit: 10 requests per second per token, burst 1\n")
+	get, advance = serve(s)
 	require.Equal(t, http.StatusOK, get())
-	now = now.Add(50 * time.Millisecond)
-	require.Equal(t, http.StatusTooManyRequests, get(), "a second request 50 ms after the first")
-	now = now.Add(50 * time.Millisecond)
+	advance(50 * time.Millisecond)
+	require.Equal(t, http.StatusTooManyRequests, get(), "with -burst 1, a second request 50 ms after the first")
+	advance(50 * time.Millisecond)
 	require.Equal(t, http.StatusOK, get(), "100 ms after the first")
 }
 
