@@ -29,6 +29,9 @@ type app struct {
 	newClient func(token string, opts ...compute.Option) (*compute.Client, error)
 	// newRedisLimiter builds the limiter shared through Redis when COMPUTE_REDIS_URL is set.
 	newRedisLimiter func(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error)
+	// newFileLimiter builds the limiter shared through a file by the processes of this machine
+	// (nil: each process paces alone, as in most tests).
+	newFileLimiter func(token string, rps float64, dir string, warn func(error)) (compute.Limiter, func(), error)
 
 	// The global flags. output is the format that the -o flags (outputs) choose; noHeader, columns
 	// and template are the rest of what they ask.
@@ -133,7 +136,7 @@ errors go to stderr. The exit code tells failures apart: see "compute help exit-
 	f.StringVar(&a.tokenFile, "token-file", "", "read the API token from this file instead of COMPUTE_API_TOKEN")
 	f.StringVar(&a.apiURL, "api-url", "", "the API's base URL, instead of COMPUTE_API_URL")
 	f.DurationVar(&a.timeout, "timeout", 0, "bound the whole command, waits included (0: no bound but the SDK's, 30s an attempt and 1h a wait)")
-	f.Float64Var(&a.rate, "rate", compute.DefaultRateLimit, "requests per second, shared through Redis when COMPUTE_REDIS_URL is set; 0 turns the client-side pacing off")
+	f.Float64Var(&a.rate, "rate", compute.DefaultRateLimit, "requests per second, shared by this machine's processes that use the token (or through Redis when COMPUTE_REDIS_URL is set); 0 turns the client-side pacing off")
 	f.DurationVar(&a.pollInterval, "poll-interval", 0, "poll this often while waiting (at least 200ms; default: from 1s, growing to 15s)")
 	f.StringVar(&a.contextName, "context", "", "use this context (compute context list) instead of the current one")
 	f.BoolVar(&a.debug, "debug", false, "write each request and response on stderr (the token left out)")

@@ -39,6 +39,8 @@ func (a *app) connect(ctx context.Context) (*compute.Client, error) {
 		opts = append(opts, compute.WithDebugDump(debugWriter{a}))
 	}
 	opts = append(opts, compute.WithObserver(a.observer()))
+	// The pace of the token: shared through Redis by several machines, else through a file by the
+	// processes of this one, else (COMPUTE_RATE_DIR=off, no cache directory) this process's alone.
 	if redisURL := a.getenv(envRedisURL); redisURL != "" {
 		if a.rate == 0 {
 			return nil, usagef("--rate 0 turns pacing off, which the limiter shared through %s cannot do", envRedisURL)
@@ -46,6 +48,13 @@ func (a *app) connect(ctx context.Context) (*compute.Client, error) {
 		lim, closeFn, err := a.newRedisLimiter(redisURL, token, a.rate, a.redisTrouble)
 		if err != nil {
 			return nil, usagef("invalid %s: %v", envRedisURL, err)
+		}
+		a.closers = append(a.closers, closeFn)
+		opts = append(opts, compute.WithLimiter(lim))
+	} else if dir := a.rateDir(); dir != "" && a.rate != 0 && a.newFileLimiter != nil {
+		lim, closeFn, err := a.newFileLimiter(token, a.rate, dir, a.fileTrouble)
+		if err != nil {
+			return nil, usagef("invalid %s %q: %v", envRateDir, dir, err)
 		}
 		a.closers = append(a.closers, closeFn)
 		opts = append(opts, compute.WithLimiter(lim))

@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/compute-sdk/compute-go v0.2.0
+	github.com/compute-sdk/compute-go/ratelimit/file v0.2.0
 	github.com/compute-sdk/compute-go/ratelimit/redis v0.2.0
 	github.com/creack/pty v1.1.24
 	github.com/redis/go-redis/v9 v9.17.2
@@ -21,6 +22,6 @@ require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	golang.org/x/sys v0.37.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

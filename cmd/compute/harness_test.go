@@ -46,6 +46,9 @@ type cli struct {
 	maxWhole int
 	// stdout, when set, also receives what the command writes on stdout as it writes it.
 	stdout io.Writer
+	// fileLimiter turns the machine-wide pacing through a file on, as main has it (off by default,
+	// so that tests write nothing in a cache directory).
+	fileLimiter bool
 	// redis replaces the limiter factory of COMPUTE_REDIS_URL.
 	redis func(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error)
 }
@@ -106,6 +109,9 @@ func (c *cli) runContext(ctx context.Context, args ...string) result {
 	}
 	if c.redis != nil {
 		a.newRedisLimiter = c.redis
+	}
+	if c.fileLimiter {
+		a.newFileLimiter = newFileLimiter
 	}
 	code := a.run(ctx, args)
 	r := result{stdout: stdout.String(), stderr: stderr.String(), code: code}

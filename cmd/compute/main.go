@@ -1,7 +1,8 @@
 // Command compute manages the resources of the Compute Resource Management API from a shell or a
 // script in any language, on top of the compute-go SDK: it never sends a create twice (a rerun
 // after a lost response adopts what the first run made), paces its requests under the account's
-// rate (shared through Redis by many processes when COMPUTE_REDIS_URL is set), waits for statuses,
+// rate (shared by every process of the user on the machine through a file, or through Redis by
+// processes on many machines when COMPUTE_REDIS_URL is set), waits for statuses,
 // and ends with an exit code that tells failures apart.
 //
 // Usage:
@@ -40,6 +41,7 @@ func main() {
 		stderrTTY:       isTerminal(os.Stderr),
 		newClient:       compute.NewClient,
 		newRedisLimiter: newRedisLimiter,
+		newFileLimiter:  newFileLimiter,
 	}
 	code := a.run(ctx, os.Args[1:])
 	stop()
