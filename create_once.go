@@ -13,8 +13,8 @@ import (
 // resource did not show in the settle time: nothing was created, so calling again is safe
 // ([RetryNotCreated]). It does not match [ErrOutcomeUnknown]; errors.As reaches the create's error.
 // A create the service answered with a success status whose body was lost is never "not created",
-// nor one whose last lookup read pages that disagreed (a total_count that changed, an empty page
-// where it said more): if its resource does not show, the error matches [ErrOutcomeUnknown].
+// nor one whose last lookup met a list it could not rely on (see [ErrNameUnchecked]): if its
+// resource does not show, the error matches [ErrOutcomeUnknown].
 var ErrNotCreated = errors.New("compute: not created")
 
 // DefaultSettleTime is how long CreateOnce looks for the resource of a create whose response was
@@ -59,7 +59,7 @@ func RetryNotCreated(n int) OnceOption {
 // create whose response was lost it adopts only a resource with the name that was not there
 // before. A Terraform provider or any tool that manages resources on behalf of someone else wants
 // this: a colleague's machine that happens to have the name must not be taken over (and later
-// changed or deleted) by default. A lookup whose pages disagree still refuses with
+// changed or deleted) by default. A lookup that cannot rely on the list still refuses with
 // [ErrNameUnchecked], since an unseen resource could later pass for the one created; more than
 // [MaxFindMatches] resources with the name are a [*TooManyMatchesError].
 func AdoptOnlyOwn() OnceOption {
@@ -188,7 +188,7 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 
 // adopt returns the one resource named o.name that matches the request, nil when there is none,
 // and a *NameError when what has the name cannot be adopted; unsure reports a lookup whose pages
-// disagreed (see lookUp). The resources of o.before are not looked at.
+// could not rely on the list (see lookUp). The resources of o.before are not looked at.
 func adopt[T any](ctx context.Context, c *Client, o once[T]) (v *T, unsure bool, err error) {
 	found, unsure, err := lookUp(ctx, c, o)
 	if err != nil {

@@ -397,10 +397,11 @@ func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target 
 // if the outcome is unknown, looks for the name again for the settle time ([WithSettleTime]).
 // Several instances with the name, or one that does not match, are a [*NameError]; a lost create
 // that created nothing matches [ErrNotCreated]. Two calls racing with one name may both create:
-// give each instance a name only its creator uses. The lookup reads the list page after page: when
-// the pages disagree (another job added or deleted an instance meanwhile, which can move the one
-// with the name onto a page already read), it walks again, up to three times, and after a lost
-// create it never concludes [ErrNotCreated] from such a walk.
+// give each instance a name only its creator uses. The lookup reads the list in an order that no
+// create or delete by another job can hide an instance from (page 1, then from the last page to
+// the first); when the list breaks what that order rests on (the service counts more than it
+// lists, or lists an instance ahead of older ones), it reads again, up to three times, then refuses
+// with [ErrNameUnchecked]; after a lost create it never concludes [ErrNotCreated] from such a read.
 func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRequest, opts ...OnceOption) (*Instance, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err

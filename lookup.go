@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 )
 
@@ -28,8 +29,9 @@ func (e *TooManyMatchesError) Error() string {
 func (e *TooManyMatchesError) Is(target error) bool { return target == ErrConflict }
 
 // ErrNameUnchecked matches the error of a CreateOnce whose lookup could not tell whether the name
-// is taken: the list's pages kept disagreeing (another job deleted resources while it was read, or
-// the service counted more than it listed), so a resource with the name may have been missed.
+// is taken: in each of its reads the list broke what the lookup rests on (the service counted more
+// than it listed, or listed a resource ahead of older ones), so a resource with the name may have
+// been missed. Other jobs creating and deleting while the list is read never cause it.
 // Nothing was created by the call unless the error also matches [ErrOutcomeUnknown]. Calling again
 // later is safe.
 var ErrNameUnchecked = errors.New("compute: could not check the name")
@@ -44,9 +46,9 @@ type NameCheckError struct {
 }
 
 // Error reads "compute: could not check whether an instance named "web-1" exists: the list's
-// pages disagreed in 3 walks (resources were deleted meanwhile); nothing was created, try again".
+// pages disagreed in 3 walks (...); nothing was created, try again".
 func (e *NameCheckError) Error() string {
-	msg := fmt.Sprintf("compute: could not check whether a %s named %q exists: the list's pages disagreed in %d walks (resources were deleted meanwhile, or the service counted more than it listed)",
+	msg := fmt.Sprintf("compute: could not check whether a %s named %q exists: the list's pages disagreed in %d walks (the service counted more than it listed, or listed a resource ahead of older ones)",
 		e.Kind, e.Name, e.Walks)
 	if e.Err != nil {
 		return msg + "; after a create whose outcome is unknown, look before creating it again: " + e.Err.Error()
@@ -60,69 +62,25 @@ func (e *NameCheckError) Is(target error) bool { return target == ErrNameUncheck
 // Unwrap returns the create's error, if any.
 func (e *NameCheckError) Unwrap() error { return e.Err }
 
-// lookUpWalks bounds the walks of a lookup whose pages disagree.
+// lookUpWalks bounds the walks of a lookup whose list breaks what a walk rests on (see sweep.read).
 const lookUpWalks = 3
 
 // matches is what one walk found for a set of names.
 type matches[T any] struct {
 	found  map[string][]T // by name, at most limit each
-	unsure bool           // the walk's pages disagreed (see search)
+	unsure bool           // the list broke what the walk rests on (see sweep.read)
 }
 
-// search walks list to its end (a total_count can lag) and keeps, for each of names, the resources
-// named exactly so, at most the name's limit; more than that for one name is a *TooManyMatchesError
-// when tooMany is set, or else ends keeping the first ones. unsure reports pages that disagreed: a
-// total_count that fell from page to page, a later page empty while its count said more, or fewer
-// items in all than the last count said. A delete can move a resource onto a page already read, so
-// one with the name may have been missed; an addition cannot hide one.
-func search[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int, tooMany bool) (matches[T], error) {
-	m := matches[T]{found: map[string][]T{}}
-	total, items, full := -1, 0, 0
-	watched := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		p, err := list(ctx, o)
-		if err == nil {
-			m.unsure = m.unsure || (total >= 0 && p.TotalCount < total) ||
-				(len(p.Items) == 0 && o.Page > 1 && p.TotalCount > (o.Page-1)*o.PerPage)
-			total = p.TotalCount
-			items += len(p.Items)
-		}
-		return p, err
-	}
-	for v, err := range walk(ctx, c, &ListOptions{PerPage: MaxPerPage}, watched, true) {
-		if err != nil {
-			return matches[T]{}, err
-		}
-		name, _ := stringField(v, "Name")
-		limit, ok := names[name]
-		if !ok {
-			continue
-		}
-		if len(m.found[name]) == limit {
-			if tooMany {
-				return matches[T]{}, &TooManyMatchesError{Kind: kind, Name: c.transport.cred.outside(name), Limit: limit}
-			}
-			continue
-		}
-		m.found[name] = append(m.found[name], v)
-		if len(m.found[name]) == limit {
-			if full++; !tooMany && full == len(names) {
-				break // every name has all it needs
-			}
-		}
-	}
-	m.unsure = m.unsure || (full < len(names) && items < total)
-	return m, nil
-}
-
-// findByName returns the resources named exactly name, reading list to its end, at most
-// MaxFindMatches of them.
+// findByName returns the resources named exactly name, reading the whole list as search does, at
+// most MaxFindMatches of them.
 func findByName[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), name string) ([]T, error) {
 	m, err := search(ctx, c, kind, list, map[string]int{name: MaxFindMatches}, true)
 	return m.found[name], err
 }
 
 // lookUp returns the resources named o.name (at most o.limit) for CreateOnce, walking again while
-// the pages disagree, up to lookUpWalks times; unsure reports that the last walk's pages disagreed.
+// the list breaks what a walk rests on, up to lookUpWalks times; unsure reports that the last
+// walk met such a list.
 // With a finder, concurrent lookups of one kind share their walks; when a shared walk fails for a
 // time (a 429 past the retries, a 503, a network error), each lookup walks again on its own, as a
 // wait reads on its own when the shared walk fails, so that one failure does not end them all.
@@ -137,7 +95,7 @@ func lookUp[T any](ctx context.Context, c *Client, o once[T]) (found []T, unsure
 	return m.found[o.name], m.unsure, err
 }
 
-// searchAgain is search for CreateOnce's lookups, walking again while the pages disagree.
+// searchAgain is search for CreateOnce's lookups, walking again while unsure.
 func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int) (matches[T], error) {
 	for walks := 1; ; walks++ {
 		m, err := search(ctx, c, kind, list, names, false)
@@ -148,11 +106,12 @@ func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(c
 }
 
 // finder shares the lookups of one client's concurrent CreateOnce calls on one kind of resource,
-// as the poller shares the polling of waits: a lookup joins the walk whose first page has not been
-// read yet, or else the next one, which starts when the walk in progress ends. So many calls made
-// at once cost a walk or two of the list, not one each. A resource that exists when a call begins
-// is on every page read after, so a walk that reads its first page after the call began sees it;
-// one whose first page was read before is joined only by calls that began before it too.
+// as the poller shares the polling of waits: a lookup joins the walk whose first request has not
+// been sent yet, or else opens the next one, which starts when the walk in progress ends. So many
+// calls made at once cost a walk or two of the list, not one each. A walk never misses a resource
+// that exists from its first request to its last (see sweep), so it serves every call that began
+// before its first request; never one that began after, since what a page shows is fixed when the
+// service reads its request, which may be before the call began though its response comes after.
 type finder[T any] struct {
 	c    *Client
 	kind string
@@ -163,7 +122,7 @@ type finder[T any] struct {
 	busy bool           // a goroutine runs the walks
 }
 
-// lookupWalk is one shared walk (with its walks again while the pages disagree) and its callers.
+// lookupWalk is one shared walk (with its walks again while unsure) and its callers.
 type lookupWalk[T any] struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -223,33 +182,22 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int) ([]T, bool
 	return found[:min(len(found), limit)], w.m.unsure, w.err
 }
 
-// run runs w, then each walk that lookups opened meanwhile, until none is left.
+// run runs w, then each walk that lookups opened meanwhile, until none is left. A walk is closed
+// to lookups before its first request is sent, so that every lookup it serves began before the
+// service read any of its pages.
 func (f *finder[T]) run(w *lookupWalk[T]) {
 	for w != nil {
-		first := true
-		list := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-			p, err := guarded(f.list)(ctx, o)
-			if first {
-				first = false
-				f.mu.Lock()
-				if f.open == w {
-					f.open = nil // lookups from now on join the next walk
-				}
-				f.mu.Unlock()
-			}
-			return p, err
-		}
 		f.mu.Lock()
-		names := w.names // no lookup joins once the first page is read, so its names are final then
+		if f.open == w {
+			f.open = nil // lookups from now on join the next walk
+		}
+		names := maps.Clone(w.names) // final: no lookup joins it any more
 		f.mu.Unlock()
-		w.m, w.err = searchAgain(w.ctx, f.c, f.kind, list, names)
+		w.m, w.err = searchAgain(w.ctx, f.c, f.kind, guarded(f.list), names)
 		w.cancel()
 		close(w.done)
 
 		f.mu.Lock()
-		if f.open == w {
-			f.open = nil // it ended before reading a page: a later lookup starts afresh
-		}
 		w = f.open
 		if w == nil {
 			f.busy = false

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -52,8 +54,8 @@ func (s *fleetServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestConcurrentCreateOnceShareTheirLookups: fifty CreateOnce calls made at once on one client, on
-// an account of 250 instances, share their lookups: a walk or two of three pages in all, not one
-// walk each, and each creates its instance once.
+// an account of 250 instances, share their lookups: a walk or two of the three pages in all (four
+// reads each: page 1 twice), not one walk each, and each creates its instance once.
 func TestConcurrentCreateOnceShareTheirLookups(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &fleetServer{}
@@ -78,7 +80,7 @@ func TestConcurrentCreateOnceShareTheirLookups(t *testing.T) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		assert.Equal(t, 50, s.posts, "one create each")
-		assert.LessOrEqual(t, s.lists, 2*3, "at most two walks of three pages")
+		assert.LessOrEqual(t, s.lists, 2*4, "at most two walks of three pages")
 	})
 }
 
@@ -121,22 +123,20 @@ func TestASharedLookupOutlivesItsFirstCaller(t *testing.T) {
 }
 
 // TestALookupReadsAListThatGrowsBetweenItsPages: while the lookup reads, other jobs add more than a
-// page between each of its pages; the walk follows the latest total_count to the list's end and
-// finds the name on the last page, instead of failing at the first count's bound.
+// page after each of its first four reads; the lookup follows the latest total_count to the list's
+// end, never fails for the growth, and finds the name, which was there from the start.
 func TestALookupReadsAListThatGrowsBetweenItsPages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &fleetServer{}
 		for i := range 150 {
 			s.names = append(s.names, fmt.Sprint("other-", i))
 		}
-		s.afterPage = func(page int) {
-			if page <= 4 {
+		s.names = append(s.names, "web-1")
+		s.afterPage = func(int) {
+			if s.lists <= 4 {
 				for i := range 150 {
-					s.names = append(s.names, fmt.Sprintf("later-%d-%d", page, i))
+					s.names = append(s.names, fmt.Sprintf("later-%d-%d", s.lists, i))
 				}
-			}
-			if page == 4 {
-				s.names = append(s.names, "web-1")
 			}
 		}
 		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
@@ -144,45 +144,57 @@ func TestALookupReadsAListThatGrowsBetweenItsPages(t *testing.T) {
 		req.Name = "web-1"
 		v, err := c.Instances.CreateOnce(context.Background(), req)
 		require.NoError(t, err)
-		assert.Equal(t, "web-1", v.Name)
+		assert.Equal(t, "i-151", v.ID)
 		assert.Zero(t, s.posts, "adopted, not created")
 	})
 }
 
-// TestFindByNameIsBounded: a list that never ends, every item named alike, ends FindByName with a
-// *TooManyMatchesError once MaxFindMatches are held, not at the walk's page bound.
+// TestFindByNameIsBounded: on an account of 5,000 resources all named alike, FindByName ends with
+// a *TooManyMatchesError once MaxFindMatches are held, a page or two past them; a list that never
+// ends (full pages of new items, a total_count of 2^30) ends it with an error within a few pages,
+// not at the walk's page bound.
 func TestFindByNameIsBounded(t *testing.T) {
-	var n atomic.Int64
-	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		items := make([]map[string]any, MaxPerPage)
-		for i := range items {
-			items[i] = map[string]any{"id": fmt.Sprint(n.Add(1)), "name": "web"}
+	t.Run("many matches", func(t *testing.T) {
+		s := &fleetServer{}
+		for range 5000 {
+			s.names = append(s.names, "web")
 		}
-		replyJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": 1 << 30})
-	}, WithoutRateLimit())
-	found, err := c.Instances.FindByName(context.Background(), "web")
-	var tooMany *TooManyMatchesError
-	require.ErrorAs(t, err, &tooMany)
-	assert.ErrorIs(t, err, ErrConflict)
-	assert.Equal(t, MaxFindMatches, tooMany.Limit)
-	assert.Nil(t, found)
-	assert.LessOrEqual(t, rec.count(), MaxFindMatches/MaxPerPage+1)
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		found, err := c.Instances.FindByName(context.Background(), "web")
+		var tooMany *TooManyMatchesError
+		require.ErrorAs(t, err, &tooMany)
+		assert.ErrorIs(t, err, ErrConflict)
+		assert.Equal(t, MaxFindMatches, tooMany.Limit)
+		assert.Nil(t, found)
+		assert.LessOrEqual(t, s.lists, MaxFindMatches/MaxPerPage+3, "page 1, the end, and the pages below it")
+	})
+	t.Run("a list that never ends", func(t *testing.T) {
+		var n atomic.Int64
+		c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			items := make([]map[string]any, MaxPerPage)
+			for i := range items {
+				items[i] = map[string]any{"id": fmt.Sprint(n.Add(1)), "name": "web"}
+			}
+			replyJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": 1 << 30})
+		}, WithoutRateLimit())
+		found, err := c.Instances.FindByName(context.Background(), "web")
+		require.Error(t, err)
+		assert.Nil(t, found)
+		assert.LessOrEqual(t, rec.count(), MaxFindMatches/MaxPerPage+1)
+	})
 }
 
-// TestCreateOnceNeverCreatesWhenUnsure: when every walk's pages disagree (another job's deletes keep
-// moving the instance with the name onto a page already read), or the list counts more than it
-// lists, CreateOnce refuses with ErrNameUnchecked after its walks, and creates nothing.
+// TestCreateOnceNeverCreatesWhenUnsure: when every walk finds the list breaking what the lookup
+// rests on (a service that lists a new resource ahead of older ones, newest first, or that counts
+// more than it lists), CreateOnce refuses with ErrNameUnchecked after its walks, and creates
+// nothing.
 func TestCreateOnceNeverCreatesWhenUnsure(t *testing.T) {
-	t.Run("a delete moves it on every walk", func(t *testing.T) {
+	t.Run("a new resource listed ahead of older ones", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
-			s.others(k, MaxPerPage)
-			s.items = append(s.items, k.item("mine", "web-1"))
+			s.others(k, MaxPerPage+50)
 			s.after = func(page int) {
-				switch page {
-				case 1: // another job deletes the first: the one with the name moves onto page 1
-					s.items = s.items[1:]
-				case 2: // and yet another adds one at the front
-					s.items = append([]map[string]any{k.item("y", "other")}, s.items...)
+				if page == 1 { // another job creates one, which this service lists first
+					s.items = append([]map[string]any{k.item(fmt.Sprint("new", s.lists), "other")}, s.items...)
 				}
 			}
 			_, err := k.create(context.Background(), c, "web-1")
@@ -192,7 +204,21 @@ func TestCreateOnceNeverCreatesWhenUnsure(t *testing.T) {
 			assert.NotErrorIs(t, err, ErrOutcomeUnknown)
 			posts, lists := s.counts()
 			assert.Zero(t, posts)
-			assert.Equal(t, 2*lookUpWalks, lists)
+			assert.Equal(t, 3*lookUpWalks, lists, "page 1, page 2 and page 1 again, each walk")
+		})
+	})
+	t.Run("an item listed later than before", func(t *testing.T) {
+		forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+			s.others(k, MaxPerPage+50)
+			s.after = func(page int) {
+				if page == 2 { // the first two swap places
+					s.items[0], s.items[1] = s.items[1], s.items[0]
+				}
+			}
+			_, err := k.create(context.Background(), c, "web-1")
+			require.ErrorIs(t, err, ErrNameUnchecked)
+			posts, _ := s.counts()
+			assert.Zero(t, posts)
 		})
 	})
 	t.Run("the count stays above what is listed", func(t *testing.T) {
@@ -260,5 +286,143 @@ func TestASharedLookupThatFailsForATimeIsWalkedAlone(t *testing.T) {
 		}
 		wg.Wait()
 		assert.Equal(t, 3, s.posts)
+	})
+}
+
+// TestCreateOnceFindsANameThatChurnMovedOntoAReadPage: 150 resources listed oldest first, the one
+// named web-1 the 101st. Between the lookup's pages another job deletes a resource of page 1 and
+// creates one, so the count stays 150 and no page disagrees with another, while web-1 moves onto
+// page 1, already read. CreateOnce still finds it and creates nothing; so does a lookup that meets
+// such churn after every page it reads, and the lookups after a lost create.
+func TestCreateOnceFindsANameThatChurnMovedOntoAReadPage(t *testing.T) {
+	seed := func(k onceKind, s *onceServer) {
+		s.others(k, MaxPerPage)
+		s.items = append(s.items, k.item("mine", "web-1"))
+		for i := range 49 {
+			s.items = append(s.items, k.item(fmt.Sprintf("late%d", i), "other"))
+		}
+	}
+	t.Run("once, between pages 1 and 2", func(t *testing.T) {
+		forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+			seed(k, s)
+			s.after = func(page int) {
+				if s.lists == 1 {
+					s.items = append(s.items[1:], k.item("churn", "other")) // a delete on page 1, a create
+				}
+			}
+			id, err := k.create(context.Background(), c, "web-1")
+			require.NoError(t, err)
+			assert.Equal(t, "mine", id)
+			posts, _ := s.counts()
+			assert.Zero(t, posts, "adopted, not created again")
+		})
+	})
+	t.Run("after every page", func(t *testing.T) {
+		forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+			seed(k, s)
+			s.after = func(page int) {
+				s.items = append(s.items[1:], k.item(fmt.Sprint("churn", s.lists), "other"))
+			}
+			id, err := k.create(context.Background(), c, "web-1")
+			require.NoError(t, err)
+			assert.Equal(t, "mine", id)
+			posts, _ := s.counts()
+			assert.Zero(t, posts)
+		})
+	})
+	t.Run("after every page, wherever the name is", func(t *testing.T) {
+		k := onceKinds[0]
+		for at := 0; at < 4*MaxPerPage+50; at += 7 {
+			synctest.Test(t, func(t *testing.T) {
+				s := &onceServer{key: k.key}
+				c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+				s.others(k, 4*MaxPerPage+50)
+				s.items[at] = k.item("mine", "web-1")
+				s.after = func(page int) {
+					if i := slices.IndexFunc(s.items, func(v map[string]any) bool { return v["id"] != "mine" }); i >= 0 && i < at {
+						s.items = slices.Delete(s.items, i, i+1) // an older one deleted
+					}
+					s.items = append(s.items, k.item(fmt.Sprint("churn", s.lists), "other"))
+				}
+				id, err := k.create(context.Background(), c, "web-1")
+				require.NoError(t, err, "at %d", at)
+				assert.Equal(t, "mine", id, "at %d", at)
+				posts, _ := s.counts()
+				assert.Zero(t, posts, "at %d", at)
+			})
+		}
+	})
+	t.Run("after a lost create", func(t *testing.T) {
+		forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+			s.others(k, MaxPerPage)
+			s.store = true // the create is made, at the end of the list, and its response lost
+			s.after = func(page int) {
+				if s.posts == 1 && len(s.items) > 0 {
+					s.items = append(s.items[1:], k.item(fmt.Sprint("churn", s.lists), "other"))
+				}
+			}
+			id, err := k.create(context.Background(), c, "web-1", RetryNotCreated(3))
+			require.NoError(t, err)
+			assert.Equal(t, "new-1", id)
+			posts, _ := s.counts()
+			assert.Equal(t, 1, posts)
+		})
+	})
+}
+
+// TestASharedLookupNeverServesACallerWithAPageOlderThanTheCall: A's lookup has sent its first
+// request, which the service answered before X created web-1; the response is still on its way. X's
+// create returns, then B calls CreateOnce for web-1: B must adopt X's instance, so it must not join
+// A's walk (its page shows the list as it was before B began), but a walk whose first request is
+// sent after B began.
+func TestASharedLookupNeverServesACallerWithAPageOlderThanTheCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{names: []string{"other-0", "other-1"}}
+		release := make(chan struct{})
+		var held atomic.Bool
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && held.CompareAndSwap(false, true) {
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, r) // the page as the service computed it, before X's create
+				<-release
+				for k, v := range rec.Header() {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(rec.Code)
+				_, _ = w.Write(rec.Body.Bytes())
+				return
+			}
+			s.ServeHTTP(w, r)
+		}, WithoutRateLimit())
+		ctx := context.Background()
+		aDone := make(chan error, 1)
+		go func() {
+			req := validCreate()
+			req.Name = "a"
+			_, err := c.Instances.CreateOnce(ctx, req)
+			aDone <- err
+		}()
+		synctest.Wait() // A's first page is computed, its response held
+
+		req := validCreate()
+		req.Name = "web-1"
+		x, err := c.Instances.Create(ctx, req) // X
+		require.NoError(t, err)
+
+		bDone := make(chan *Instance, 1)
+		go func() {
+			v, err := c.Instances.CreateOnce(ctx, req) // B
+			assert.NoError(t, err)
+			bDone <- v
+		}()
+		synctest.Wait()
+		close(release)
+		require.NoError(t, <-aDone)
+		b := <-bDone
+		require.NotNil(t, b)
+		assert.Equal(t, x.ID, b.ID, "B adopted X's instance")
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Equal(t, 2, s.posts, "A's create and X's, none for B")
 	})
 }

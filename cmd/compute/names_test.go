@@ -194,9 +194,9 @@ func TestNameSharedByThousands(t *testing.T) {
 		}
 		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 		page = max(page, 1)
-		items := make([]compute.Instance, 100)
-		for i := range items {
-			items[i] = hostileInstance(fmt.Sprintf("ins-%d", (page-1)*100+i), "web", "active")
+		items := make([]compute.Instance, 0, 100)
+		for i := range min(100, max(0, 5000-(page-1)*100)) {
+			items = append(items, hostileInstance(fmt.Sprintf("ins-%d", (page-1)*100+i), "web", "active"))
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"instances": items, "total_count": 5000, "page": page, "per_page": 100})
 	}))
