@@ -96,7 +96,6 @@ type Limiter struct {
 	// ceilNext holds this process to the rate whichever way it is paced, so that switching between
 	// the file and the fallback never makes a burst: no grant before it.
 	ceilNext time.Time
-	interval time.Duration
 }
 
 // config collects the options of [New].
@@ -189,7 +188,6 @@ func New(token string, opts ...Option) (*Limiter, error) {
 		recheck:  recheck,
 		turn:     make(chan struct{}, 1),
 		fsem:     make(chan struct{}, 1),
-		interval: time.Duration(float64(time.Second) / cfg.rps),
 	}
 	if l.dir == "" {
 		l.dir, l.dirErr = defaultDir()
@@ -449,7 +447,7 @@ func (l *Limiter) paced(ctx context.Context, due time.Time) error {
 		l.mu.Unlock()
 		return fmt.Errorf("ratelimit/file: %w", context.DeadlineExceeded)
 	}
-	l.ceilNext = at.Add(l.interval)
+	l.ceilNext = at.Add(time.Duration(l.ival))
 	l.mu.Unlock()
 	return sleep(ctx, time.Until(at))
 }

@@ -33,7 +33,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	children := map[string]func() error{"rate": rateChild, "hold": holdChild, "readonly": readOnlyChild}
+	children := map[string]func() error{"rate": rateChild, "hold": holdChild, "readonly": readOnlyChild, "fleet": fleetChild}
 	if name := os.Getenv(envChild); name != "" {
 		if err := children[name](); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
