@@ -50,6 +50,7 @@ func TestAFullDiskFallsBackOnceAndReturns(t *testing.T) {
 	require.Error(t, reports[0])
 	assert.Contains(t, reports[0].Error(), "pacing this process alone")
 	assert.Contains(t, reports[0].Error(), "no space left on device")
+	assert.NotErrorIs(t, reports[0], ErrRefused)
 	assert.NotContains(t, reports[0].Error(), "SECRET")
 	assert.Equal(t, 1, strings.Count(reports[0].Error(), "ratelimit/file:"), "one prefix: %v", reports[0])
 	mu.Unlock()

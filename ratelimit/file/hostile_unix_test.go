@@ -115,6 +115,8 @@ func TestAHostileFileIsRefusedAndReset(t *testing.T) {
 			require.Error(t, reports[0])
 			assert.Contains(t, reports[0].Error(), "refused")
 			assert.Contains(t, reports[0].Error(), l.Path())
+			assert.ErrorIs(t, reports[0], ratelimitfile.ErrRefused, "not a fallback")
+			assert.NotContains(t, reports[0].Error(), "pacing this process alone")
 
 			fi, err := os.Lstat(l.Path())
 			require.NoError(t, err)

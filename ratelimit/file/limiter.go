@@ -133,8 +133,9 @@ func WithDir(dir string) Option {
 }
 
 // WithErrorHandler sets a function called with an error when the limiter falls back to pacing its
-// process alone (the file cannot be used), and when it refuses and replaces a file or a record it
-// did not write; and with nil when the file serves again after a fallback. Each fallback is
+// process alone (the file cannot be used), and with nil when the file serves again after a
+// fallback; also with an error matching [ErrRefused] when it refused and replaced a file or a
+// record that it did not write, after which it goes on through the new file. Each fallback is
 // reported once, as is the first refused file. It is called synchronously from Wait, Throttled or
 // the done that reports a response, so it must be quick. The error names the file, never the
 // token.
@@ -564,9 +565,14 @@ func (l *Limiter) refused(err error) {
 	l.resetReported = true
 	l.mu.Unlock()
 	if report && l.handler != nil {
-		l.handler(fmt.Errorf("ratelimit/file: %w", err))
+		l.handler(fmt.Errorf("ratelimit/file: %w (%w)", err, ErrRefused))
 	}
 }
+
+// ErrRefused is matched (errors.Is) by what the limiter reports to the handler of
+// [WithErrorHandler] when it refused and replaced a file or a record that it did not write: unlike
+// a fallback, the limiter goes on sharing the budget through the new file.
+var ErrRefused = errors.New("the budget starts afresh")
 
 // sawArmed reports whether this process saw the budget's pacing from responses on.
 func (l *Limiter) sawArmed() bool {
