@@ -20,6 +20,7 @@ const defaultTargets = "linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,window
 var commands = []struct{ name, pkg string }{
 	{"compute", "./cmd/compute"},
 	{"compute-fake", "./cmd/compute-fake"},
+	{"terraform-provider-compute", "./terraform-provider-compute"},
 }
 
 func buildCmd(args []string) error {

@@ -4,7 +4,7 @@
 //	go run ./release version                  print the version of CHANGELOG.md's head section
 //	go run ./release bump vX.Y.Z [-date DATE] set Version, CHANGELOG.md's head, the siblings' requirements
 //	go run ./release proxy -o DIR             write the working tree's modules as a file module proxy
-//	go run ./release build -o DIR             cross-compile compute and compute-fake, with SHA256SUMS
+//	go run ./release build -o DIR             cross-compile compute, compute-fake and terraform-provider-compute, with SHA256SUMS
 //
 // It is a module of its own, so that the SDK's go.mod keeps its four libraries.
 package main
@@ -20,7 +20,7 @@ const usage = `usage: go run ./release <command> [flags], from the repository's 
 	bump vX.Y.Z [-date DATE] set Version, CHANGELOG.md's head and the siblings' requirements to vX.Y.Z
 	proxy -o DIR [-version V] write every module of the working tree at V as a file module proxy
 	build -o DIR [-version V] [-targets os/arch,...]
-	                         cross-compile compute and compute-fake with the version, and SHA256SUMS
+	                         cross-compile compute, compute-fake and terraform-provider-compute with the version, and SHA256SUMS
 `
 
 func main() {

@@ -18,6 +18,7 @@ var modules = []struct{ dir, tagPrefix string }{
 	{"ratelimit/redis", "ratelimit/redis/"},
 	{"ratelimit/file", "ratelimit/file/"},
 	{"cmd/compute", "cmd/compute/"},
+	{"terraform-provider-compute", "terraform-provider-compute/"},
 }
 
 // modulePath reads the module path of the module in dir.

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # release/release.sh vX.Y.Z cuts release vX.Y.Z of compute-go, as RELEASING.md says: it checks the
 # API files against CHANGELOG.md, bumps the version (Version, CHANGELOG.md's head, the modules'
-# requirements of each other, go.work), writes api/*.txt, runs CI, commits, tags the four modules
-# in dependency order, and cross-compiles compute and compute-fake into dist/vX.Y.Z with
-# SHA256SUMS. It pushes nothing: RELEASING.md has the push.
+# requirements of each other, go.work), writes api/*.txt, runs CI, commits, tags the five modules
+# in dependency order, and cross-compiles compute, compute-fake and terraform-provider-compute into
+# dist/vX.Y.Z with SHA256SUMS. It pushes nothing: RELEASING.md has the push.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:?usage: release/release.sh vX.Y.Z}
 # The tag prefixes, in dependency order: the SDK, then the modules that require it, then the CLI
-# (which requires the SDK and ratelimit/redis).
-prefixes=("" "otel/" "ratelimit/redis/" "cmd/compute/")
+# and the Terraform provider (which require the SDK and ratelimit/redis).
+prefixes=("" "otel/" "ratelimit/redis/" "cmd/compute/" "terraform-provider-compute/")
 
 [ -z "$(git status --porcelain)" ] || { echo "release: the working tree has changes; commit them first"; exit 1; }
 for p in "${prefixes[@]}"; do

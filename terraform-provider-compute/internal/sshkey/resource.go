@@ -1,0 +1,195 @@
+// Package sshkey is the compute_ssh_key resource: an SSH public key stored in the account.
+package sshkey
+
+import (
+	"context"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+
+	"github.com/compute-sdk/compute-go/terraform-provider-compute/internal/kit"
+)
+
+// New returns the compute_ssh_key resource.
+func New() resource.Resource { return &sshKeyResource{} }
+
+type sshKeyResource struct{ kit.ResourceBase }
+
+var (
+	_ resource.ResourceWithConfigure   = &sshKeyResource{}
+	_ resource.ResourceWithImportState = &sshKeyResource{}
+	_ resource.ResourceWithModifyPlan  = &sshKeyResource{}
+	_ resource.ResourceWithMoveState   = &sshKeyResource{}
+)
+
+// kind names the resource in messages and in the name checks.
+const kind = "SSH key"
+
+// fields maps the request's fields to the attributes.
+var fields = kit.Fields{"name": path.Root("name"), "value": path.Root("public_key")}
+
+func (r *sshKeyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_ssh_key"
+}
+
+func (r *sshKeyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An SSH public key stored in the account, to install on new instances (`ssh_key_ids` of `compute_instance`).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The unique ID of the SSH key.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "The human-readable name for the SSH key. Changing it renames the key in place. Two keys of one configuration cannot share a name.",
+				Required:            true,
+			},
+			"public_key": schema.StringAttribute{
+				MarkdownDescription: "SSH public key: one OpenSSH public key line, such as the content of `id_ed25519.pub`. A private key is refused before anything is sent. Changing it replaces the key.",
+				Required:            true,
+				PlanModifiers:       []planmodifier.String{kit.ReplaceString("Changing it replaces the SSH key.", nil)},
+			},
+			"fingerprint": schema.StringAttribute{
+				MarkdownDescription: "The fingerprint of the SSH key.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: "The timestamp when this SSH key was created in RFC 3339.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"timeouts": timeouts.AttributesAll(ctx),
+		},
+	}
+}
+
+// ModifyPlan checks the key offline, before any request, and refuses a name another key of the
+// configuration has.
+func (r *sshKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Name.IsUnknown() && !plan.PublicKey.IsUnknown() {
+		if err := plan.request().Validate(); err != nil {
+			kit.AddError(&resp.Diagnostics, "create the SSH key", err, fields)
+		}
+	}
+	r.Meta.CheckName(ctx, kind, req, resp)
+}
+
+func (r *sshKeyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := kit.Deadline(ctx, plan.Timeouts.Create, &resp.Diagnostics)
+	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	key, err := r.Meta.Client.SSHKeys.CreateOnce(ctx, plan.request(), r.Meta.Once()...)
+	if err != nil {
+		kit.AddError(&resp.Diagnostics, "create the SSH key", err, fields)
+		return
+	}
+	plan.set(key)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *sshKeyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
+	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	key, err := r.Meta.Client.SSHKeys.Get(ctx, state.ID.ValueString())
+	if kit.Gone(err, compute.CodeSSHKeyNotFound) {
+		resp.State.RemoveResource(ctx) // proven gone: the plan creates it again
+		return
+	}
+	if err != nil {
+		kit.AddError(&resp.Diagnostics, "read the SSH key "+kit.Safe(state.ID.ValueString()), err, fields)
+		return
+	}
+	state.set(key)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *sshKeyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := kit.Deadline(ctx, plan.Timeouts.Update, &resp.Diagnostics)
+	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Name.Equal(state.Name) {
+		key, err := r.Meta.Client.SSHKeys.Update(ctx, state.ID.ValueString(), &compute.SSHKeyUpdateRequest{Name: plan.Name.ValueString()})
+		if err != nil {
+			kit.AddError(&resp.Diagnostics, "rename the SSH key "+kit.Safe(state.ID.ValueString()), err, fields)
+			return
+		}
+		plan.set(key)
+	} else {
+		plan.ID, plan.Fingerprint, plan.CreatedAt = state.ID, state.Fingerprint, state.CreatedAt
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *sshKeyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
+	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.Meta.Client.SSHKeys.DeleteAndWait(ctx, state.ID.ValueString(), r.Meta.DeleteOptions()...); err != nil {
+		kit.AddError(&resp.Diagnostics, "delete the SSH key "+kit.Safe(state.ID.ValueString()), err, fields)
+	}
+}
+
+// ImportState takes an SSH key's ID, or name=<name> for the one key with that name.
+func (r *sshKeyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if r.Meta == nil {
+		resp.Diagnostics.AddError("Provider not configured", "The provider must be configured to import.")
+		return
+	}
+	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.SSHKeys.FindByName, func(k *compute.SSHKey) string { return k.ID }, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// MoveState takes over the state of the official provider's genesiscloud_ssh_key.
+func (r *sshKeyResource) MoveState(ctx context.Context) []resource.StateMover {
+	var s resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &s)
+	return []resource.StateMover{kit.MoveFrom(s.Schema, "ssh_key", nil)}
+}

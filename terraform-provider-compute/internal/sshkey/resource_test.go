@@ -1,0 +1,170 @@
+package sshkey_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/compute-sdk/compute-go/terraform-provider-compute/internal/acctest"
+)
+
+func TestMain(m *testing.M) { acctest.Main(m) }
+
+const (
+	key1 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBOpdKM8wSI07+PO4xLDL7zW/kNWGbdFXeHyBU1TRlBn alice@example.com"
+	key2 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHn1wM3aWGDqZ8UZfl2pnkqgNFXfWQPSt9uRuBhv3Q2C bob@example.com"
+)
+
+const addr = "compute_ssh_key.test"
+
+func config(srv *computetest.Server, name, key string) string {
+	return acctest.Provider(srv) + fmt.Sprintf(`
+resource "compute_ssh_key" "test" {
+  name       = %q
+  public_key = %q
+}
+`, name, key)
+}
+
+// count is how many SSH keys named name the fake holds.
+func count(t *testing.T, srv *computetest.Server, name string) int {
+	t.Helper()
+	keys, err := acctest.Client(t, srv).SSHKeys.FindByName(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
+}
+
+// TestAccSSHKey_lifecycle creates a key, imports it by ID and by name, renames it in place,
+// replaces it for a new public key, plans no change, and destroys it.
+func TestAccSSHKey_lifecycle(t *testing.T) {
+	srv := acctest.Server(t)
+	id := statecheck.CompareValue(compare.ValuesSame())
+	acctest.Test(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			if n := count(t, srv, "alice") + count(t, srv, "alice-2"); n != 0 {
+				return fmt.Errorf("%d SSH keys left after destroy", n)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: config(srv, "alice", key1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("name"), knownvalue.StringExact("alice")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fingerprint"), knownvalue.NotNull()),
+					id.AddStateValue(addr, tfjsonpath.New("id")),
+				},
+			},
+			{ResourceName: addr, ImportState: true, ImportStateVerify: true},
+			{ResourceName: addr, ImportState: true, ImportStateVerify: true, ImportStateId: "name=alice"},
+			{
+				Config: config(srv, "alice-2", key1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{id.AddStateValue(addr, tfjsonpath.New("id"))},
+			},
+			{
+				Config: config(srv, "alice-2", key2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+			},
+			{Config: config(srv, "alice-2", key2), PlanOnly: true},
+		},
+	})
+}
+
+// TestAccSSHKey_drift deletes the key outside Terraform: the refresh finds it gone (the service's
+// not-found) and the plan creates it again.
+func TestAccSSHKey_drift(t *testing.T) {
+	srv := acctest.Server(t)
+	var id string
+	acctest.Test(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config: config(srv, "drift", key1),
+				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
+			},
+			{
+				PreConfig: func() {
+					if err := acctest.Client(t, srv).SSHKeys.Delete(context.Background(), id); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             config(srv, "drift", key1),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+// TestAccSSHKey_lostCreate loses the response of the create after the service made the key: the
+// apply succeeds with the key it made, and no second one.
+func TestAccSSHKey_lostCreate(t *testing.T) {
+	srv := acctest.Server(t)
+	acctest.Test(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				srv.FailNext(1, computetest.Match{Method: "POST", Path: "/compute/v1/ssh-keys"}, computetest.Fault{DropAfterProcessing: true})
+			},
+			Config: config(srv, "lost", key1),
+			Check: func(*terraform.State) error {
+				if n := count(t, srv, "lost"); n != 1 {
+					return fmt.Errorf("%d SSH keys named lost, want 1", n)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// TestAccSSHKey_gateway404 answers the refresh's read with a gateway's 404 page: the plan fails
+// with the error and the key stays in the state, so that no second key is created.
+func TestAccSSHKey_gateway404(t *testing.T) {
+	srv := acctest.Server(t)
+	var id string
+	acctest.Test(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config: config(srv, "gw", key1),
+				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
+			},
+			{
+				PreConfig: func() {
+					srv.Inject(computetest.Rule{Match: computetest.Match{Method: "GET", Path: "/compute/v1/ssh-keys/" + id},
+						Fault: computetest.Fault{Status: 404, Body: []byte("<html><body>404 Not Found</body></html>")}})
+				},
+				Config:      config(srv, "gw", key1),
+				ExpectError: regexp.MustCompile(`HTTP 404`),
+			},
+			{
+				PreConfig: srv.ClearFaults,
+				Config:    config(srv, "gw", key1),
+				PlanOnly:  true,
+				Check: func(*terraform.State) error {
+					if n := count(t, srv, "gw"); n != 1 {
+						return fmt.Errorf("%d SSH keys named gw, want 1", n)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,35 @@
+// Command terraform-provider-compute is the Terraform provider for the Compute Resource Management
+// API, built on the compute-go SDK. Terraform starts it; -version prints its version, -debug runs
+// it for a debugger.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/compute-sdk/compute-go/terraform-provider-compute/internal/provider"
+)
+
+// Address is the provider's source address in the registry.
+const Address = "registry.terraform.io/compute-sdk/compute"
+
+func main() {
+	debug := flag.Bool("debug", false, "run the provider for a debugger (it prints TF_REATTACH_PROVIDERS to use)")
+	printVersion := flag.Bool("version", false, "print the version and exit")
+	flag.Parse()
+	if *printVersion {
+		fmt.Println("terraform-provider-compute " + buildVersion())
+		return
+	}
+	err := providerserver.Serve(context.Background(), provider.New(buildVersion()), providerserver.ServeOpts{
+		Address: Address,
+		Debug:   *debug,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+}
