@@ -36,7 +36,7 @@ var tree = map[string]string{
 	"CHANGELOG.md": "# Changelog\n\n## Unreleased (v0.3.0)\n\n- New.\n\n## v0.2.0 (2026-11-28)\n\n- Old.\n",
 	"client.go":    "package compute\n\n// Version is the SDK's version.\nconst Version = \"0.3.0\"\n",
 	"go.mod":       "module github.com/compute-sdk/compute-go\n\ngo 1.25.0\n",
-	"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/file\n\t./ratelimit/redis\n\t./tool\n)\n\n" +
+	"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/file\n\t./ratelimit/redis\n\t./terraform-provider-compute\n\t./tool\n)\n\n" +
 		"replace github.com/compute-sdk/compute-go v0.2.0 => ./\n\n" +
 		"replace github.com/compute-sdk/compute-go/ratelimit/redis v0.2.0 => ./ratelimit/redis\n",
 	"otel/go.mod": "module github.com/compute-sdk/compute-go/otel\n\ngo 1.25.0\n\n" +
@@ -49,6 +49,8 @@ var tree = map[string]string{
 	"cmd/compute/go.mod": "module github.com/compute-sdk/compute-go/cmd/compute\n\ngo 1.25.0\n\n" +
 		"require (\n\tgithub.com/compute-sdk/compute-go v0.2.0\n\tgithub.com/compute-sdk/compute-go/ratelimit/redis v0.2.0\n" +
 		"\tgithub.com/spf13/cobra v1.10.2\n)\n",
+	"terraform-provider-compute/go.mod": "module github.com/compute-sdk/compute-go/terraform-provider-compute\n\ngo 1.25.8\n\n" +
+		"require github.com/compute-sdk/compute-go v0.2.0\n",
 }
 
 func TestBump(t *testing.T) {
@@ -59,7 +61,7 @@ func TestBump(t *testing.T) {
 	want := map[string]string{
 		"CHANGELOG.md": "# Changelog\n\n## v0.3.0 (2026-12-01)\n\n- New.\n\n## v0.2.0 (2026-11-28)\n\n- Old.\n",
 		"client.go":    tree["client.go"],
-		"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/file\n\t./ratelimit/redis\n\t./tool\n)\n\n" +
+		"go.work": "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./otel\n\t./ratelimit/file\n\t./ratelimit/redis\n\t./terraform-provider-compute\n\t./tool\n)\n\n" +
 			"replace github.com/compute-sdk/compute-go v0.3.0 => ./\n\n" +
 			"replace github.com/compute-sdk/compute-go/otel v0.3.0 => ./otel\n\n" +
 			"replace github.com/compute-sdk/compute-go/ratelimit/redis v0.3.0 => ./ratelimit/redis\n",
@@ -73,6 +75,8 @@ func TestBump(t *testing.T) {
 		"cmd/compute/go.mod": "module github.com/compute-sdk/compute-go/cmd/compute\n\ngo 1.25.0\n\n" +
 			"require (\n\tgithub.com/compute-sdk/compute-go v0.3.0\n\tgithub.com/compute-sdk/compute-go/ratelimit/redis v0.3.0\n" +
 			"\tgithub.com/spf13/cobra v1.10.2\n)\n",
+		"terraform-provider-compute/go.mod": "module github.com/compute-sdk/compute-go/terraform-provider-compute\n\ngo 1.25.8\n\n" +
+			"require github.com/compute-sdk/compute-go v0.3.0\n",
 	}
 	for name, w := range want {
 		if got := readFile(t, root, name); got != w {

@@ -26,6 +26,8 @@ func TestWriteProxy(t *testing.T) {
 		"cmd/compute/go.mod":     "module github.com/compute-sdk/compute-go/cmd/compute\n\ngo 1.25.0\n",
 		"cmd/compute/main.go":    "package main\n",
 	}
+	files["terraform-provider-compute/go.mod"] = "module github.com/compute-sdk/compute-go/terraform-provider-compute\n\ngo 1.25.8\n"
+	files["terraform-provider-compute/main.go"] = "package main\n"
 	root := writeTree(t, files)
 	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
 		t.Skipf("git init: %v %s", err, out)
