@@ -277,7 +277,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	inst, err := r.Meta.Client.Instances.Get(ctx, state.ID.ValueString())
-	if kit.Gone(err, compute.CodeInstanceNotFound) {
+	if compute.Gone(err) {
 		resp.State.RemoveResource(ctx) // proven gone: the plan creates it again
 		return
 	}

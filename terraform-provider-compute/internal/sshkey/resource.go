@@ -121,7 +121,7 @@ func (r *sshKeyResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	key, err := r.Meta.Client.SSHKeys.Get(ctx, state.ID.ValueString())
-	if kit.Gone(err, compute.CodeSSHKeyNotFound) {
+	if compute.Gone(err) {
 		resp.State.RemoveResource(ctx) // proven gone: the plan creates it again
 		return
 	}
