@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -322,6 +323,56 @@ resource "compute_instance" "test" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.CompareValuePairs(addr, tfjsonpath.New("ssh_key_ids").AtSliceIndex(0), "compute_ssh_key.k", tfjsonpath.New("id"), compare.ValuesSame()),
 			},
+		}},
+	})
+}
+
+// precreate makes an instance named name outside Terraform and returns its ID.
+func precreate(t *testing.T, srv *computetest.Server, name string) string {
+	t.Helper()
+	inst, err := acctest.Client(t, srv).Instances.Create(context.Background(), &compute.InstanceCreateRequest{
+		Name: name, Hostname: name, Region: "NORD-NO-KRS-1", Image: "ubuntu-24.04", Type: "vcpu-2_memory-4g", SSHKeys: []string{"key-ci"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst.ID
+}
+
+// TestAccInstance_notAdoptedByDefault leaves alone an instance that had the name before the apply
+// (a colleague's): the apply creates its own, and the destroy deletes only that one.
+func TestAccInstance_notAdoptedByDefault(t *testing.T) {
+	srv := acctest.Server(t)
+	other := precreate(t, srv, "shared")
+	acctest.Test(t, resource.TestCase{
+		CheckDestroy: exactly(t, srv, "shared", 1),
+		Steps: []resource.TestStep{{
+			Config: config(srv, "shared", minimal),
+			Check: resource.ComposeTestCheckFunc(
+				exactly(t, srv, "shared", 2),
+				resource.TestCheckResourceAttrWith(addr, "id", func(v string) error {
+					if v == other {
+						return fmt.Errorf("the apply adopted %s, made before it", other)
+					}
+					return nil
+				}),
+			),
+		}},
+	})
+}
+
+// TestAccInstance_adoptExisting, with adopt_existing, adopts the matching instance that has the name
+// (the one a killed apply made) instead of making a second one.
+func TestAccInstance_adoptExisting(t *testing.T) {
+	srv := acctest.Server(t)
+	made := precreate(t, srv, "rerun")
+	acctest.Test(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: strings.Replace(config(srv, "rerun", minimal), "\n}\n", "\n  adopt_existing = true\n}\n", 1),
+			Check: resource.ComposeTestCheckFunc(
+				exactly(t, srv, "rerun", 1),
+				resource.TestCheckResourceAttr(addr, "id", made),
+			),
 		}},
 	})
 }
