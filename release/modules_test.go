@@ -40,7 +40,7 @@ func TestProxyAndBuildTakeTheVersionFlag(t *testing.T) {
 	}
 	files := map[string]string{
 		"CHANGELOG.md":             "# Changelog\n\n## Unreleased (v0.3.0)\n",
-		"go.work":                  "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n)\n",
+		"go.work":                  "go 1.25.0\n\nuse (\n\t.\n\t./cmd/compute\n\t./terraform-provider-compute\n)\n",
 		"go.mod":                   "module github.com/compute-sdk/compute-go\n\ngo 1.25.0\n",
 		"cmd/compute/main.go":      "package main\n\nvar version = \"dev\"\n\nfunc main() { println(version) }\n",
 		"cmd/compute-fake/main.go": "package main\n\nvar version = \"dev\"\n\nfunc main() { println(version) }\n",
@@ -48,6 +48,7 @@ func TestProxyAndBuildTakeTheVersionFlag(t *testing.T) {
 		"ratelimit/redis/go.mod":   "module github.com/compute-sdk/compute-go/ratelimit/redis\n\ngo 1.25.0\n",
 		"cmd/compute/go.mod":       "module github.com/compute-sdk/compute-go/cmd/compute\n\ngo 1.25.0\n",
 	}
+	files["terraform-provider-compute/main.go"] = files["cmd/compute/main.go"]
 	for _, m := range modules { // each module of the list needs its go.mod
 		name := filepath.ToSlash(filepath.Join(m.dir, "go.mod"))
 		if _, ok := files[name]; !ok {

@@ -22,7 +22,9 @@ func DebugLogging() bool {
 
 // DumpWriter passes the SDK's debug dump (WithDebugDump: the token and the secret fields scrubbed)
 // to Terraform's log, one entry per exchange.
-type DumpWriter struct{ Ctx context.Context }
+type DumpWriter struct {
+	Ctx context.Context // carries Terraform's logger
+}
 
 // Write implements io.Writer.
 func (w DumpWriter) Write(p []byte) (int, error) {

@@ -21,6 +21,7 @@ const DefaultTimeout = 20 * time.Minute
 // all of them, so that one limiter paces every call of the run and concurrent waits of one kind
 // share their list walks.
 type Meta struct {
+	// Client is the provider block's one client.
 	Client *compute.Client
 	// AdoptExisting lets a create adopt a same-named resource that matches the configuration.
 	AdoptExisting bool
@@ -57,7 +58,9 @@ func (m *Meta) DeleteOptions() []compute.DeleteOption {
 }
 
 // ResourceBase is embedded by every resource: it keeps the provider's Meta.
-type ResourceBase struct{ Meta *Meta }
+type ResourceBase struct {
+	Meta *Meta // the provider's; nil until the provider is configured
+}
 
 // Configure implements resource.ResourceWithConfigure.
 func (r *ResourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -73,7 +76,9 @@ func (r *ResourceBase) Configure(_ context.Context, req resource.ConfigureReques
 }
 
 // DataSourceBase is embedded by every data source: it keeps the provider's Meta.
-type DataSourceBase struct{ Meta *Meta }
+type DataSourceBase struct {
+	Meta *Meta // the provider's; nil until the provider is configured
+}
 
 // Configure implements datasource.DataSourceWithConfigure.
 func (d *DataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
