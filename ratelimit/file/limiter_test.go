@@ -305,3 +305,24 @@ func TestNoCacheDirectoryFallsBack(t *testing.T) {
 	assert.Contains(t, reports[0].Error(), "no cache directory")
 	assert.Equal(t, 1, strings.Count(reports[0].Error(), "ratelimit/file:"), "one prefix: %v", reports[0])
 }
+
+// TestARemovedFileIsMadeAgain: when the file or its directory is removed under a running process (a
+// cache cleaned), the next caller makes it again and every process goes on through the new one,
+// with nothing to report.
+func TestARemovedFileIsMadeAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache", "ratelimit")
+	a, ra := newLimiter(t, dir, 100)
+	b, rb := newLimiter(t, dir, 100)
+	ctx := context.Background()
+	require.NoError(t, wait(ctx, a))
+	require.NoError(t, wait(ctx, b))
+	require.NoError(t, os.RemoveAll(filepath.Dir(dir)))
+	_, _, seq, err := ratelimitfile.WaitGrant(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), seq, "a fresh budget in a new file")
+	_, _, seq, err = ratelimitfile.WaitGrant(ctx, b)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), seq, "the other process follows it to the new file")
+	assert.Empty(t, ra.all())
+	assert.Empty(t, rb.all())
+}
