@@ -17,8 +17,8 @@ func Example() {
 	rdb := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:6379"})
 	defer rdb.Close()
 	lim, err := ratelimit.New(rdb, token,
-		// Redis down or slow: say so. Meanwhile each process sends in its own turns, and all come
-		// back to Redis together.
+		// Redis down or slow: say so. Meanwhile each process sends in its own slots, and each
+		// comes back to Redis as soon as it answers.
 		ratelimit.WithErrorHandler(func(err error) {
 			if err != nil {
 				log.Printf("rate limiter: %v", err)
@@ -29,6 +29,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer lim.Close() // leaves the budget at once: the others take this process's share
 	c, err := compute.NewClientFromEnv(compute.WithLimiter(lim))
 	if err != nil {
 		log.Fatal(err)

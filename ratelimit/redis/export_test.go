@@ -6,8 +6,12 @@ var (
 	WaitScript      = waitScript
 	RespondedScript = respondedScript
 	ThrottledScript = throttledScript
+	MemberScript    = memberScript
 	ScriptHeader    = scriptHeader
 )
+
+// Frame is how many slots the frame has.
+const Frame = frame
 
 // SetClock makes l's scripts use clock (microseconds, as a decimal string) instead of Redis's own.
 func (l *Limiter) SetClock(clock func() string) { l.clock = clock }

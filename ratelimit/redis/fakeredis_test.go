@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -44,6 +46,7 @@ func (c redisCall) Arg(i int) int64 {
 // (a client that does not honour it).
 type answer struct {
 	reply []int64
+	vals  []any // the reply when reply is nil: a member script's has a string
 	err   error
 	delay time.Duration
 	hang  <-chan struct{}
@@ -73,7 +76,11 @@ var scriptNames = map[string]string{
 	ratelimit.WaitScript.Hash():      "wait",
 	ratelimit.RespondedScript.Hash(): "responded",
 	ratelimit.ThrottledScript.Hash(): "throttled",
+	ratelimit.MemberScript.Hash():    "member",
 }
+
+// alone is memberScript's reply to a process alone on the budget: it holds every slot.
+var alone = answer{vals: []any{int64(0), int64(1), int64(0), int64(1), strings.Repeat("1", ratelimit.Frame)}}
 
 // newFakeRedis returns a fake that answers the scripts named in answers; a script it has no answer
 // for gets {0} (what respondedScript replies), an unknown script an error.
@@ -116,8 +123,11 @@ func (f *fakeRedis) EvalSha(ctx context.Context, sha string, _ []string, args ..
 		return goredis.NewCmdResult(nil, fmt.Errorf("fake: more than %d calls", f.limit))
 	}
 	a := answer{reply: []int64{0}}
-	if fn != nil {
+	switch {
+	case fn != nil:
 		a = fn(c)
+	case name == "member":
+		a = alone
 	}
 	if a.hang != nil {
 		<-a.hang
@@ -135,6 +145,9 @@ func (f *fakeRedis) EvalSha(ctx context.Context, sha string, _ []string, args ..
 	}
 	if a.err != nil {
 		return goredis.NewCmdResult(nil, a.err)
+	}
+	if a.reply == nil {
+		return goredis.NewCmdResult(a.vals, nil)
 	}
 	vals := make([]any, len(a.reply))
 	for i, v := range a.reply {
@@ -247,94 +260,12 @@ func (r *reports) All() []error {
 
 // fakeLimiter builds a Limiter on fake at rate 10 per second, with the fallback and the reports
 // recorded, and opts after those. Call it inside the synctest bubble.
-func fakeLimiter(fake *fakeRedis, fallback *recordingLimiter, rep *reports, opts ...ratelimit.Option) (*ratelimit.Limiter, error) {
-	return ratelimit.New(fake, testToken, append([]ratelimit.Option{
+func fakeLimiter(t testing.TB, fake *fakeRedis, fallback *recordingLimiter, rep *reports, opts ...ratelimit.Option) (*ratelimit.Limiter, error) {
+	l, err := ratelimit.New(fake, testToken, append([]ratelimit.Option{
 		ratelimit.WithRate(10), ratelimit.WithFallback(fallback), ratelimit.WithErrorHandler(rep.handler),
 	}, opts...)...)
-}
-
-// budget answers the wait script as the real one keeps a budget, on the bubble's clock: the
-// schedule (each grant an interval and the headroom after the one before, reserved at most a
-// quarter interval ahead, refused past the caller's deadline) and the members (those that asked
-// within 10 s, ranked by id). It never arms the pacing from responses. Killed, it refuses every
-// command as a Redis that is down does; restarted, it holds an empty budget, as a Redis without
-// persistence does.
-type budget struct {
-	mu      sync.Mutex
-	down    bool
-	tat     int64 // µs since the Unix epoch
-	seq     int64
-	members map[string]time.Time
-	grants  []time.Time // when each grant is due
-	// killAfter, when not 0, kills the Redis as soon as it has reserved that many grants, and
-	// then closes killed.
-	killAfter int
-	killed    chan struct{}
-}
-
-func newBudget() *budget {
-	return &budget{members: map[string]time.Time{}, killed: make(chan struct{})}
-}
-
-// fake returns a fake Redis, a process's connection to the budget.
-func (b *budget) fake() *fakeRedis {
-	return newFakeRedis(map[string]func(redisCall) answer{"wait": b.wait})
-}
-
-func (b *budget) wait(c redisCall) answer {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.down {
-		return answer{err: errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")}
+	if err == nil {
+		t.Cleanup(func() { _ = l.Close() }) // its heartbeat ends before the bubble does
 	}
-	me := c.Args[4].(string)
-	b.members[me] = c.At
-	var n, rank int64
-	for id, seen := range b.members {
-		if c.At.Sub(seen) > 10*time.Second {
-			delete(b.members, id)
-			continue
-		}
-		n++
-		if id < me {
-			rank++
-		}
-	}
-	step := c.Arg(2) * 1003 / 1000
-	now := c.At.UnixMicro()
-	at := max(b.tat, now)
-	if maxWait := c.Arg(4); maxWait >= 0 && at-now > maxWait {
-		return answer{reply: []int64{3, at - now, n, rank}}
-	}
-	if early := at - now - step/4; early > 0 {
-		return answer{reply: []int64{2, early, n, rank}}
-	}
-	b.tat = at + step
-	b.seq++
-	b.grants = append(b.grants, time.UnixMicro(at))
-	if len(b.grants) == b.killAfter {
-		b.down = true
-		close(b.killed)
-	}
-	return answer{reply: []int64{0, at - now, b.seq, 0, n, rank}}
-}
-
-// kill stops the budget's Redis; restart starts it again, empty.
-func (b *budget) kill() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.down = true
-}
-
-func (b *budget) restart() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.down, b.tat, b.seq, b.members = false, 0, 0, map[string]time.Time{}
-}
-
-// Grants returns when each grant Redis made is due.
-func (b *budget) Grants() []time.Time {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]time.Time(nil), b.grants...)
+	return l, err
 }

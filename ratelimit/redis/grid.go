@@ -4,114 +4,192 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"sync"
+	"strings"
 	"time"
+
+	compute "github.com/compute-sdk/compute-go"
 )
 
-// gridMargin is how much longer than an interval a slot of the grid lasts, in intervals: room for
-// the jitter of requests on their way to the service.
+// gridMargin is how much longer than an interval a slot lasts, in intervals: room for the jitter
+// of requests on their way to the service.
 const gridMargin = 0.1
 
-// errRecheck says that a caller left the fallback to ask Redis again at the recheck instant.
-var errRecheck = errors.New("ratelimit/redis: no fallback grant before the recheck")
+// errRecheck says that a caller left the fallback to ask Redis again.
+var errRecheck = errors.New("ratelimit/redis: back on Redis")
 
-// grid is the default fallback. Wall-clock time is cut into slots of an interval and the margin,
-// numbered from the Unix epoch; process i of the n that Redis last counted fires only in the slots
-// whose number is i modulo n, so the fleet sends at most one request a slot, never two at once,
-// while each process keeps its share of the rate. Before Redis counted any (n = 0), the process
-// takes every slot.
-// The limiter lets one caller at a time wait on it.
-type grid struct {
-	slot time.Duration
+// The default fallback. Wall-clock time is cut into slots of an interval and the margin, numbered
+// from the Unix epoch, the same in every process; slot k is slot k modulo frame of the frame. Redis
+// gives each member a set of the frame's slots that no other member may hold (memberScript): a
+// process on its fallback sends only at the start of its slots, or anywhere between the starts of
+// two of its slots in a row, so that its requests are always a slot away from any other process's
+// on its fallback. Redis keeps every grant it makes a slot away from the slots of a member that
+// may be on its fallback, and from the fallback grants each member reported.
 
-	mu    sync.Mutex
-	n, i  int64     // the processes Redis counted and this one's rank; n = 0 before any count
-	armed bool      // a 429 was seen: the next ones pause
-	next  time.Time // no grant before this: a slot after the last grant
-	until time.Time // a pause ends
+// fallback is the pacing of the default fallback; the limiter's mu guards it.
+type fallback struct {
+	prev, last time.Time     // the last two fallback grants, as reserved
+	lastAt     time.Time     // when the last one went
+	seq        uint64        // the last grant's number
+	responded  time.Time     // when its response arrived; zero until then
+	minRTT     time.Duration // the fastest round trip; -1 before the first
+	armed      bool          // a 429 was seen: pacing from responses, and the next ones pause
+	until      time.Time     // a pause ends
+	wide       float64       // the spacing's widening, in intervals, as of wideAt
+	wideAt     time.Time
 }
 
-func newGrid(slot time.Duration) *grid {
-	return &grid{slot: slot}
+// spacing is the fallback's spacing at now: the schedule's, widened by the 429s it met.
+func (f *fallback) spacing(step time.Duration, now time.Time) time.Duration {
+	w := max(0, f.wide-compute.PacingWiden*float64(now.Sub(f.wideAt))/float64(compute.PacingNarrow))
+	return step + time.Duration(w*float64(step))
 }
 
-// member notes the count of processes and this one's rank that Redis replied, and whether the
-// pacing from responses is on there.
-func (g *grid) member(n, i int64, armed bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.n, g.i = n, i
-	g.armed = g.armed || armed
-}
-
-// throttled notes a 429: the first arms the grid, as the pacing of compute.NewLimiter does (the
-// grid's slots already leave an interval between requests); each later one pauses the process.
-func (g *grid) throttled(wait time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.armed {
-		g.armed = true
+// throttledSlots notes a 429 while on the fallback: the first arms the pacing from responses, as
+// compute.NewLimiter does; each later one pauses the process and widens its spacing.
+func (l *Limiter) throttledSlots(wait time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.fb.armed && !l.armed {
+		l.fb.armed = true
 		return
 	}
-	if t := time.Now().Add(wait); t.After(g.until) {
-		g.until = t
+	l.fb.armed = true
+	now := time.Now()
+	if t := now.Add(wait); t.After(l.fb.until) {
+		l.fb.until = t
 	}
+	w := max(0, l.fb.wide-compute.PacingWiden*float64(now.Sub(l.fb.wideAt))/float64(compute.PacingNarrow))
+	l.fb.wide, l.fb.wideAt = min(compute.PacingWidenMax, w+compute.PacingWiden), now
 }
 
-// pastDeadline fails when the pause outlasts ctx's deadline.
-func (g *grid) pastDeadline(ctx context.Context) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return pastDeadline(ctx, time.Until(g.until))
-}
-
-// wait blocks until this process's next slot at or after from, and returns errRecheck at once
-// when that slot is after cutoff. A pause that outlasts ctx's deadline fails at once.
-func (g *grid) wait(ctx context.Context, from, cutoff time.Time) error {
+// waitSlots waits for the process's next slot on the fallback, one caller at a time, and returns
+// errRecheck when the limiter goes back to Redis first. A grant is reserved (reported to Redis by
+// the next heartbeat) before the caller sleeps until it.
+func (l *Limiter) waitSlots(ctx context.Context) (func(), error) {
+	l.mu.Lock()
+	back, until := l.back, l.fb.until
+	l.mu.Unlock()
+	if err := pastDeadline(ctx, time.Until(until)); err != nil {
+		return nil, err // before queueing behind a caller that waits the pause out
+	}
+	select {
+	case l.fturn <- struct{}{}:
+	case <-back:
+		return nil, errRecheck
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-l.fturn }()
 	deadline, hasDeadline := ctx.Deadline()
 	for {
-		if err := g.pastDeadline(ctx); err != nil {
-			return err
+		l.mu.Lock()
+		if !l.failing {
+			l.mu.Unlock()
+			return nil, errRecheck
 		}
-		g.mu.Lock()
-		at, ok := g.slotAt(latest(time.Now(), from, g.next, g.until))
-		g.mu.Unlock()
+		back = l.back
+		now := time.Now()
+		if err := pastDeadline(ctx, l.fb.until.Sub(now)); err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
+		at, poll, ok := l.nextSlot(now)
 		switch {
-		case !ok || at.After(cutoff):
-			return errRecheck
-		case hasDeadline && at.After(deadline):
-			return fmt.Errorf("ratelimit/redis: the next request may go in %s, past the context deadline: %w",
-				time.Until(at).Round(time.Millisecond), context.DeadlineExceeded)
-		}
-		if err := sleep(ctx, time.Until(at)); err != nil {
-			return err
-		}
-		g.mu.Lock()
-		if g.until.After(time.Now()) { // a 429 paused the process meanwhile
-			g.mu.Unlock()
+		case !ok: // this process holds no slot: wait for Redis
+			l.mu.Unlock()
+			select {
+			case <-back:
+				return nil, errRecheck
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		case poll > 0: // a response may end the hold: look again soon
+			l.mu.Unlock()
+			if err := sleep(ctx, poll); err != nil {
+				return nil, err
+			}
 			continue
+		case hasDeadline && at.After(deadline):
+			l.mu.Unlock()
+			return nil, fmt.Errorf("ratelimit/redis: the next request may go in %s, past the context deadline: %w",
+				at.Sub(now).Round(time.Millisecond), context.DeadlineExceeded)
 		}
-		g.next = at.Add(g.slot)
-		g.mu.Unlock()
-		return nil
+		l.fb.prev, l.fb.last = l.fb.last, at
+		l.fb.seq++
+		seq := l.fb.seq
+		l.fb.responded = time.Time{}
+		l.mu.Unlock()
+		if err := sleep(ctx, time.Until(at)); err != nil {
+			return nil, err
+		}
+		if err := l.paced(ctx); err != nil {
+			return nil, err
+		}
+		sent := time.Now()
+		l.mu.Lock()
+		l.fb.lastAt = sent
+		l.mu.Unlock()
+		return func() { l.respondedSlots(seq, sent) }, nil
 	}
 }
 
-// slotAt returns the start of the first slot of this process at or after t; false when it is too
-// far to count in nanoseconds since the Unix epoch. Call it with g.mu held.
-func (g *grid) slotAt(t time.Time) (time.Time, bool) {
-	n, i := max(g.n, 1), g.i%max(g.n, 1)
-	s := int64(g.slot)
+// respondedSlots notes the response to fallback grant seq, sent at sent.
+func (l *Limiter) respondedSlots(seq uint64, sent time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if rtt := now.Sub(sent); l.fb.minRTT < 0 || rtt < l.fb.minRTT {
+		l.fb.minRTT = rtt
+	}
+	if seq == l.fb.seq && l.fb.responded.IsZero() {
+		l.fb.responded = now
+	}
+}
+
+// nextSlot returns when the next fallback grant may go, at or after now: after the promise, the
+// pause, an interval after this process's last grant (Redis's or the fallback's) and, once a 429
+// was seen, an interval after the last response less the fastest round trip (or, with no response
+// yet, poll > 0: look again then), in one of this process's slots; ok is false when it holds
+// none. Call it with l.mu held.
+func (l *Limiter) nextSlot(now time.Time) (at time.Time, poll time.Duration, ok bool) {
+	step := l.fb.spacing(l.step, now)
+	t := latest(now, l.promise, l.fb.until, l.lastDue.Add(step), l.fb.lastAt.Add(step))
+	if (l.fb.armed || l.armed) && !l.fb.lastAt.IsZero() {
+		end := l.fb.lastAt.Add(step + time.Duration(compute.PacingHold*float64(step)))
+		switch {
+		case !l.fb.responded.IsZero():
+			t = latest(t, minTime(end, l.fb.responded.Add(step-max(0, l.fb.minRTT))))
+		case end.After(t):
+			return end, min(end.Sub(now), max(time.Millisecond, step/20)), true
+		}
+	}
+	at, ok = l.slotFrom(t)
+	return at, 0, ok
+}
+
+// slotFrom returns the first time at or after t when this process may send on its fallback: at
+// the start of one of its slots, or between the starts of two of its slots in a row. A process
+// that never reached Redis holds every slot; one that holds none has no such time.
+func (l *Limiter) slotFrom(t time.Time) (time.Time, bool) {
+	held := l.held
+	if held == "" {
+		if l.seen {
+			return time.Time{}, false
+		}
+		held = strings.Repeat("1", frame)
+	}
+	s := int64(l.slot)
 	k := t.UnixNano() / s
-	if k*s < t.UnixNano() {
-		k++
+	has := func(k int64) bool { return held[k%frame] == '1' }
+	if has(k) && (k*s == t.UnixNano() || has(k+1)) {
+		return t, true
 	}
-	k += ((i-k%n)%n + n) % n
-	if k > math.MaxInt64/s {
-		return time.Time{}, false
+	for j := k + 1; j <= k+frame; j++ {
+		if has(j) {
+			return time.Unix(0, j*s), true
+		}
 	}
-	return time.Unix(0, k*s), true
+	return time.Time{}, false
 }
 
 // latest returns the latest of ts.
@@ -123,4 +201,12 @@ func latest(ts ...time.Time) time.Time {
 		}
 	}
 	return l
+}
+
+// minTime returns the earlier of a and b.
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

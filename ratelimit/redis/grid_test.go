@@ -2,23 +2,29 @@ package redis_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	compute "github.com/compute-sdk/compute-go"
 	ratelimit "github.com/compute-sdk/compute-go/ratelimit/redis"
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// A fleet on the bubble's clock: processes limiters at 10 per second on one fake budget
-// (fakeredis_test.go), each with its own connection, as if in its own process, each with callers
-// goroutines calling Wait. The bubble's clock starts on a whole second, so the recheck instants
-// (the default period, 1 s) are the whole seconds of the run.
+// A fleet on the bubble's clock: processes limiters at 10 per second on one budget in a real Redis
+// (the scripts run there, on the bubble's clock, which the limiters pass them), each with its own
+// connection, as if in its own process, each with callers goroutines calling Wait. Time stands
+// still while a command is on its way, so the times below are exact. The bubble's clock starts on
+// a whole second, so the recheck instants (the default period, 1 s) are the whole seconds of the
+// run. Redis can be killed for all (every command fails at once), restarted empty (the budget's
+// key is gone), or paused for one process (its commands wait, and run once the pause ends, as
+// CLIENT PAUSE does, long after the process gave up on them).
 
 const fleetRate, fleetInterval = 10, time.Second / 10
 
@@ -30,32 +36,172 @@ type fleetGrant struct {
 
 func (g fleetGrant) String() string { return fmt.Sprintf("%s (process %d)", g.at, g.process) }
 
-// fleet is a run's limiters and connections.
-type fleet struct {
-	limiters []*ratelimit.Limiter
-	conns    []*fakeRedis
+// bubbleBudget is the budget the fleet shares.
+type bubbleBudget struct {
+	t    *testing.T
+	rdb  *goredis.Client
+	key  string
+	mu   sync.Mutex
+	down bool
 }
 
-// newFleet builds processes limiters on b, with opts(i) for the i-th. Call it inside the bubble.
-func newFleet(t *testing.T, b *budget, processes int, opts func(i int) []ratelimit.Option) *fleet {
-	f := &fleet{}
+// newBubbleBudget returns a budget in the Redis of the tests (a redis-server of their own when
+// COMPUTE_TEST_REDIS_ADDR is unset). Call it inside the bubble.
+func newBubbleBudget(t *testing.T, addr string) *bubbleBudget {
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return &bubbleBudget{t: t, rdb: rdb}
+}
+
+func (b *bubbleBudget) kill() { b.mu.Lock(); b.down = true; b.mu.Unlock() }
+
+// restart brings Redis back without the budget, as a Redis without persistence restarts.
+func (b *bubbleBudget) restart() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	require.NoError(b.t, b.rdb.Del(context.Background(), b.key).Err())
+	b.down = false
+}
+
+// proc is one process's connection to the budget.
+type proc struct {
+	b      *bubbleBudget
+	mu     sync.Mutex
+	paused chan struct{} // non-nil while Redis is paused for this process: closed when it ends
+	calls  int
+	dead   bool // the process is gone: its commands never reach Redis
+	// afterFirst, when set, runs once the process's first command has returned.
+	afterFirst func()
+	ghosts     sync.WaitGroup
+}
+
+// pause holds this process's commands for d: each runs when the pause ends.
+func (p *proc) pause(d time.Duration) {
+	p.mu.Lock()
+	ch := make(chan struct{})
+	p.paused = ch
+	p.mu.Unlock()
+	time.AfterFunc(d, func() {
+		p.mu.Lock()
+		p.paused = nil
+		p.mu.Unlock()
+		close(ch)
+	})
+}
+
+func (p *proc) EvalSha(ctx context.Context, sha string, keys []string, args ...any) *goredis.Cmd {
+	p.b.mu.Lock()
+	down := p.b.down
+	p.b.key = keys[0]
+	p.b.mu.Unlock()
+	if down {
+		return goredis.NewCmdResult(nil, errors.New("dial tcp 127.0.0.1:6379: connect: connection refused"))
+	}
+	p.mu.Lock()
+	if p.dead {
+		p.mu.Unlock()
+		return goredis.NewCmdResult(nil, errors.New("dial tcp 127.0.0.1:6379: connect: connection refused"))
+	}
+	paused := p.paused
+	p.calls++
+	first := p.calls == 1
+	after := p.afterFirst
+	p.mu.Unlock()
+	if paused != nil {
+		p.ghosts.Add(1)
+		go func() { // the command runs when the pause ends, whoever waits for it
+			defer p.ghosts.Done()
+			<-paused
+			p.b.rdb.EvalSha(context.Background(), sha, keys, args...)
+		}()
+		<-ctx.Done()
+		return goredis.NewCmdResult(nil, ctx.Err())
+	}
+	r := p.b.rdb.EvalSha(ctx, sha, keys, args...)
+	if first && after != nil {
+		after()
+	}
+	return r
+}
+
+func (p *proc) Eval(ctx context.Context, src string, keys []string, args ...any) *goredis.Cmd {
+	p.b.mu.Lock()
+	down := p.b.down
+	p.b.mu.Unlock()
+	if down {
+		return goredis.NewCmdResult(nil, errors.New("dial tcp 127.0.0.1:6379: connect: connection refused"))
+	}
+	return p.b.rdb.Eval(ctx, src, keys, args...)
+}
+
+func (p *proc) EvalRO(ctx context.Context, src string, keys []string, args ...any) *goredis.Cmd {
+	return p.Eval(ctx, src, keys, args...)
+}
+
+func (p *proc) EvalShaRO(ctx context.Context, sha string, keys []string, args ...any) *goredis.Cmd {
+	return p.EvalSha(ctx, sha, keys, args...)
+}
+
+func (p *proc) ScriptExists(ctx context.Context, hashes ...string) *goredis.BoolSliceCmd {
+	return p.b.rdb.ScriptExists(ctx, hashes...)
+}
+
+func (p *proc) ScriptLoad(ctx context.Context, src string) *goredis.StringCmd {
+	return p.b.rdb.ScriptLoad(ctx, src)
+}
+
+// fleet is a run's limiters and connections.
+type fleet struct {
+	prefix   string
+	limiters []*ratelimit.Limiter
+	procs    []*proc
+}
+
+// newFleet builds processes limiters on one budget, with opts(i) for the i-th, each closed when
+// the test ends. Call it inside the bubble.
+func newFleet(t *testing.T, b *bubbleBudget, processes int, opts func(i int) []ratelimit.Option) *fleet {
+	f := &fleet{prefix: uniquePrefix(t)}
 	for i := range processes {
-		conn := b.fake()
-		o := []ratelimit.Option{ratelimit.WithRate(fleetRate)}
-		if opts != nil {
-			o = append(o, opts(i)...)
-		}
-		l, err := ratelimit.New(conn, testToken, o...)
-		require.NoError(t, err)
-		f.limiters = append(f.limiters, l)
-		f.conns = append(f.conns, conn)
+		f.add(t, b, opts, i)
 	}
 	return f
 }
 
-// run runs callers goroutines per limiter until run has passed since start, calling at (after
-// start) each of events, and returns the grants in order.
+// add adds a process to the fleet.
+func (f *fleet) add(t *testing.T, b *bubbleBudget, opts func(i int) []ratelimit.Option, i int) *proc {
+	p := &proc{b: b}
+	o := []ratelimit.Option{ratelimit.WithRate(fleetRate), ratelimit.WithKeyPrefix(f.prefix)}
+	if opts != nil {
+		o = append(o, opts(i)...)
+	}
+	l, err := ratelimit.New(p, testToken, o...)
+	require.NoError(t, err)
+	l.SetClock(func() string { return strconv.FormatInt(time.Now().UnixMicro(), 10) })
+	t.Cleanup(func() {
+		_ = l.Close()
+		p.mu.Lock()
+		if p.paused != nil {
+			p.mu.Unlock()
+			time.Sleep(time.Second) // the pause ends
+		} else {
+			p.mu.Unlock()
+		}
+		p.ghosts.Wait()
+	})
+	f.limiters = append(f.limiters, l)
+	f.procs = append(f.procs, p)
+	return p
+}
+
+// run runs callers goroutines per limiter (those of processes in idle not at all) until run has
+// passed since start, calling at (after start) each of events, and returns the grants in order.
 func (f *fleet) run(t *testing.T, start time.Time, callers int, run time.Duration, events map[time.Duration]func()) []fleetGrant {
+	return f.runSome(t, start, callers, run, events, func(int, time.Duration) bool { return true })
+}
+
+// runSome is run, where process i's callers call only while busy(i, the time since the start).
+func (f *fleet) runSome(t *testing.T, start time.Time, callers int, run time.Duration, events map[time.Duration]func(),
+	busy func(i int, at time.Duration) bool) []fleetGrant {
 	for at, fn := range events {
 		time.AfterFunc(time.Until(start.Add(at)), fn)
 	}
@@ -67,7 +213,11 @@ func (f *fleet) run(t *testing.T, start time.Time, callers int, run time.Duratio
 	for i, l := range f.limiters {
 		for range callers {
 			wg.Go(func() {
-				for {
+				for ctx.Err() == nil {
+					if !busy(i, time.Since(start)) {
+						time.Sleep(10 * time.Millisecond)
+						continue
+					}
 					if err := wait(ctx, l); err != nil {
 						assert.ErrorIs(t, err, context.DeadlineExceeded)
 						return
@@ -84,7 +234,8 @@ func (f *fleet) run(t *testing.T, start time.Time, callers int, run time.Duratio
 	return grants
 }
 
-// closeGrants returns the grants that come less than an interval after the one before.
+// closeGrants returns the grants of different processes that come less than an interval after the
+// one before (a process's own grants are an interval apart by its ceiling).
 func closeGrants(grants []fleetGrant) []string {
 	var close []string
 	for i := 1; i < len(grants); i++ {
@@ -92,7 +243,7 @@ func closeGrants(grants []fleetGrant) []string {
 			close = append(close, fmt.Sprintf("%s after %s", grants[i], grants[i-1]))
 		}
 	}
-	return close
+	return close[:min(len(close), 10)]
 }
 
 // between returns the grants from a to b (after the start).
@@ -106,150 +257,140 @@ func between(grants []fleetGrant, a, b time.Duration) []fleetGrant {
 	return out
 }
 
+// perProcess counts the grants of each of n processes.
+func perProcess(grants []fleetGrant, n int) []int {
+	c := make([]int, n)
+	for _, g := range grants {
+		c[g.process]++
+	}
+	return c
+}
+
+// bubble runs f in a synctest bubble with the address of the tests' Redis.
+func bubble(t *testing.T, f func(t *testing.T, addr string)) {
+	_, addr := sharedRedis(t)
+	synctest.Test(t, func(t *testing.T) { f(t, addr) })
+}
+
 // TestTheFallbacksOfAFleetNeverFireTogether: 8 processes of 4 callers share a budget on Redis,
-// which is killed 2.05 s in. On their default fallbacks, each process sends in its own slots: no
+// which is killed 3.05 s in. On their default fallbacks, each process sends in its own slots: no
 // two requests of the fleet, from the last ones Redis granted to the end, less than an interval
-// apart, and every process keeps its share, about a slot in 8 (0.88 s), less the slot before each
-// recheck instant.
+// apart, and every process keeps most of its share, a slot in 8 (0.88 s), from its promise on.
 func TestTheFallbacksOfAFleetNeverFireTogether(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		const processes, kill, run = 8, 2050 * time.Millisecond, 8 * time.Second
-		b := newBudget()
+	bubble(t, func(t *testing.T, addr string) {
+		const processes, kill, run = 8, 3050 * time.Millisecond, 10 * time.Second
+		b := newBubbleBudget(t, addr)
 		f := newFleet(t, b, processes, nil)
 		grants := f.run(t, time.Now(), 4, run, map[time.Duration]func(){kill: b.kill})
 
-		require.NotEmpty(t, between(grants, 0, kill), "Redis granted before it was killed")
+		require.GreaterOrEqual(t, len(between(grants, 0, kill)), 28, "Redis granted at the rate before it was killed")
 		assert.Empty(t, closeGrants(grants), "requests of the fleet less than an interval apart")
-		outage := between(grants, kill, run)
-		perProcess := make([]int, processes)
-		for _, g := range outage {
-			perProcess[g.process]++
+		outage := perProcess(between(grants, kill, run), processes)
+		// 6.95 s of slots of 110 ms, one in 8 for each process: 7 or 8, less those before its
+		// promise ends (a second at most).
+		for i, n := range outage {
+			assert.GreaterOrEqual(t, n, 6, "process %d's share of the outage: %v", i, outage)
 		}
-		// 5.95 s of slots of 110 ms, one in 8 for each process: 6 or 7, less those in the
-		// slot before the 6 recheck instants and in the guard after the failure.
-		for i, n := range perProcess {
-			assert.GreaterOrEqual(t, n, 5, "process %d's share of the outage: %v", i, perProcess)
-		}
-		assert.GreaterOrEqual(t, len(outage), 45, "the fleet's slots are used: %v", perProcess)
 	})
 }
 
-// TestAFleetSwitchesWithoutCloseRequests: the same fleet, Redis killed about 2 s in (at ten
-// points of an interval, whatever grants Redis reserved before) and restarted empty at 5.03 s:
-// across both switches (Redis's last grants, the fallback's slots, the first grants of the
-// restarted Redis at the recheck instant, 6 s) no two requests of the fleet go out less than an
-// interval apart, and once back the fleet takes the whole rate from Redis.
+// TestAFleetSwitchesWithoutCloseRequests: the same fleet, Redis killed about 3 s in (at ten
+// points of an interval) and restarted empty at 6.03 s: across both switches no two requests of
+// the fleet go out less than an interval apart, and once every process is back (the recheck
+// instant, 7 s), the fleet takes about the whole rate from Redis again.
 func TestAFleetSwitchesWithoutCloseRequests(t *testing.T) {
-	for kill := 2000 * time.Millisecond; kill < 2100*time.Millisecond; kill += 10 * time.Millisecond {
+	for kill := 3000 * time.Millisecond; kill < 3100*time.Millisecond; kill += 20 * time.Millisecond {
 		t.Run(fmt.Sprint("killed at ", kill), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				const restart, back, run = 5030 * time.Millisecond, 6 * time.Second, 9 * time.Second
-				b := newBudget()
+			bubble(t, func(t *testing.T, addr string) {
+				const restart, run = 6030 * time.Millisecond, 11 * time.Second
+				b := newBubbleBudget(t, addr)
 				f := newFleet(t, b, 8, nil)
-				start := time.Now()
-				grants := f.run(t, start, 4, run, map[time.Duration]func(){kill: b.kill, restart: b.restart})
+				grants := f.run(t, time.Now(), 4, run, map[time.Duration]func(){kill: b.kill, restart: b.restart})
 
 				assert.Empty(t, closeGrants(grants), "requests of the fleet less than an interval apart")
-				require.NotEmpty(t, between(grants, 0, kill), "Redis granted before it was killed")
 				require.NotEmpty(t, between(grants, kill, restart), "the fallbacks granted during the outage")
-				assert.Empty(t, between(grants, back-110*time.Millisecond, back), "nothing in the slot before the recheck")
-				var redis []time.Duration
-				for _, at := range b.Grants() {
-					if d := at.Sub(start); d >= restart {
-						redis = append(redis, d)
-					}
-				}
-				require.NotEmpty(t, redis)
-				assert.Equal(t, back, redis[0], "the restarted Redis's first grant is at the recheck instant")
-				assert.Len(t, between(grants, back, run), len(redis), "every grant from then on is Redis's")
-				assert.GreaterOrEqual(t, len(redis), 29, "at the rate, 3 s")
+				back := between(grants, 9*time.Second, run)
+				assert.GreaterOrEqual(t, len(back), 18, "at about the rate, 2 s, once back: %v", perProcess(back, 8))
 			})
 		})
 	}
 }
 
-// TestTheFallbackWaitsForRedissLastGrant: Redis dies just after it reserved a grant for one
-// process (due a quarter interval later), and another process, idle until then, sees the failure
-// first: its first fallback grant comes an interval (and the margin) after the reserved one, not
-// in the next slot it owns. Redis dies at eight grants in turn, each a different point of the
-// grid.
-func TestTheFallbackWaitsForRedissLastGrant(t *testing.T) {
-	for after := 10; after < 18; after++ {
-		t.Run(fmt.Sprint("killed after grant ", after), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				b := newBudget()
-				b.killAfter = after
-				f := newFleet(t, b, 2, nil)
-				busy, idle := f.limiters[0], f.limiters[1]
-				start := time.Now()
-				ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
-				defer cancel()
-				var wg sync.WaitGroup
-				wg.Go(func() { // the busy process: 2 callers until the end
-					grantTimes(ctx, t, []*ratelimit.Limiter{busy}, 2)
-				})
-				time.Sleep(50 * time.Millisecond)
-				require.NoError(t, wait(ctx, idle), "the idle process learns the fleet from Redis")
-				<-b.killed
-				require.NoError(t, wait(ctx, idle), "then sees Redis fail first, and falls back")
-				got := time.Since(start)
-				due := b.Grants()[after-1].Sub(start)
-				assert.GreaterOrEqual(t, got-due, fleetInterval, "the idle process's first fallback grant at %s, Redis's last at %s", got, due)
-				wg.Wait() // the busy callers end at the deadline
-			})
-		})
-	}
+// TestARedisStallSeenByOneProcess: Redis stalls for one process only, three times for 220 ms
+// (its commands run when the stall ends), while the other keeps its grants from Redis: the one
+// that stalled sends on its fallback only in its own slots, from its promise on, and Redis keeps
+// the other's grants clear of them. No two requests less than an interval apart, and never more
+// than the rate.
+func TestARedisStallSeenByOneProcess(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const run = 8 * time.Second
+		b := newBubbleBudget(t, addr)
+		f := newFleet(t, b, 2, nil)
+		stall := func() { f.procs[1].pause(220 * time.Millisecond) }
+		grants := f.run(t, time.Now(), 4, run, map[time.Duration]func(){
+			2030 * time.Millisecond: stall, 4050 * time.Millisecond: stall, 6070 * time.Millisecond: stall})
+
+		assert.Empty(t, closeGrants(grants), "requests less than an interval apart")
+		for s := time.Duration(0); s+time.Second <= run; s += 500 * time.Millisecond {
+			assert.LessOrEqual(t, len(between(grants, s, s+time.Second)), fleetRate+1, "grants in the second from %s", s)
+		}
+		assert.GreaterOrEqual(t, len(grants), 60, "the fleet keeps most of the rate: %v", perProcess(grants, 2))
+	})
 }
 
-// TestCallersQueuedOnTheFallbackGoBackToRedis: 8 processes of 8 callers each, on the default
-// fallback and on compute.NewLimiter at an eighth of the rate; Redis is killed 2.05 s in and
-// restarted empty 3 s later. At the first recheck instant after the restart, 6 s, every process
-// asks Redis, and the callers that were queued on the fallback are granted by Redis, at the
-// rate: the fallback grants nothing from then on.
-func TestCallersQueuedOnTheFallbackGoBackToRedis(t *testing.T) {
-	for name, custom := range map[string]bool{"the default fallback": false, "compute.NewLimiter": true} {
+// TestANewcomerJustBeforeAnOutage: two processes learned their slots from Redis; a third joins and
+// Redis dies as soon as it answered the newcomer's first command, before the others heard of it.
+// The newcomer holds no slot yet (the others hold them all): it sends nothing until Redis is back,
+// and the others keep their own slots, so no two requests are less than an interval apart.
+func TestANewcomerJustBeforeAnOutage(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const join, run = 2040 * time.Millisecond, 6 * time.Second
+		b := newBubbleBudget(t, addr)
+		f := newFleet(t, b, 2, nil)
+		start := time.Now()
+		f.add(t, b, nil, 2).afterFirst = b.kill
+		grants := f.runSome(t, start, 4, run, nil, func(i int, at time.Duration) bool { return i < 2 || at >= join })
+
+		assert.Empty(t, closeGrants(grants), "requests less than an interval apart")
+		outage := perProcess(between(grants, join, run), 3)
+		assert.Zero(t, outage[2], "the newcomer holds no slot: %v", outage)
+		assert.Positive(t, outage[0], "the others keep theirs: %v", outage)
+		assert.Positive(t, outage[1], "the others keep theirs: %v", outage)
+	})
+}
+
+// TestAProcessThatStopsLeavesTheBudgetPromptly: a process shares the budget with another for two
+// seconds and stops, by Close or by exiting (its heartbeats stop); then Redis dies. The one left
+// holds every slot again by then, so on its fallback it keeps about the whole rate, not the half
+// that a count of processes still holding the gone one would leave it: at once after Close, and 3 s
+// (of Redis serving the others) after an exit.
+func TestAProcessThatStopsLeavesTheBudgetPromptly(t *testing.T) {
+	for name, tc := range map[string]struct {
+		stop func(f *fleet)
+		kill time.Duration // after the stop
+	}{
+		"Close": {func(f *fleet) { assert.NoError(t, f.limiters[1].Close()) }, 500 * time.Millisecond},
+		"exit": {func(f *fleet) {
+			f.procs[1].mu.Lock()
+			f.procs[1].dead = true
+			f.procs[1].mu.Unlock()
+		}, 3500 * time.Millisecond},
+	} {
 		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				const processes, kill, restart, back, run = 8, 2050 * time.Millisecond, 5030 * time.Millisecond, 6 * time.Second, 9 * time.Second
-				b := newBudget()
-				var fallbacks []*recordingLimiter
-				f := newFleet(t, b, processes, func(int) []ratelimit.Option {
-					if !custom {
-						return nil
-					}
-					inner, err := compute.NewLimiter(fleetRate/processes, 1)
-					require.NoError(t, err)
-					fallbacks = append(fallbacks, &recordingLimiter{inner: inner})
-					return []ratelimit.Option{ratelimit.WithFallback(fallbacks[len(fallbacks)-1])}
-				})
-				start := time.Now()
-				grants := f.run(t, start, 8, run, map[time.Duration]func(){kill: b.kill, restart: b.restart})
+			bubble(t, func(t *testing.T, addr string) {
+				const stop = 3 * time.Second
+				b := newBubbleBudget(t, addr)
+				f := newFleet(t, b, 2, nil)
+				kill := stop + tc.kill
+				run := kill + 3*time.Second
+				grants := f.runSome(t, time.Now(), 4, run, map[time.Duration]func(){
+					stop: func() { tc.stop(f) }, kill: b.kill},
+					func(i int, at time.Duration) bool { return i == 0 || (at >= time.Second && at < stop) })
 
-				for i, conn := range f.conns {
-					var first time.Duration = -1
-					for _, c := range conn.Calls("wait") {
-						if d := c.At.Sub(start); d >= restart {
-							first = d
-							break
-						}
-					}
-					assert.Equal(t, back, first, "process %d asks the restarted Redis at the recheck instant", i)
-				}
-				var redis int
-				for _, at := range b.Grants() {
-					if at.Sub(start) >= restart {
-						redis++
-					}
-				}
-				assert.Len(t, between(grants, back, run), redis, "every grant from the recheck on is Redis's")
-				assert.GreaterOrEqual(t, redis, 29, "at the rate, 3 s")
-				require.NotEmpty(t, between(grants, kill, restart), "the fallbacks granted during the outage")
-				for i, fb := range fallbacks {
-					require.NotEmpty(t, fb.Grants(), "process %d's fallback granted", i)
-					for _, at := range fb.Grants() {
-						assert.Less(t, at.Sub(start), back, "process %d's fallback granted after Redis came back", i)
-					}
-				}
+				assert.Empty(t, closeGrants(grants), "requests less than an interval apart")
+				require.NotEmpty(t, between(grants, time.Second, stop), "both shared the budget")
+				outage := between(grants, kill+time.Second, run)
+				assert.GreaterOrEqual(t, len(outage), 18, "the one left keeps about the rate on its fallback: %v", outage)
 			})
 		})
 	}

@@ -22,9 +22,9 @@
 // Redis's own clock for the whole fleet: the schedule (each grant at least an interval after the one
 // before, in any process), the pacing from responses that the first 429 seen by any process turns
 // on (then each attempt's response costs one more Redis command, which reports it), and the pause
-// every later 429 sets for every process. A process that saw the pacing from responses on turns it
-// on again in a budget that lost it (a Redis restarted empty), so that no 429 is needed to relearn
-// it.
+// and the widening of the spacing every later 429 sets for every process. A process that saw the
+// pacing from responses on turns it on again in a budget that lost it (a Redis restarted empty), so
+// that no 429 is needed to relearn it.
 //
 // # When Redis is down or slow
 //
@@ -32,30 +32,40 @@
 // caller's context, whichever ends first; a caller never waits on Redis longer than that. When a
 // command fails, times out or replies with something out of range, the limiter falls back to a
 // local limiter and reports it once to the handler of [WithErrorHandler]. A caller's context that
-// ends is always reported as the context's error, never counted as a Redis failure.
+// ends is always reported as the context's error, never counted as a Redis failure. A limiter on
+// its fallback asks Redis again at every multiple of the recheck period ([WithRecheck], 1 s by
+// default) on the wall clock, without holding its callers, and they go back to Redis as soon as
+// it answers.
 //
-// While Redis answers, each limiter records itself in the budget, so that every process knows how
-// many processes use the token (those that asked within the last 10 s) and its own rank among
-// them. The default fallback uses them: wall-clock time is cut into slots a little longer than an
-// interval at the rate, and process i of n sends only in the slots numbered i modulo n. The fleet
-// then sends at most one request a slot, at most the rate together, never two processes at once,
-// each at about its share of the rate. A process that never reached Redis does not know the others
-// and paces alone in every slot, at about the full rate.
+// The default fallback needs no setting. Wall-clock time is cut into slots a little longer than an
+// interval at the rate, the same in every process; while Redis answers, each process renews its
+// membership of the budget a few times a second, and Redis gives each member its own share of the
+// slots, which no other member may hold (a process alone holds them all). On its fallback, a
+// process sends only in its own slots; Redis keeps every grant it makes a slot away from the slots
+// of a member that may be on its fallback (each member promises, while it renews, how long it will
+// not use them, and Redis lends them to the others only until then) and from every fallback grant
+// a member reported. So, whatever mix of processes is on Redis and on their fallbacks, a stall
+// that only one process sees and members coming and going included:
 //
-// The limiter asks Redis again at every multiple of the recheck period ([WithRecheck], 1 s by
-// default) on the wall clock, so every process asks at the same instant, and it reports Redis's
-// return with a nil error. Callers waiting for the fallback leave it then and ask Redis too, so the
-// whole fleet is back on the shared budget within a recheck period of Redis answering again, even
-// when Redis restarts empty. So that no two requests of the fleet go out less than an interval
-// apart across these switches, the fallback grants nothing in the last slot before each recheck
-// instant, nor within a slot and a quarter interval of the failure (Redis's last grants may still
-// be due then); a process never goes faster than the rate.
+//   - no two requests of the fleet go out less than an interval apart, and together they stay
+//     under the rate;
+//   - a process alone keeps its whole rate through an outage, less the timeout once; a process
+//     among n keeps about its share of the slots, once its promise has run out (under a second);
+//   - a process that joined moments before an outage, before the others made room for it, holds
+//     no slot yet and sends nothing until Redis is back.
 //
-// The slots and the rechecks need the processes' clocks to agree, to well within an interval:
-// processes on one host, or on hosts synchronised by NTP. With [WithFallback], the fallback
-// replaces the slots (a caller waits for it with a context that ends before the recheck instant,
-// so it must honour its context's deadline, as [compute.NewLimiter] does); the rechecks and the
-// quiet times around them stay.
+// A limiter leaves the budget at [Limiter.Close], or when nobody waited on it for a minute; a
+// process that exits without Close leaves 3 s later (counted while Redis serves the others: no
+// member ages out through an outage), and its share goes to the others.
+//
+// These hold when the processes' clocks agree with each other and with Redis's, to well within an
+// interval (one host, or hosts kept in time by NTP), and every process uses the same rate and
+// recheck period. They do not hold for a process that never reached Redis (it does not know the
+// others and paces alone, at the rate), for one cut off from Redis for more than 3 s while the
+// others reach it (Redis gives its slots away), nor, within a recheck period of Redis restarting
+// empty, for a process that first reaches it then (the others may still be on their fallbacks).
+// With [WithFallback], the fallback replaces the slots: the rechecks, the promise and the
+// reported grants stay, but what the fleet holds is what that limiter holds.
 //
 // # Redis must be trusted
 //
@@ -73,6 +83,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -91,8 +102,9 @@ const (
 	DefaultRecheck = time.Second
 )
 
-// keyTTL is how long a budget's state outlives its last use.
-const keyTTL = 10 * time.Minute
+// keyTTL is how long a budget's state outlives its last use. It is long, so that a budget Redis
+// lost (restarted empty) is told from one nobody used for a while.
+const keyTTL = 24 * time.Hour
 
 // pollEvery is how often, in intervals, a caller held for a response that has not arrived asks
 // Redis again.
@@ -107,9 +119,23 @@ const ahead = 0.25
 // or hostile Redis, and the limiter falls back.
 const maxReply = 24 * time.Hour
 
-// memberWindow is how long a limiter counts as one of the budget's processes after it last asked
-// Redis for a grant.
-const memberWindow = 10 * time.Second
+// memberWindow is how long a process stays a member of the budget after its last heartbeat, in
+// time during which Redis served the others: a process that exited without Close leaves then.
+const memberWindow = 3 * time.Second
+
+// upGap is the longest silence of Redis that still counts towards memberWindow: a longer one is an
+// outage (or an idle fleet), and no member ages out through it.
+const upGap = time.Second
+
+// heartbeatEvery is how often a member renews its promise and learns its slots.
+const heartbeatEvery = 250 * time.Millisecond
+
+// idleLeave is how long a limiter nobody waits on stays a member before it leaves the budget.
+const idleLeave = time.Minute
+
+// frame is how many slots the wall clock's slots repeat after: a member holds a set of the slots
+// of a frame, and the same ones in every frame.
+const frame = 240
 
 // maxMembers bounds the count of processes a reply may give; a larger one is a broken Redis.
 const maxMembers = 1 << 16
@@ -117,53 +143,111 @@ const maxMembers = 1 << 16
 // scriptHeader starts every script: the pacing's constants, from the compute package, and the
 // arguments every script takes. A budget is one hash, in microseconds of Redis's clock: tat (when
 // the schedule's next grant is due), until (the pause ends), armed (the pacing from responses is
-// on), seq and sent (the last grant and when it was due), resp (when its response was reported)
-// and minrtt (the fastest round trip from a grant to its response's report). ARGV[1] is the time
-// to use instead of Redis's clock (empty but in tests), ARGV[2] the interval at the rate and
-// ARGV[3] the key's time to live in milliseconds. ARGV[5] is the limiter's member id, and ARGV[6]
-// is 1 when the limiter saw the pacing from responses on: a budget that lost it (a Redis restarted
-// empty) turns it on again.
+// on), seq and sent (the last grant and when it was due), resp (when its response was reported),
+// minrtt (the fastest round trip from a grant to its response's report), wide and wat (the
+// spacing's widening and when it was set), epoch (when the budget was created) and recover (until
+// when, after Redis lost the budget, slots nobody reported holding stay reserved), and one record
+// per member ("p:" id, "h:" id and "s:" id: see memberScript). ARGV[1] is the time to use instead
+// of Redis's clock (empty but in tests), ARGV[2] the interval at the rate, ARGV[3] the key's time
+// to live in milliseconds, ARGV[4] the script's own argument, ARGV[5] the limiter's member id,
+// ARGV[6] is 1 when the limiter saw the pacing from responses on (a budget that lost it, a Redis
+// restarted empty, turns it on again), ARGV[7] the slot's length, ARGV[8] the budget's epoch as
+// the limiter last learned it (empty before), ARGV[9] the recheck period and ARGV[10] the timeout.
 var scriptHeader = fmt.Sprintf(`
 local HEADROOM, HOLD, POLL, AHEAD = %v, %v, %v, %v
+local WIDEN, WIDENMAX, NARROW, GRID, F = %v, %v, %d, %v, %d
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local step = tonumber(ARGV[2]) * (1 + HEADROOM)
-`, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead)
-
-// waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline). It
-// first records the caller's process as a member of the budget (a field "m:" and its id, holding
-// when it last asked; one silent for longer than the window is dropped). It replies {0, the wait
-// until the grant is due, its number, 1 if the pacing from responses is on} and reserves it; or
-// {1, the pause left}, {2, the hold of the pacing from responses, or the wait until the grant may
-// be reserved}, after which the caller asks again; or {3, the wait}, reserving nothing, when the
-// grant is due past ARGV[4]. Every reply ends with the count of members and the caller's rank
-// among them by id.
-var waitScript = goredis.NewScript(scriptHeader + fmt.Sprintf(`
-local WINDOW = %d
-local me = 'm:' .. ARGV[5]
-redis.call('HSET', KEYS[1], me, now)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-local fields = redis.call('HGETALL', KEYS[1])
-local n, rank = 0, 0
-for j = 1, #fields, 2 do
-  local f = fields[j]
-  if string.sub(f, 1, 2) == 'm:' then
-    if tonumber(fields[j + 1]) < now - WINDOW then
-      redis.call('HDEL', KEYS[1], f)
-    else
-      n = n + 1
-      if f < me then rank = rank + 1 end
+local interval = tonumber(ARGV[2])
+local S = tonumber(ARGV[7]) or math.floor(interval * (1 + GRID))
+local R = tonumber(ARGV[9]) or 1000000
+local TO = tonumber(ARGV[10]) or 100000
+local function num(x) return string.format('%%.0f', x) end
+-- the budget's epoch; a limiter that knew another one tells that Redis lost the budget, and the
+-- slots nobody reports holding stay reserved until every process on its fallback asked again
+local function budget()
+  local st = redis.call('HMGET', KEYS[1], 'epoch', 'recover')
+  local epoch = tonumber(st[1])
+  if not epoch then
+    epoch = now
+    redis.call('HSET', KEYS[1], 'epoch', num(epoch))
+  end
+  local recover = tonumber(st[2]) or 0
+  local known = tonumber(ARGV[8])
+  if known and known ~= epoch and not st[2] then
+    recover = (math.floor(now / R) + 1) * R + 2 * TO
+    redis.call('HSET', KEYS[1], 'recover', num(recover))
+  end
+  return epoch, recover
+end
+-- the spacing: an interval and the headroom, widened by the 429s after the first
+local function spacing()
+  local w = redis.call('HMGET', KEYS[1], 'wide', 'wat')
+  local wide = math.max(0, (tonumber(w[1]) or 0) - WIDEN * interval * (now - (tonumber(w[2]) or now)) / NARROW)
+  return interval * (1 + HEADROOM) + wide, wide
+end
+-- the members: id -> {seen, promise, fb1, fb2, cseq, h, s}
+local function members()
+  local fields = redis.call('HGETALL', KEYS[1])
+  local recs, bits = {}, {}
+  for j = 1, #fields, 2 do
+    local f, v = fields[j], fields[j + 1]
+    local p, id = string.sub(f, 1, 2), string.sub(f, 3)
+    if p == 'p:' then
+      local a, b, c, d, e = string.match(v, '^(%%-?%%d+) (%%-?%%d+) (%%-?%%d+) (%%-?%%d+) (%%-?%%d+)$')
+      if a then
+        recs[id] = {seen = tonumber(a), promise = tonumber(b), fb1 = tonumber(c), fb2 = tonumber(d), cseq = tonumber(e)}
+      end
+    elseif p == 'h:' or p == 's:' then
+      bits[f] = v
     end
   end
+  for id, r in pairs(recs) do
+    r.h, r.s = bits['h:' .. id] or '', bits['s:' .. id] or ''
+  end
+  return recs
 end
+-- whether member r may hold slot i (from 1) of the frame
+local function holds(r, i)
+  return string.byte(r.h, i) == 49 or string.byte(r.s, i) == 49
+end
+-- the count of members and the rank of me among them by id, me counted
+local function ranked(recs, me)
+  local n, rank = 0, 0
+  for id in pairs(recs) do
+    if id ~= me then
+      n = n + 1
+      if id < me then rank = rank + 1 end
+    end
+  end
+  return n + 1, rank
+end
+`, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead,
+	compute.PacingWiden, compute.PacingWidenMax, compute.PacingNarrow.Microseconds(), gridMargin, frame)
+
+// waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline). It
+// replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
+// and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses, or the wait
+// until the grant may be reserved}, after which the caller asks again; or {3, the wait}, reserving
+// nothing, when the grant is due past ARGV[4]. Every reply ends with the count of members and the
+// caller's rank among them by id. A grant is never due within a slot of a time a member may send
+// on its fallback: the last two fallback grants each member reported, and the slots it may hold
+// from when its promise ends; nor, while the budget recovers, of the slots nobody reported holding.
+var waitScript = goredis.NewScript(scriptHeader + `
+local epoch, recover = budget()
+local recs = members()
+local me = ARGV[5]
+local n, rank = ranked(recs, me)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt')
 if ARGV[6] == '1' and not s[3] then
   redis.call('HSET', KEYS[1], 'armed', 1)
   s[3] = '1'
 end
+local step = spacing()
 local pause = (tonumber(s[2]) or 0) - now
 if pause > 0 then return {1, math.ceil(pause), n, rank} end
 if s[3] and s[7] then
@@ -175,29 +259,126 @@ if s[3] and s[7] then
   end
   if hold > 0 then return {2, math.ceil(hold), n, rank} end
 end
+local recovering = now < recover
+-- the time from which at is clear of every time a member may send on its fallback, or nil
+local function clear(at)
+  for _, r in pairs(recs) do
+    if r.fb1 > 0 and math.abs(at - r.fb1) < S then return r.fb1 + S end
+    if r.fb2 > 0 and math.abs(at - r.fb2) < S then return r.fb2 + S end
+  end
+  local k = math.floor(at / S)
+  for kk = k, k + 1 do
+    local start = kk * S
+    if math.abs(at - start) < S then
+      local i = kk % F + 1
+      local held = false
+      for id, r in pairs(recs) do
+        if holds(r, i) then
+          held = true
+          if id ~= me and r.promise < start + S then return start + S end
+        end
+      end
+      if recovering and not held then return start + S end
+    end
+  end
+  return nil
+end
 local at = math.max(tonumber(s[1]) or 0, now)
+local moves = 0
+while true do
+  local later = clear(at)
+  if not later then break end
+  at = later
+  moves = moves + 1
+  if moves > 2 * F then return {2, math.ceil(S), n, rank} end
+end
 if tonumber(ARGV[4]) >= 0 and at - now > tonumber(ARGV[4]) then return {3, math.ceil(at - now), n, rank} end
 local early = math.floor(at - now - step * AHEAD)
 if early > 0 then return {2, early, n, rank} end
 local seq = (tonumber(s[4]) or 0) + 1
-redis.call('HSET', KEYS[1], 'tat', math.floor(at + step), 'seq', seq, 'sent', math.floor(at))
+redis.call('HSET', KEYS[1], 'tat', num(math.floor(at + step)), 'seq', seq, 'sent', num(math.floor(at)))
 redis.call('HDEL', KEYS[1], 'resp')
 if s[3] then return {0, math.ceil(at - now), seq, 1, n, rank} end
 return {0, math.ceil(at - now), seq, 0, n, rank}
-`, memberWindow.Microseconds()))
+`)
+
+// memberScript records a member's heartbeat, and assigns it the slots it may send in on its
+// fallback. ARGV[11] numbers the member's commands (one that comes after a later one is refused:
+// {1, 0, 0, the epoch, ""}), ARGV[12] is the slots it holds, a '0' or '1' for each slot of the
+// frame, ARGV[13] its promise (it sends nothing on its fallback before that time; 0 when it is on
+// its fallback), ARGV[14] and ARGV[15] its last two fallback grants (0 for none), and ARGV[16] is
+// 'r' for a heartbeat, 'p' for one sent on the fallback, 'l' when the member leaves. A member
+// silent for memberWindow of the time Redis served the others (its up-time: a silence of Redis
+// longer than upGap does not count) is dropped. It replies {0, the count of members, the member's
+// rank by id, the epoch, the slots it may hold}: those of its slots (slot i of the frame is the
+// member's whose rank is i modulo the count) that it holds already, or that no other member may
+// hold (none while the budget recovers). So no two members ever may hold one slot.
+var memberScript = goredis.NewScript(scriptHeader + fmt.Sprintf(`
+local WINDOW, GAP = %d, %d
+local epoch, recover = budget()
+local st = redis.call('HMGET', KEYS[1], 'up', 'last')
+local up, last = tonumber(st[1]) or 0, tonumber(st[2])
+if last and now > last and now - last <= GAP then up = up + now - last end
+if not last or now > last then redis.call('HSET', KEYS[1], 'up', num(up), 'last', num(now)) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local recs = members()
+local me = ARGV[5]
+local cseq = tonumber(ARGV[11]) or 0
+local mine = recs[me]
+if mine and cseq <= mine.cseq then return {1, 0, 0, epoch, ''} end
+for id, r in pairs(recs) do
+  if id ~= me and r.seen < up - WINDOW then
+    redis.call('HDEL', KEYS[1], 'p:' .. id, 'h:' .. id, 's:' .. id)
+    recs[id] = nil
+  end
+end
+if ARGV[16] == 'l' then
+  redis.call('HDEL', KEYS[1], 'p:' .. me, 'h:' .. me, 's:' .. me)
+  return {0, 0, 0, epoch, ''}
+end
+local h = ARGV[12]
+if #h ~= F or string.find(h, '[^01]') then h = string.rep('0', F) end
+local fb1, fb2 = tonumber(ARGV[14]) or 0, tonumber(ARGV[15]) or 0
+if mine then fb1, fb2 = math.max(fb1, mine.fb1), math.max(fb2, mine.fb2) end
+local promise = tonumber(ARGV[13]) or 0
+if ARGV[16] == 'p' then promise = 0 end
+local n, rank = ranked(recs, me)
+local taken = {}
+for id, r in pairs(recs) do
+  if id ~= me then
+    for i = 1, F do
+      if not taken[i] and holds(r, i) then taken[i] = true end
+    end
+  end
+end
+local recovering = now < recover
+local out = {}
+for i = 1, F do
+  if (i - 1) %% n == rank and (string.byte(h, i) == 49 or (not taken[i] and not recovering)) then
+    out[i] = '1'
+  else
+    out[i] = '0'
+  end
+end
+local sent = table.concat(out)
+redis.call('HSET', KEYS[1], 'p:' .. me, num(up) .. ' ' .. num(promise) .. ' ' .. num(fb1) .. ' ' .. num(fb2) .. ' ' .. num(cseq),
+  'h:' .. me, h, 's:' .. me, sent)
+return {0, n, rank, epoch, sent}
+`, memberWindow.Microseconds(), upGap.Microseconds()))
 
 // respondedScript reports that the response to grant ARGV[4] arrived; only the last grant's counts.
 var respondedScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'minrtt')
 if tonumber(s[1]) ~= tonumber(ARGV[4]) or s[3] then return {0} end
 local rtt = math.max(0, now - tonumber(s[2]))
-redis.call('HSET', KEYS[1], 'resp', now, 'minrtt', math.min(rtt, tonumber(s[4]) or rtt))
+redis.call('HSET', KEYS[1], 'resp', num(now), 'minrtt', num(math.min(rtt, tonumber(s[4]) or rtt)))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {0}
 `)
 
 // throttledScript reports a 429 whose request waits ARGV[4]: the first turns the pacing from
-// responses on and replies {0, 0}; a later one pauses every process and replies {1, the pause left}.
+// responses on and replies {0, 0}; a later one pauses every process, widens the spacing, and
+// replies {1, the pause left}.
 var throttledScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'armed', 'until')
 if not s[1] and ARGV[6] ~= '1' then
@@ -206,25 +387,26 @@ if not s[1] and ARGV[6] ~= '1' then
   return {0, 0}
 end
 local untilv = math.max(tonumber(s[2]) or 0, now + tonumber(ARGV[4]))
-redis.call('HSET', KEYS[1], 'armed', 1, 'until', untilv)
+local _, wide = spacing()
+redis.call('HSET', KEYS[1], 'armed', 1, 'until', num(untilv),
+  'wide', num(math.min(WIDENMAX * interval, wide + WIDEN * interval)), 'wat', num(now))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, math.ceil(untilv - now)}
 `)
 
 // Limiter is a [compute.Limiter] whose budget lives in Redis. Build it with [New] and pass it to
-// every client that uses the token, in every process, with [compute.WithLimiter]. It is safe for
-// concurrent use.
+// every client that uses the token, in every process, with [compute.WithLimiter]; [Limiter.Close]
+// it when the process is done with it. It is safe for concurrent use.
 type Limiter struct {
 	rdb      goredis.Scripter
 	keys     []string
 	member   string // this limiter's id among the budget's processes
 	interval int64  // microseconds, at the rate
+	step     time.Duration
 	slot     time.Duration
 	timeout  time.Duration
 	recheck  time.Duration   // rechecks are at the multiples of it since the Unix epoch
-	guard    time.Duration   // from a Redis failure to the first fallback grant
-	fallback compute.Limiter // WithFallback's; nil for the grid
-	grid     *grid           // the default fallback; nil with WithFallback
+	fallback compute.Limiter // WithFallback's; nil for the slots
 	handler  func(error)
 	// ceiling holds this process to the rate whichever way it is paced, so that switching between
 	// Redis and the fallback never makes a burst.
@@ -235,17 +417,36 @@ type Limiter struct {
 	// turn lets one goroutine of this process at a time ask Redis for a grant and wait until it is
 	// due; the others queue here, so Redis sees one waiter per process.
 	turn chan struct{}
-	// fturn lets one goroutine at a time wait for the fallback; the others queue here in order,
-	// also across a recheck that finds Redis still failing.
+	// fturn lets one goroutine at a time wait for the fallback; the others queue here.
 	fturn chan struct{}
+	// hb runs one heartbeat command at a time.
+	hb sync.Mutex
+	// kick asks for a heartbeat at once: a grant's reply counted other members than the last
+	// heartbeat did, so that a newcomer gets its share (and this process's promise) soon.
+	kick chan struct{}
 
 	mu         sync.Mutex
 	seen       bool // Redis answered at least once
 	armed      bool // Redis said the pacing from responses is on
-	failing    bool
-	downUntil  time.Time // Redis is not asked again before this recheck instant
-	fallFrom   time.Time // the fallback grants nothing before this
-	pauseUntil time.Time // the last pause Redis reported ends
+	failing    bool // on the fallback
+	reported   bool // a failure was reported, and no grant came from Redis since
+	closed     bool
+	back       chan struct{} // closed when the limiter leaves its fallback
+	pauseUntil time.Time     // the last pause Redis reported ends
+	epoch      int64         // the budget's epoch Redis last replied; 0 before
+	lastWait   time.Time     // the last Wait, for the heartbeat to stop when nobody waits
+	beating    bool          // the heartbeat runs
+	stop       chan struct{} // closed by Close
+	beatDone   chan struct{} // closed when the heartbeat ends
+
+	// Membership, as Redis last replied it.
+	n       int64     // members; 0 before any reply
+	held    string    // the slots of the frame this process may send in on its fallback; "" for none
+	cseq    int64     // the number of the last heartbeat command
+	promise time.Time // the latest promise sent: no fallback grant before it
+	lastDue time.Time // when the last grant Redis made this process was due
+
+	fb fallback // the fallback's pacing
 }
 
 // config collects the options of [New].
@@ -305,7 +506,8 @@ func WithRecheck(d time.Duration) Option {
 }
 
 // WithFallback replaces the default fallback, the slots the package doc describes, with l while
-// Redis fails. l's Wait must honour its context's deadline. Unlike the slots, n such limiters fire
+// Redis fails. l's Wait must honour its context, which ends when the limiter goes back to Redis.
+// Unlike the slots, n such limiters fire
 // in step: even compute.NewLimiter(rate/n, 1) in each of n processes keeps the fleet under the
 // account's rate on average but sends bursts of n requests, which a service that allows no burst
 // refuses.
@@ -348,26 +550,26 @@ func New(rdb goredis.Scripter, token string, opts ...Option) (*Limiter, error) {
 	}
 	interval := max(1, int64(float64(time.Second/time.Microsecond)/cfg.rps))
 	slot := time.Duration(float64(interval)*(1+gridMargin)) * time.Microsecond
-	step := float64(interval) * (1 + compute.PacingHeadroom)
 	l := &Limiter{
 		rdb:      rdb,
 		keys:     []string{Key(cfg.prefix, token)},
 		member:   rand.Text(),
 		interval: interval,
+		step:     time.Duration(float64(interval)*(1+compute.PacingHeadroom)) * time.Microsecond,
 		slot:     slot,
 		timeout:  cfg.timeout,
 		recheck:  max(cfg.recheck, 2*slot),
-		guard:    time.Duration(step*ahead)*time.Microsecond + slot,
 		fallback: cfg.fallback,
 		handler:  cfg.handler,
 		ceiling:  rate.NewLimiter(rate.Limit(cfg.rps), 1),
 		clock:    func() string { return "" },
 		turn:     make(chan struct{}, 1),
 		fturn:    make(chan struct{}, 1),
+		back:     make(chan struct{}),
+		stop:     make(chan struct{}),
+		kick:     make(chan struct{}, 1),
 	}
-	if l.fallback == nil {
-		l.grid = newGrid(slot)
-	}
+	l.fb.minRTT = -1
 	return l, nil
 }
 
@@ -381,22 +583,56 @@ func Key(prefix, token string) string {
 // String describes the limiter by its key, which does not reveal the token.
 func (l *Limiter) String() string { return "redis.Limiter{" + l.keys[0] + "}" }
 
+// errClosed is the error of a Wait on a closed limiter.
+var errClosed = errors.New("ratelimit/redis: the limiter is closed")
+
 // Wait implements [compute.Limiter]: it blocks until Redis grants an attempt, or until the fallback
 // does while Redis fails, or until ctx ends. When the next grant, or a pause, ends after ctx's
 // deadline it fails at once with an error that wraps [context.DeadlineExceeded] (and, for a pause,
 // [compute.ErrRateLimited]). While the pacing from responses is on, the done it returns reports
-// the attempt's response to Redis.
+// the attempt's response to Redis. After [Limiter.Close] it fails.
 func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil, errClosed
+	}
 	pause := time.Until(l.pauseUntil)
+	l.lastWait = time.Now()
+	start := !l.beating
+	if start {
+		l.beating, l.beatDone = true, make(chan struct{})
+	}
 	l.mu.Unlock()
+	if start {
+		go l.heartbeat()
+	}
 	if err := pastDeadline(ctx, pause); err != nil {
 		return nil, err // before queueing behind a caller that waits the pause out
 	}
 	return l.wait(ctx)
+}
+
+// Close leaves the budget at once, so that the other processes count this one no more and take
+// its share, and stops the limiter's heartbeat; a Wait after it fails. A process that exits
+// without Close leaves a few seconds later. Close reports a Redis failure to leave.
+func (l *Limiter) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	close(l.stop)
+	beating, done := l.beating, l.beatDone
+	l.mu.Unlock()
+	if beating {
+		<-done
+	}
+	return l.beat(context.Background(), modeLeave)
 }
 
 // paced waits until the ceiling lets this process send.
@@ -411,7 +647,7 @@ func (l *Limiter) paced(ctx context.Context) error {
 }
 
 // wait waits for a grant from Redis, or from the fallback while Redis fails. A caller on the
-// fallback goes back to Redis at the next recheck instant, whether or not the fallback granted it.
+// fallback goes back to Redis as soon as the limiter does.
 func (l *Limiter) wait(ctx context.Context) (func(), error) {
 	for {
 		if !l.down() {
@@ -435,79 +671,66 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 				return func() { l.responded(context.WithoutCancel(ctx), g.seq) }, nil
 			}
 		}
-		done, err := l.waitFallback(ctx)
+		var done func()
+		var err error
+		if l.fallback != nil {
+			done, err = l.waitCustom(ctx)
+		} else {
+			done, err = l.waitSlots(ctx)
+		}
 		if err != errRecheck {
 			return done, err
 		}
 	}
 }
 
-// waitFallback waits for the fallback until the last slot before the next recheck instant: no
-// grant before the guard after the failure, when Redis's last grants may still be due, nor in
-// the slot before the recheck, when Redis's first grant may be due. It returns errRecheck at
-// that instant when the fallback did not grant, holding the others' turn until then, so that
-// they keep their order.
-func (l *Limiter) waitFallback(ctx context.Context) (func(), error) {
-	if l.grid != nil {
-		if err := l.grid.pastDeadline(ctx); err != nil {
-			return nil, err // before queueing behind a caller that waits the pause out
-		}
-	}
-	select {
+// waitCustom waits for the fallback of WithFallback, from the promise on, then for the ceiling,
+// with a context that ends when the limiter goes back to Redis, and returns errRecheck then (a
+// limiter that honours its context consumes nothing for a wait it gave up).
+func (l *Limiter) waitCustom(ctx context.Context) (func(), error) {
+	l.mu.Lock()
+	back := l.back
+	l.mu.Unlock()
+	select { // one caller at a time, so that the ceiling never reserves for callers that leave
 	case l.fturn <- struct{}{}:
+	case <-back:
+		return nil, errRecheck
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	defer func() { <-l.fturn }()
 	l.mu.Lock()
-	recheck, from := l.downUntil, l.fallFrom
+	back, from := l.back, l.promise
+	failing := l.failing
 	l.mu.Unlock()
-	if !time.Now().Before(recheck) {
-		return nil, errRecheck // Redis's turn
-	}
-	cutoff := recheck.Add(-l.slot)
-	var done func()
-	var err error
-	if l.grid != nil {
-		// The slots are farther apart than the ceiling's interval, and the first comes a slot
-		// after Redis's last grant: the ceiling never delays one.
-		if err = l.grid.wait(ctx, from, cutoff); err == nil {
-			err = l.paced(ctx)
-		}
-	} else {
-		done, err = l.waitCustom(ctx, from, cutoff)
-	}
-	if err == errRecheck {
-		if err := sleep(ctx, time.Until(recheck)); err != nil {
-			return nil, err
-		}
-	}
-	return done, err
-}
-
-// waitCustom waits for the fallback of WithFallback, then the ceiling, with a context that ends
-// at cutoff, and returns errRecheck when that ended the wait (a limiter that honours its
-// context's deadline consumes nothing for a wait it refused or gave up; a grant that the ceiling
-// would delay past cutoff is dropped).
-func (l *Limiter) waitCustom(ctx context.Context, from, cutoff time.Time) (func(), error) {
-	if !time.Now().Before(cutoff) || !from.Before(cutoff) {
+	if !failing {
 		return nil, errRecheck
 	}
-	if err := sleep(ctx, time.Until(from)); err != nil {
-		return nil, err
-	}
-	fctx, cancel := context.WithDeadline(ctx, cutoff)
-	defer cancel()
-	done, err := l.fallback.Wait(fctx)
+	fctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-back:
+			cancel(errRecheck)
+		case <-fctx.Done():
+		}
+	}()
+	err := sleep(fctx, time.Until(from))
+	var done func()
 	if err == nil {
-		if err = l.paced(fctx); err == nil {
-			return done, nil
+		if done, err = l.fallback.Wait(fctx); err == nil {
+			if err = l.paced(fctx); err == nil {
+				l.mu.Lock()
+				l.fb.prev, l.fb.last = l.fb.last, time.Now()
+				l.mu.Unlock()
+				return done, nil
+			}
 		}
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if deadline, ok := ctx.Deadline(); (!ok || deadline.After(cutoff)) && errors.Is(err, context.DeadlineExceeded) {
+	if context.Cause(fctx) == errRecheck {
 		return nil, errRecheck
 	}
 	return nil, err
@@ -539,16 +762,27 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 			l.fail(err)
 			return grant{}, true, nil
 		}
-		l.ok()
+		l.answered()
 		if r[0] == 0 && r[3] == 1 {
 			l.sawArmed()
 		}
-		if l.grid != nil {
-			l.grid.member(r[len(r)-2], r[len(r)-1], r[0] == 0 && r[3] == 1)
+		l.mu.Lock()
+		changed := l.n != r[len(r)-2]
+		l.mu.Unlock()
+		if changed {
+			select {
+			case l.kick <- struct{}{}:
+			default:
+			}
 		}
 		d := time.Duration(r[1]) * time.Microsecond
 		switch r[0] {
 		case 0:
+			l.mu.Lock()
+			if due := time.Now().Add(d); due.After(l.lastDue) {
+				l.lastDue = due
+			}
+			l.mu.Unlock()
 			return grant{wait: d, seq: r[2], armed: r[3] == 1}, false, nil
 		case 1:
 			l.paused(d)
@@ -626,16 +860,17 @@ func (l *Limiter) responded(ctx context.Context, seq int64) {
 		l.fail(err)
 		return
 	}
-	l.ok()
+	l.answered()
 }
 
 // Throttled implements [compute.Limiter]: it records the 429 in Redis, so that every process using
-// the token turns the pacing from responses on, or pauses, or tells the fallback while Redis fails.
+// the token turns the pacing from responses on, or pauses and widens its spacing, or tells the
+// fallback while Redis fails.
 func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 	if !l.down() {
 		r, err := l.eval(context.WithoutCancel(ctx), throttledScript, max(0, wait.Microseconds()))
 		if err == nil {
-			l.ok()
+			l.answered()
 			l.sawArmed() // the 429 armed the budget, or it was
 			if r[0] == 1 {
 				l.paused(time.Duration(r[1]) * time.Microsecond)
@@ -644,46 +879,64 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 		}
 		l.fail(err)
 	}
-	if l.grid != nil {
-		l.grid.throttled(wait)
+	if l.fallback != nil {
+		l.fallback.Throttled(ctx, wait)
 		return
 	}
-	l.fallback.Throttled(ctx, wait)
+	l.throttledSlots(wait)
 }
 
-// eval runs script on the budget's key with the clock, the interval and the key's time to live
-// before arg, its own argument, bounded by the timeout and by ctx, and refuses a reply the script
-// never sends (checkReply). The command runs in a goroutine of its own, so that the caller gets
-// control back in time even when the Redis client does not honour the context's deadline on a
-// connection that hangs.
-func (l *Limiter) eval(ctx context.Context, script *goredis.Script, arg int64) ([]int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.timeout)
-	defer cancel()
-	type result struct {
-		r   []int64
-		err error
-	}
-	done := make(chan result, 1)
+// args are the arguments of every script, with arg, the script's own.
+func (l *Limiter) args(arg any) []any {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	armed := 0
 	if l.armed {
 		armed = 1
 	}
-	l.mu.Unlock()
-	args := []any{l.clock(), l.interval, keyTTL.Milliseconds(), arg, l.member, armed}
+	epoch := ""
+	if l.epoch > 0 {
+		epoch = strconv.FormatInt(l.epoch, 10)
+	}
+	return []any{l.clock(), l.interval, keyTTL.Milliseconds(), arg, l.member, armed, l.slot.Microseconds(), epoch,
+		l.recheck.Microseconds(), l.timeout.Microseconds()}
+}
+
+// run runs script with args on the budget's key, bounded by the timeout and by ctx. The command
+// runs in a goroutine of its own, so that the caller gets control back in time even when the
+// Redis client does not honour the context's deadline on a connection that hangs.
+func (l *Limiter) run(ctx context.Context, script *goredis.Script, args []any) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	type result struct {
+		r   any
+		err error
+	}
+	done := make(chan result, 1)
 	go func() {
-		r, err := script.Run(ctx, l.rdb, l.keys, args...).Int64Slice()
+		r, err := script.Run(ctx, l.rdb, l.keys, args...).Result()
 		done <- result{r, err}
 	}()
 	select {
 	case r := <-done:
-		if r.err != nil {
-			return nil, r.err
-		}
-		return r.r, checkReply(script, r.r, arg)
+		return r.r, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("ratelimit/redis: no response from Redis within %s: %w", l.timeout, ctx.Err())
 	}
+}
+
+// eval runs script with arg, its own argument, and refuses a reply the script never sends
+// (checkReply).
+func (l *Limiter) eval(ctx context.Context, script *goredis.Script, arg int64) ([]int64, error) {
+	v, err := l.run(ctx, script, l.args(arg))
+	if err != nil {
+		return nil, err
+	}
+	r, err := goredis.NewCmdResult(v, nil).Int64Slice()
+	if err != nil {
+		return nil, fmt.Errorf("ratelimit/redis: a reply no script sends: %w", err)
+	}
+	return r, checkReply(script, r, arg)
 }
 
 // sleep waits d, or until ctx ends.
@@ -701,30 +954,36 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// down reports whether Redis failed since the last recheck instant.
+// down reports whether the limiter is on its fallback.
 func (l *Limiter) down() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return time.Now().Before(l.downUntil)
+	return l.failing
 }
 
-// fail notes a Redis failure: Redis is asked again at the next recheck instant, the same in every
-// process. A failure that begins an outage is reported, and when Redis answered before, the
-// fallback grants nothing until the guard has passed.
+// fail notes a Redis failure: the limiter is on its fallback until a heartbeat at a recheck
+// instant finds Redis again. A failure that begins an outage is reported.
 func (l *Limiter) fail(err error) {
 	l.mu.Lock()
-	now := time.Now()
-	p := int64(l.recheck)
-	l.downUntil = time.Unix(0, (now.UnixNano()/p+1)*p)
-	report := !l.failing
-	if report && l.seen {
-		l.fallFrom = now.Add(l.guard)
-	}
-	l.failing = true
+	report := !l.reported
+	l.failing, l.reported = true, true
 	l.mu.Unlock()
 	if report && l.handler != nil {
 		l.handler(fmt.Errorf("ratelimit/redis: falling back to the local limiter, trying Redis again every %s: %w", l.recheck, err))
 	}
+}
+
+// recovered notes that Redis answered a heartbeat at a recheck instant: the limiter leaves its
+// fallback, and the callers waiting on it go to Redis.
+func (l *Limiter) recovered() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failing {
+		l.failing = false
+		close(l.back)
+		l.back = make(chan struct{})
+	}
+	l.seen = true
 }
 
 // sawArmed notes that the budget's pacing from responses is on.
@@ -734,11 +993,13 @@ func (l *Limiter) sawArmed() {
 	l.armed = true
 }
 
-// ok notes a Redis success and reports it when it ends an outage.
-func (l *Limiter) ok() {
+// answered notes that Redis answered a grant's script; it reports the end of an outage.
+func (l *Limiter) answered() {
 	l.mu.Lock()
-	report := l.failing
-	l.failing = false
+	report := l.reported && !l.failing
+	if report {
+		l.reported = false
+	}
 	l.seen = true
 	l.mu.Unlock()
 	if report && l.handler != nil {
