@@ -108,3 +108,16 @@ func TestTheFloorIsThreeRequestsAnInstanceAndTwoTransitions(t *testing.T) {
 		t.Fatalf("Redis killed at %s, want a third of the floor", got)
 	}
 }
+
+// TestTheChurnsRequestsCountInTheFloor: with the churn, the floor is the job's requests and the
+// churn's during the run at the rate, plus the two transitions.
+func TestTheChurnsRequestsCountInTheFloor(t *testing.T) {
+	s := settings{instances: 500, rate: 10, transition: 5 * time.Second, churn: true}
+	r := &result{s: s, churn: &churnReport{During: 170, After: 12}}
+	if got := r.floor(); got != 177*time.Second {
+		t.Fatalf("floor = %s, want (1,500 + 170)/10 + 10 s", got)
+	}
+	if got := s.floor().Round(100 * time.Millisecond); got != 176700*time.Millisecond {
+		t.Fatalf("the floor the bounds start from = %s, want 1,500 at 9 a second + 10 s", got)
+	}
+}

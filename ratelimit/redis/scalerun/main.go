@@ -48,12 +48,22 @@ type settings struct {
 	check       bool
 	logFile     string        // where to write each run's request log, as JSON lines
 	redisWait   time.Duration // the Redis limiter's timeout; 0 for its default
+	churn       bool          // another job creates and deletes instances of other names meanwhile
+	jitter      time.Duration // one request in 4 of every worker leaves this late
 }
 
+// churnRate is the churn's rate: a tenth of the account's.
+func (s settings) churnRate() float64 { return s.rate / 10 }
+
 // floor is the least the whole job can take: a create, a delete and a GET proving each instance
-// gone at the rate, plus the last create's and the last delete's transition.
+// gone at the rate, plus the last create's and the last delete's transition. With the churn, the
+// rate it leaves the job is the account's less its own.
 func (s settings) floor() time.Duration {
-	return time.Duration(3*float64(s.instances)/s.rate*float64(time.Second)) + 2*s.transition
+	r := s.rate
+	if s.churn {
+		r -= s.churnRate()
+	}
+	return time.Duration(3*float64(s.instances)/r*float64(time.Second)) + 2*s.transition
 }
 
 // hardBound is when a run stops by itself, finished or not.
@@ -137,6 +147,8 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 	fs.StringVar(&s.redisServer, "redis-server", "redis-server", "the redis-server binary, started on a free loopback port")
 	fs.DurationVar(&s.redisWait, "redis-timeout", 0, "the Redis limiter's bound on each command (ratelimit.WithTimeout; default its own, 100ms): a longer one tells a busy machine's stalls from Redis failing")
 	fs.StringVar(&s.logFile, "log", "", "append each run's whole request log to this file, one JSON object a request, with the run's mode")
+	fs.BoolVar(&s.churn, "churn", false, "another process on the token creates and deletes instances of other names during the run, at a tenth of the rate (its requests count in the floor)")
+	fs.DurationVar(&s.jitter, "jitter", 0, "one request in 4 of every worker leaves this late after the limiter let it go, as on a loaded machine")
 	fs.BoolVar(&s.check, "check", false, "exit 1 unless every run finished within its bound with no failed job call, no instance left and no duplicate create")
 	if err := fs.Parse(args); err != nil {
 		return s, err
@@ -163,7 +175,7 @@ func parseFlags(args []string, stderr io.Writer) (settings, error) {
 		return bad("-rate must be more than 0 and at most 1000, got %g", s.rate)
 	case s.burst < 1:
 		return bad("-burst must be 1 or more, got %d", s.burst)
-	case s.transition < 0 || s.killAt < 0 || s.down <= 0 || s.bound < 0 || s.redisWait < 0:
+	case s.transition < 0 || s.killAt < 0 || s.down <= 0 || s.bound < 0 || s.redisWait < 0 || s.jitter < 0:
 		return bad("-transition, -kill-at, -bound and -redis-timeout must not be negative, -down must be positive")
 	}
 	return s, nil

@@ -67,6 +67,16 @@ type result struct {
 	backAt   time.Duration
 	redisErr error
 	load     string // the machine's load average at the end
+	churn    *churnReport
+}
+
+// floor is the run's floor: with the churn, the requests it sent during the run count in the
+// budget beside the job's (3 per instance).
+func (r *result) floor() time.Duration {
+	if r.churn == nil {
+		return r.s.floor()
+	}
+	return time.Duration((3*float64(r.s.instances)+float64(r.churn.During))/r.s.rate*float64(time.Second)) + 2*r.s.transition
 }
 
 // failed is the number of job calls that failed.
@@ -82,7 +92,7 @@ func (r *result) failed() (creates, waits, deletes, stuck int) {
 func (r *result) clean() bool {
 	c, w, d, _ := r.failed()
 	return r.finished && r.lost == 0 && c+w+d == 0 && r.leftErr == nil && r.left == 0 &&
-		r.log.duplicates == 0 && !r.overrun && r.redisErr == nil
+		r.log.duplicates == 0 && !r.overrun && r.redisErr == nil && (!r.s.churn || r.churn != nil && r.churn.Failed == 0)
 }
 
 // line is the run's figures on one line.
@@ -94,7 +104,10 @@ func (r *result) line() string {
 	if s.redisWait > 0 && r.mode != modeLocal {
 		fmt.Fprintf(&b, "(Redis timeout %s) ", s.redisWait)
 	}
-	floor := s.floor()
+	if s.jitter > 0 {
+		fmt.Fprintf(&b, "(one request in 4 %s late) ", s.jitter)
+	}
+	floor := r.floor()
 	if r.finished {
 		fmt.Fprintf(&b, "wall %.1fs, floor %.1fs, ratio %.2f", r.wall.Seconds(), floor.Seconds(), r.wall.Seconds()/floor.Seconds())
 	} else {
@@ -124,6 +137,14 @@ func (r *result) line() string {
 			fmt.Fprintf(&b, "; Redis killed at %.1fs, back at %.1fs", r.killedAt.Seconds(), r.backAt.Seconds())
 		} else {
 			b.WriteString("; Redis not killed (the run ended first)")
+		}
+	}
+	if s.churn {
+		if r.churn == nil {
+			b.WriteString("; the churn reported nothing")
+		} else {
+			fmt.Fprintf(&b, "; churn: %d requests during the run (counted in the floor), %d after, %d instances, %d failed",
+				r.churn.During, r.churn.After, r.churn.Created, r.churn.Failed)
 		}
 	}
 	if r.redisErr != nil {
@@ -178,7 +199,8 @@ func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr 
 	outs := make([]*bytes.Buffer, s.workers)
 	for w := range s.workers {
 		j := job{Index: w, URL: url, Mode: mode, Rate: s.rate, Workers: s.workers,
-			KeyPrefix: "scalerun:" + runID + ":", RedisWait: s.redisWait, Start: start.UnixNano(), Deadline: deadline.UnixNano()}
+			KeyPrefix: "scalerun:" + runID + ":", RedisWait: s.redisWait, Start: start.UnixNano(), Deadline: deadline.UnixNano(),
+			RunID: runID, Jitter: s.jitter}
 		for i := w; i < s.instances; i += s.workers {
 			j.Names = append(j.Names, fmt.Sprintf("scale-%s-%04d", runID, i))
 		}
@@ -198,6 +220,32 @@ func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr 
 				_ = c.Process.Kill()
 				_ = c.Wait()
 			}
+			return nil, err
+		}
+	}
+
+	// The churn: another process on the token, until the workers end (its standard input closes).
+	var churnCmd *exec.Cmd
+	var churnIn io.WriteCloser
+	churnOut := &bytes.Buffer{}
+	if s.churn {
+		j := job{Index: s.workers, URL: url, Mode: mode, Rate: s.rate, Workers: s.workers,
+			KeyPrefix: "scalerun:" + runID + ":", RedisWait: s.redisWait, Start: start.UnixNano(), Deadline: deadline.UnixNano(),
+			RunID: runID, Churn: true, ChurnRate: s.churnRate(), Jitter: s.jitter, Settle: 2*s.transition + time.Second}
+		if rs != nil {
+			j.RedisAddr = rs.addr()
+		}
+		b, err := json.Marshal(j)
+		if err != nil {
+			return nil, err
+		}
+		churnCmd = exec.Command(self, workerFlag)
+		churnCmd.Env = append(os.Environ(), envWorker+"="+string(b), envToken+"="+token)
+		churnCmd.Stdout, churnCmd.Stderr = churnOut, stderr
+		if churnIn, err = churnCmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+		if err := churnCmd.Start(); err != nil {
 			return nil, err
 		}
 	}
@@ -255,6 +303,29 @@ func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr 
 		kill()
 	case <-ctx.Done():
 		kill()
+	}
+	if churnCmd != nil { // the job is done: the churn cleans up and reports
+		_ = churnIn.Close()
+		churnDone := make(chan struct{})
+		go func() { _ = churnCmd.Wait(); close(churnDone) }()
+		select {
+		case <-churnDone:
+		case <-time.After(time.Until(deadline.Add(stuckGrace + 10*time.Second))):
+			_ = churnCmd.Process.Kill()
+			<-churnDone
+		case <-ctx.Done():
+			_ = churnCmd.Process.Kill()
+			<-churnDone
+		}
+		var rep churnReport
+		if err := json.Unmarshal(bytes.TrimSpace(churnOut.Bytes()), &rep); err == nil {
+			r.churn = &rep
+			for _, e := range rep.Errors {
+				fmt.Fprintf(stderr, "scalerun: churn: %s\n", e)
+			}
+		} else {
+			fmt.Fprintf(stderr, "scalerun: the churn reported nothing usable: %q\n", churnOut.String())
+		}
 	}
 	close(stop)
 	bg.Wait()

@@ -43,6 +43,11 @@ type job struct {
 	RedisWait time.Duration `json:"redis_wait"` // the Redis limiter's timeout; 0 for its default
 	Start     int64         `json:"start"`      // Unix nanoseconds when every worker starts
 	Deadline  int64         `json:"deadline"`   // Unix nanoseconds when every call ends
+	RunID     string        `json:"run_id"`     // in the names of the run's instances
+	Churn     bool          `json:"churn"`      // this worker is the churn (churn.go), not one of the job's
+	ChurnRate float64       `json:"churn_rate"` // the churn's requests per second
+	Jitter    time.Duration `json:"jitter"`     // one request in 4 leaves this late, as on a loaded machine
+	Settle    time.Duration `json:"settle"`     // how long after its create the churn deletes an instance
 }
 
 // report is what a worker prints on stdout when it ends, as one JSON object.
@@ -65,11 +70,16 @@ type counting struct {
 	base     http.RoundTripper
 	creating atomic.Bool
 	lookups  atomic.Int64
+	sent     atomic.Int64
+	jitter   time.Duration // one request in 4 leaves this late, after the limiter let it go
 }
 
 func (t *counting) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/instances") && t.creating.Load() {
 		t.lookups.Add(1)
+	}
+	if n := t.sent.Add(1); t.jitter > 0 && n%4 == 2 {
+		time.Sleep(t.jitter)
 	}
 	return t.base.RoundTrip(r)
 }
@@ -91,7 +101,7 @@ func worker(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scalerun worker %d at %.1fs: %s\n", j.Index, at, fmt.Sprintf(format, a...))
 	}
 	goredis.SetLogger(redisLog(logf))
-	tr := &counting{base: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}}
+	tr := &counting{base: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}, jitter: j.Jitter}
 	opts := []compute.Option{compute.WithBaseURL(j.URL), compute.WithHTTPClient(&http.Client{Transport: tr})}
 	token := os.Getenv(envToken)
 	if j.Mode == modeLocal {
@@ -121,12 +131,22 @@ func worker(stdout, stderr io.Writer) int {
 			logf("%v", err)
 			return 2
 		}
+		defer l.Close() // leaves the budget at once
 		opts = append(opts, compute.WithLimiter(l))
 	}
 	c, err := compute.NewClient(token, opts...)
 	if err != nil {
 		logf("%v", err)
 		return 2
+	}
+	if j.Churn {
+		b, err := json.Marshal(j.churn(c, tr.sent.Load, untilEOF(os.Stdin)))
+		if err != nil {
+			logf("%v", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+		return 0
 	}
 	tr.creating.Store(true)
 	rep := j.do(c, func() { tr.creating.Store(false) })
