@@ -25,17 +25,19 @@
 //
 // The budget of a token lives in a file of 96 bytes in the directory of [WithDir], by default
 // compute-go/ratelimit in the user's cache directory ([os.UserCacheDir]: ~/.cache on Linux,
-// ~/Library/Caches on macOS, %LocalAppData% on Windows). Its name is a SHA-256 of the token ([Path]);
+// ~/Library/Caches on macOS, %LocalAppData% on Windows). Its name is a SHA-256 of the token ([Name]);
 // the token is never written. A process takes the file's lock (flock on Unix, LockFileEx on
 // Windows) only to read and write the budget, never while it sleeps; the system drops the lock of a
 // process that dies, so a process killed holding it blocks nobody.
 //
-// The directory is created with mode 0700 and must be the user's and writable by nobody else; the
-// file is created with mode 0600. A file that is not one the limiter makes (a symbolic link, not a
-// regular file, another user's, another mode, a second name) is replaced by a new one, without
-// being followed or read; a record that is not one the limiter writes (garbage, another size, a
-// checksum that does not match, a time out of range, such as a turn due years ahead) is refused and
-// the budget starts afresh. Each is reported once through the handler of [WithErrorHandler].
+// The directory is created with mode 0700 and, on Unix, must be the user's and writable by nobody
+// else; the
+// file is created with mode 0600. A file that is not one the limiter makes (a symbolic link or
+// anything but a regular file; on Unix also another user's, another mode than 0600, a second name)
+// is replaced by a new one, without being followed or read; a record that is not one the limiter
+// writes (garbage, another size, a checksum that does not match, a time out of range, such as a
+// turn due years ahead) is refused and the budget starts afresh. The first is reported through
+// the handler of [WithErrorHandler], as an error matching [ErrRefused].
 //
 // # When the file fails
 //
