@@ -31,13 +31,12 @@
 // process that dies, so a process killed holding it blocks nobody.
 //
 // The directory is created with mode 0700 and, on Unix, must be the user's and writable by nobody
-// else; the
-// file is created with mode 0600. A file that is not one the limiter makes (a symbolic link or
-// anything but a regular file; on Unix also another user's, another mode than 0600, a second name)
-// is replaced by a new one, without being followed or read; a record that is not one the limiter
-// writes (garbage, another size, a checksum that does not match, a time out of range, such as a
-// turn due years ahead) is refused and the budget starts afresh. The first is reported through
-// the handler of [WithErrorHandler], as an error matching [ErrRefused].
+// else; the file is created with mode 0600. A file that is not one the limiter makes (a symbolic
+// link or anything but a regular file; on Unix also another user's, another mode than 0600, a
+// second name) is replaced by a new one, without being followed or read; a record that is not one
+// the limiter writes (garbage, another size, a checksum that does not match, a time out of range,
+// such as a turn due years ahead) is refused and the budget starts afresh. The first is reported
+// through the handler of [WithErrorHandler], as an error matching [ErrRefused].
 //
 // # When the file fails
 //
