@@ -1,0 +1,88 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/computetest"
+	ratelimit "github.com/compute-sdk/compute-go/ratelimit/redis"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lateTransport sends one request in 4 late, after the limiter let it go: a loaded machine, or a
+// jittery network, delivers it late, and it lands less than an interval before the next one.
+type lateTransport struct {
+	base http.RoundTripper
+	late time.Duration
+	n    atomic.Int64
+}
+
+func (t *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.n.Add(1)%4 == 2 {
+		time.Sleep(t.late)
+	}
+	return t.base.RoundTrip(r)
+}
+
+// TestTheFleetLearnsTheJitterItMeets: two processes share a budget in Redis against a server that
+// enforces 50 requests a second with no burst, and one request in 4 of each leaves 8 ms late (more
+// than the quarter interval, 5 ms, that the pacing from responses waits for a late response). The
+// 429s after the first widen the fleet's spacing until the late requests fit: a few come, and then
+// none, each pausing the fleet for its Retry-After (a second).
+func TestTheFleetLearnsTheJitterItMeets(t *testing.T) {
+	rdb, _ := sharedRedis(t)
+	const rate, run = 50, 8 * time.Second
+	srv := computetest.NewServer(computetest.WithRateLimit(rate, 1))
+	t.Cleanup(srv.Close)
+	inst, err := srv.Client().Instances.Create(context.Background(), &compute.InstanceCreateRequest{
+		Name: "jitter-1", Hostname: "jitter-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
+		SSHKeys: []string{"key-ci"}})
+	require.NoError(t, err)
+	srv.ResetRequests()
+	prefix := uniquePrefix(t)
+	ctx, cancel := context.WithTimeout(context.Background(), run)
+	defer cancel()
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 {
+		l, err := ratelimit.New(rdb, srv.Token, ratelimit.WithRate(rate), ratelimit.WithKeyPrefix(prefix))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = l.Close() })
+		c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
+			compute.WithHTTPClient(&http.Client{Transport: &lateTransport{base: http.DefaultTransport, late: 8 * time.Millisecond}}))
+		require.NoError(t, err)
+		for range 4 {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					_, err := c.Instances.Get(ctx, inst.ID)
+					switch {
+					case err == nil:
+						ok.Add(1)
+					case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+						return
+					case !errors.Is(err, compute.ErrRateLimited):
+						assert.NoError(t, err)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	refused := 0
+	for _, r := range srv.Requests() {
+		if r.Status == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	// Without the widening: 9 refused and 24 served, each 429 pausing the fleet again.
+	assert.LessOrEqual(t, refused, 6, "429s; served %d", ok.Load())
+	assert.GreaterOrEqual(t, ok.Load(), int64(0.3*rate*run.Seconds()), "served; %d refused", refused)
+}
