@@ -114,8 +114,9 @@ func (s *FilesystemsService) Create(ctx context.Context, req *FilesystemCreateRe
 
 // Get reads one filesystem: GET /compute/v1/filesystems/{filesystem_id}. The contract has no
 // filesystem-not-found code: a missing one is a 404 matching [ErrNotFound].
-func (s *FilesystemsService) Get(ctx context.Context, id string) (*Filesystem, error) {
-	return fetch(ctx, s.c, request{op: opGetFilesystem, ids: []string{id}}, &filesystemBody{})
+// With [SharedRead], a walk of the list that many reads share may answer it.
+func (s *FilesystemsService) Get(ctx context.Context, id string, opts ...GetOption) (*Filesystem, error) {
+	return getWith(ctx, s.polls, request{op: opGetFilesystem, ids: []string{id}}, &filesystemBody{}, opts)
 }
 
 // List reads one page of filesystems: GET /compute/v1/filesystems. A nil opts asks for the first.

@@ -130,8 +130,9 @@ func (s *FloatingIPsService) Create(ctx context.Context, req *FloatingIPCreateRe
 }
 
 // Get reads one floating IP: GET /compute/v1/floating-ips/{floating_ip_id}.
-func (s *FloatingIPsService) Get(ctx context.Context, id string) (*FloatingIP, error) {
-	return fetch(ctx, s.c, request{op: opGetFloatingIP, ids: []string{id}}, &floatingIPBody{})
+// With [SharedRead], a walk of the list that many reads share may answer it.
+func (s *FloatingIPsService) Get(ctx context.Context, id string, opts ...GetOption) (*FloatingIP, error) {
+	return getWith(ctx, s.polls, request{op: opGetFloatingIP, ids: []string{id}}, &floatingIPBody{}, opts)
 }
 
 // List reads one page of floating IPs: GET /compute/v1/floating-ips. A nil opts asks for the first.

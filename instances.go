@@ -264,8 +264,9 @@ func (s *InstancesService) Create(ctx context.Context, req *InstanceCreateReques
 
 // Get returns one instance: GET /compute/v1/instances/{instance_id}. A missing instance is an error
 // matching [ErrNotFound], never a nil instance with a nil error.
-func (s *InstancesService) Get(ctx context.Context, id string) (*Instance, error) {
-	return fetch(ctx, s.c, request{op: opGetInstance, ids: []string{id}}, &instanceBody{})
+// With [SharedRead], a walk of the list that many reads share may answer it.
+func (s *InstancesService) Get(ctx context.Context, id string, opts ...GetOption) (*Instance, error) {
+	return getWith(ctx, s.polls, request{op: opGetInstance, ids: []string{id}}, &instanceBody{}, opts)
 }
 
 // List returns one page of instances: GET /compute/v1/instances. A nil opts asks for the first.

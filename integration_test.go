@@ -1041,3 +1041,93 @@ func TestAGrowingListReleasesTheWaitsOnTheFake(t *testing.T) {
 		assert.LessOrEqual(t, lists, 4, "each walk stopped when a page more cost more than two GETs")
 	})
 }
+
+// TestSharedReadsOfATerraformRefresh: a refresh of 500 instances reads each with SharedRead, ten at
+// a time (Terraform's default parallelism): one walk of the list at 100 a page answers them all, at
+// most 5 list pages and no GET.
+func TestSharedReadsOfATerraformRefresh(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork())
+		defer srv.Close()
+		c := srv.Client()
+		ctx := context.Background()
+		ids := createInstances(t, ctx, c, "tf", 500)
+		srv.ResetRequests()
+
+		sem := make(chan struct{}, 10)
+		var wg sync.WaitGroup
+		for i, id := range ids {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				inst, err := c.Instances.Get(ctx, id, compute.SharedRead(30*time.Second))
+				if assert.NoError(t, err) {
+					assert.Equal(t, id, inst.ID)
+					assert.Equal(t, fmt.Sprintf("tf-%d", i), inst.Name)
+				}
+			})
+		}
+		wg.Wait()
+		lists, gets := 0, 0
+		for _, r := range srv.Requests() {
+			switch {
+			case r.Method == http.MethodGet && r.Path == "/compute/v1/instances":
+				lists++
+				assert.Equal(t, "100", r.Query.Get("per_page"))
+			case r.Method == http.MethodGet:
+				gets++
+			}
+		}
+		t.Logf("500 shared reads: %d list pages, %d GETs", lists, gets)
+		assert.LessOrEqual(t, lists, 5)
+		assert.Zero(t, gets)
+	})
+}
+
+// TestSharedReadOfEveryKind: each kind with a list answers two shared reads with one list page
+// and no GET, and returns what a plain Get returns.
+func TestSharedReadOfEveryKind(t *testing.T) {
+	lifecycleFake(t, func(t *testing.T, ctx context.Context, srv *computetest.Server, c *compute.Client) {
+		key, err := c.SSHKeys.Create(ctx, &compute.SSHKeyCreateRequest{Name: "k", Value: lifeKey})
+		require.NoError(t, err)
+		vol, err := c.Volumes.Create(ctx, &compute.VolumeCreateRequest{Name: "v", Region: lifeRegion, Size: 10})
+		require.NoError(t, err)
+		sg, err := c.SecurityGroups.Create(ctx, &compute.SecurityGroupCreateRequest{Name: "sg", Region: lifeRegion})
+		require.NoError(t, err)
+		ip, err := c.FloatingIPs.Create(ctx, &compute.FloatingIPCreateRequest{Name: "ip", Region: lifeRegion})
+		require.NoError(t, err)
+		fs, err := c.Filesystems.Create(ctx, &compute.FilesystemCreateRequest{Name: "fs", Region: lifeRegion, Size: 10})
+		require.NoError(t, err)
+		inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "i", Hostname: "i", Type: lifeType,
+			Region: lifeRegion, Image: lifeImage, SSHKeys: []string{key.ID}})
+		require.NoError(t, err)
+		_, err = c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive)
+		require.NoError(t, err)
+		snap, err := c.Snapshots.Create(ctx, inst.ID, &compute.SnapshotCreateRequest{Name: "snap"})
+		require.NoError(t, err)
+
+		shared := compute.SharedRead(time.Minute)
+		for kind, read := range map[string]func(...compute.GetOption) (any, error){
+			"instances":       func(o ...compute.GetOption) (any, error) { return c.Instances.Get(ctx, inst.ID, o...) },
+			"snapshots":       func(o ...compute.GetOption) (any, error) { return c.Snapshots.Get(ctx, snap.ID, o...) },
+			"security-groups": func(o ...compute.GetOption) (any, error) { return c.SecurityGroups.Get(ctx, sg.ID, o...) },
+			"floating-ips":    func(o ...compute.GetOption) (any, error) { return c.FloatingIPs.Get(ctx, ip.ID, o...) },
+			"ssh-keys":        func(o ...compute.GetOption) (any, error) { return c.SSHKeys.Get(ctx, key.ID, o...) },
+			"volumes":         func(o ...compute.GetOption) (any, error) { return c.Volumes.Get(ctx, vol.ID, o...) },
+			"filesystems":     func(o ...compute.GetOption) (any, error) { return c.Filesystems.Get(ctx, fs.ID, o...) },
+		} {
+			plain, err := read()
+			require.NoError(t, err, kind)
+			srv.ResetRequests()
+			for range 2 {
+				got, err := read(shared)
+				require.NoError(t, err, kind)
+				assert.Equal(t, plain, got, kind)
+			}
+			reqs := srv.Requests()
+			if assert.Len(t, reqs, 1, kind) {
+				assert.Equal(t, "/compute/v1/"+kind, reqs[0].Path)
+			}
+		}
+	})
+}

@@ -81,10 +81,10 @@ type PageRead struct {
 // Observer is told about a client's calls, their attempts, the polls of waits and the pages lists
 // read, for metrics, traces and logs (module github.com/compute-sdk/compute-go/otel builds
 // OpenTelemetry's). Every field is optional; each runs on the call's goroutine and must be quick.
-// One exception: the list walks that several waits share, and those that CreateOnce lookups share,
-// run on goroutines of the client's, with a context of their own (no caller's span, values or
-// deadline), so their calls and pages are told there; a panic in them is raised again in each wait
-// or CreateOnce that shares the walk, on its goroutine. Each wait's Poll still runs on its own
+// One exception: the list walks that several waits share, those that CreateOnce lookups share, and
+// those that reads with [SharedRead] share, run on goroutines of the client's, with a context of
+// their own (no caller's span, values or deadline), so their calls and pages are told there; a panic
+// in them is raised again in each wait, CreateOnce or read that shares the walk, on its goroutine. Each wait's Poll still runs on its own
 // goroutine with its own context. Pass one with [WithObserver].
 type Observer struct {
 	// CallStart is called as a call starts. The context it returns (nil keeps ctx) is the call's

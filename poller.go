@@ -22,6 +22,9 @@ import (
 // every wait blocked for it, and the waits read on their own until a page answers again; and the
 // walk decides with each page, from its total_count and the pages read, whether walking still costs
 // less than a GET each, stopping (and releasing the waits) as soon as it does not.
+//
+// The same machinery serves reads with SharedRead (shared_read.go): their walks read the whole list
+// once for every read within maxAge.
 type poller[T any] struct {
 	c    *Client
 	list func(context.Context, *ListOptions) (*Page[T], error)
@@ -34,6 +37,7 @@ type poller[T any] struct {
 	refused bool               // a walk was refused for good: no more walks in this run
 	stalled bool               // a page of the walk in progress was sent and has not answered in stallAfter
 	next    *walkResult[T]     // what the next walk to start publishes; the polls waiting for it hold it
+	reads   *readWalk[T]       // the latest walk that shared reads take their resources from; nil when none
 }
 
 // stallAfter is how long a page of a shared walk may take, from its sending, before the waits
@@ -197,9 +201,11 @@ func (p *poller[T]) walk(ctx context.Context) int {
 	read, enough := 0, false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		watch := &pageWatch[T]{p: p, res: res}
-		pg, err := guarded(p.list)(withSent(ctx, watch.sent), o)
-		watch.answered()
+		pg, err := p.page(ctx, o, func() {
+			p.stalled = true // the waits read on their own until a page answers
+			res.publish()
+			p.release()
+		}, func() { p.stalled = false })
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +216,7 @@ func (p *poller[T]) walk(ctx context.Context) int {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.pages = walkCost(o.Page, pg)
+		p.pages = walkCost(o.Page, pg, true)
 		enough = p.pages > len(p.waits) // walking costs more than a GET each
 		for id := range p.waits {
 			if _, ok := seen[id]; !ok {
@@ -248,60 +254,63 @@ func (p *poller[T]) walk(ctx context.Context) int {
 }
 
 // walkCost is the pages a walk of the whole list reads, as far as page n, the page just read,
-// tells: those its total_count says, and at least one past n when n is full (the walk then reads on
-// in case the count lags).
-func walkCost[T any](n int, pg *Page[T]) int {
+// tells: those its total_count says, and one past n when n is full and the walk reads on (to the
+// end, in case the count lags, or because the count says more).
+func walkCost[T any](n int, pg *Page[T], toTheEnd bool) int {
 	cost := max(n, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
-	if len(pg.Items) >= MaxPerPage {
+	if len(pg.Items) >= MaxPerPage && (toTheEnd || n*MaxPerPage != pg.TotalCount) {
 		cost = max(cost, n+1)
 	}
 	return cost
 }
 
-// pageWatch times one page request of a walk from its sending (see stallAfter).
-type pageWatch[T any] struct {
-	p   *poller[T]
-	res *walkResult[T] // what the walk publishes
+// pageWatch times one page request of a shared walk from its sending (see stallAfter): late runs
+// when the page has not answered stallAfter after its first attempt was sent, answered when the
+// request returns, with a page or an error, each with mu held, and late never after answered.
+type pageWatch struct {
+	mu             *sync.Mutex // the poller's lock
+	late, answered func()
 
 	once  sync.Once
-	mu    sync.Mutex
+	tmu   sync.Mutex
 	timer *time.Timer // started as the first attempt is sent
-	done  bool        // the request returned; under the poller's lock
+	done  bool        // the request returned; under mu
 }
 
 // sent is called as each attempt of the page is sent; the first starts the timer.
-func (w *pageWatch[T]) sent() {
+func (w *pageWatch) sent() {
 	w.once.Do(func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		w.timer = time.AfterFunc(stallAfter, w.stall)
+		w.tmu.Lock()
+		defer w.tmu.Unlock()
+		w.timer = time.AfterFunc(stallAfter, func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if !w.done {
+				w.late()
+			}
+		})
 	})
 }
 
-// stall, when the page has not answered in time, publishes the walk's result empty and releases
-// the polls waiting for the next walk; polls read on their own until a page answers.
-func (w *pageWatch[T]) stall() {
-	w.p.mu.Lock()
-	defer w.p.mu.Unlock()
-	if w.done {
-		return
-	}
-	w.p.stalled = true
-	w.res.publish()
-	w.p.release()
-}
-
-// answered is called when the page request returned, with a page or an error.
-func (w *pageWatch[T]) answered() {
-	w.mu.Lock()
+// returned is called when the page request returned.
+func (w *pageWatch) returned() {
+	w.tmu.Lock()
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-	w.mu.Unlock()
-	w.p.mu.Lock()
-	defer w.p.mu.Unlock()
+	w.tmu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.done = true
-	w.p.stalled = false
+	w.answered()
+}
+
+// page reads one page of list through a pageWatch.
+func (p *poller[T]) page(ctx context.Context, o *ListOptions, late, answered func()) (*Page[T], error) {
+	w := &pageWatch{mu: &p.mu, late: late, answered: answered}
+	pg, err := guarded(p.list)(withSent(ctx, w.sent), o)
+	w.returned()
+	return pg, err
 }
 
 // sentKey is the context key of a func that the transport calls as each attempt is sent, after

@@ -207,8 +207,9 @@ func (s *SecurityGroupsService) Create(ctx context.Context, req *SecurityGroupCr
 }
 
 // Get reads one security group: GET /compute/v1/security-groups/{security_group_id}.
-func (s *SecurityGroupsService) Get(ctx context.Context, id string) (*SecurityGroup, error) {
-	return fetch(ctx, s.c, request{op: opGetSecurityGroup, ids: []string{id}}, &securityGroupBody{})
+// With [SharedRead], a walk of the list that many reads share may answer it.
+func (s *SecurityGroupsService) Get(ctx context.Context, id string, opts ...GetOption) (*SecurityGroup, error) {
+	return getWith(ctx, s.polls, request{op: opGetSecurityGroup, ids: []string{id}}, &securityGroupBody{}, opts)
 }
 
 // List reads one page of security groups: GET /compute/v1/security-groups. A nil opts asks for the

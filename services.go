@@ -3,7 +3,7 @@ package compute
 // InstancesService manages instances (virtual machines). Reach it as Client.Instances.
 type InstancesService struct {
 	c     *Client
-	polls *poller[Instance] // the waits in flight share their polling
+	polls *poller[Instance] // the waits in flight share their polling, and shared reads their walks
 	finds *finder[Instance] // the CreateOnce lookups in flight share their walks
 }
 
@@ -13,7 +13,7 @@ type InstancesService struct {
 // image at a URL) and whose copy is Clone.
 type SnapshotsService struct {
 	c     *Client
-	polls *poller[Snapshot] // the waits in flight share their polling
+	polls *poller[Snapshot] // the waits in flight share their polling, and shared reads their walks
 	finds *finder[Snapshot] // the CreateOnce lookups in flight share their walks
 }
 
@@ -21,21 +21,21 @@ type SnapshotsService struct {
 // Client.SSHKeys.
 type SSHKeysService struct {
 	c     *Client
-	polls *poller[SSHKey] // the waits in flight share their polling
+	polls *poller[SSHKey] // the waits in flight share their polling, and shared reads their walks
 	finds *finder[SSHKey] // the CreateOnce lookups in flight share their walks
 }
 
 // VolumesService manages block storage volumes. Reach it as Client.Volumes.
 type VolumesService struct {
 	c     *Client
-	polls *poller[Volume] // the waits in flight share their polling
+	polls *poller[Volume] // the waits in flight share their polling, and shared reads their walks
 	finds *finder[Volume] // the CreateOnce lookups in flight share their walks
 }
 
 // FilesystemsService manages shared filesystems. Reach it as Client.Filesystems.
 type FilesystemsService struct {
 	c     *Client
-	polls *poller[Filesystem] // the waits in flight share their polling
+	polls *poller[Filesystem] // the waits in flight share their polling, and shared reads their walks
 	finds *finder[Filesystem] // the CreateOnce lookups in flight share their walks
 }
 
@@ -53,14 +53,14 @@ type AvailabilityService struct{ c *Client }
 // Client.SecurityGroups.
 type SecurityGroupsService struct {
 	c     *Client
-	polls *poller[SecurityGroup] // the waits in flight share their polling
+	polls *poller[SecurityGroup] // the waits in flight share their polling, and shared reads their walks
 	finds *finder[SecurityGroup] // the CreateOnce lookups in flight share their walks
 }
 
 // FloatingIPsService manages floating IPs. Reach it as Client.FloatingIPs.
 type FloatingIPsService struct {
 	c     *Client
-	polls *poller[FloatingIP] // the waits in flight share their polling
+	polls *poller[FloatingIP] // the waits in flight share their polling, and shared reads their walks
 	finds *finder[FloatingIP] // the CreateOnce lookups in flight share their walks
 }
 

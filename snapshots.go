@@ -190,8 +190,9 @@ func (s *SnapshotsService) All(ctx context.Context, opts *ListOptions) iter.Seq2
 
 // Get reads one snapshot: GET /compute/v1/snapshots/{snapshot_id}. A missing snapshot is an error
 // with code 02015 ([CodeSnapshotNotFound]).
-func (s *SnapshotsService) Get(ctx context.Context, id string) (*Snapshot, error) {
-	return fetch(ctx, s.c, request{op: opGetSnapshot, ids: []string{id}}, &snapshotBody{})
+// With [SharedRead], a walk of the list that many reads share may answer it.
+func (s *SnapshotsService) Get(ctx context.Context, id string, opts ...GetOption) (*Snapshot, error) {
+	return getWith(ctx, s.polls, request{op: opGetSnapshot, ids: []string{id}}, &snapshotBody{}, opts)
 }
 
 // Import makes a snapshot from a raw disk image at a URL: POST /compute/v1/snapshots. It is never

@@ -89,8 +89,9 @@ func (s *SSHKeysService) Create(ctx context.Context, req *SSHKeyCreateRequest) (
 
 // Get reads one SSH key: GET /compute/v1/ssh-keys/{ssh_key_id}. A missing key is an error with code
 // 02047 ([CodeSSHKeyNotFound]).
-func (s *SSHKeysService) Get(ctx context.Context, id string) (*SSHKey, error) {
-	return fetch(ctx, s.c, request{op: opGetSSHKey, ids: []string{id}}, &SSHKey{})
+// With [SharedRead], a walk of the list that many reads share may answer it.
+func (s *SSHKeysService) Get(ctx context.Context, id string, opts ...GetOption) (*SSHKey, error) {
+	return getWith(ctx, s.polls, request{op: opGetSSHKey, ids: []string{id}}, &SSHKey{}, opts)
 }
 
 // List reads one page of SSH keys: GET /compute/v1/ssh-keys. A nil opts asks for the first.

@@ -133,8 +133,9 @@ func (s *VolumesService) Create(ctx context.Context, req *VolumeCreateRequest) (
 
 // Get reads one volume: GET /compute/v1/volumes/{volume_id}. A missing volume is an error with code
 // 02021 ([CodeVolumeNotFound]).
-func (s *VolumesService) Get(ctx context.Context, id string) (*Volume, error) {
-	return fetch(ctx, s.c, request{op: opGetVolume, ids: []string{id}}, &volumeBody{})
+// With [SharedRead], a walk of the list that many reads share may answer it.
+func (s *VolumesService) Get(ctx context.Context, id string, opts ...GetOption) (*Volume, error) {
+	return getWith(ctx, s.polls, request{op: opGetVolume, ids: []string{id}}, &volumeBody{}, opts)
 }
 
 // List reads one page of volumes: GET /compute/v1/volumes. A nil opts asks for the first.
