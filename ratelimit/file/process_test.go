@@ -162,7 +162,8 @@ func TestProcessesOnOneTokenHoldTheRate(t *testing.T) {
 	checkGrants(t, dues, seqs, rps, processes*workers)
 	budget, err := ratelimitfile.ReadBudget(ratelimitfile.WithDirPath(dir, testToken))
 	require.NoError(t, err)
-	assert.Equal(t, slices.Max(seqs), budget.Seq, "the file counted every grant")
+	assert.GreaterOrEqual(t, budget.Seq, slices.Max(seqs), "the file counted every grant")
+	assert.LessOrEqual(t, budget.Seq-slices.Max(seqs), uint64(processes*workers), "and the few reserved for callers whose run ended first")
 	served := 0
 	for _, n := range perProcess {
 		if n > 0 {
@@ -176,7 +177,7 @@ func TestProcessesOnOneTokenHoldTheRate(t *testing.T) {
 	// (a caller that the machine woke late, just before the next one).
 	slices.SortFunc(woke, func(a, b time.Time) int { return a.Compare(b) })
 	span := woke[len(woke)-1].Sub(woke[0])
-	assert.LessOrEqual(t, float64(len(woke)-1), span.Seconds()*rps+1, "%d grants in %s", len(woke), span)
+	assert.LessOrEqual(t, float64(len(woke)-1), span.Seconds()*rps+2, "%d grants in %s (a caller the machine woke late at the start or the end aside)", len(woke), span)
 	short := 0
 	for i := 1; i < len(woke); i++ {
 		if woke[i].Sub(woke[i-1]) < time.Second/rps/2 {
