@@ -165,7 +165,9 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 			RetryMax:     cfg.retry.MaxRetries,
 			CheckRetry:   r.checkRetry,
 			Backoff:      r.backoff,
-			ErrorHandler: r.errorHandler,
+			// A hook of each attempt, which logs the retries: the wait's hook has no context.
+			RequestLogHook: r.logRetry,
+			ErrorHandler:   r.errorHandler,
 		},
 	}
 	c.Instances = &InstancesService{c: c}

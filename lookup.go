@@ -138,14 +138,14 @@ func newFinder[T any](c *Client, kind string, list func(context.Context, *ListOp
 }
 
 // find returns the resources named name (at most limit) as the shared walk it joins saw them. The
-// walk runs on a goroutine of its own with a context of its own (no caller's values, which a
-// caller that left could still be reading, as CaptureResponse's), which ends when every caller has
-// left.
+// walk runs on a goroutine of its own with a context of its own, which ends when every caller has
+// left: that of the call that opened it, detached (see detach), so that its calls are in that
+// caller's trace.
 func (f *finder[T]) find(ctx context.Context, name string, limit int) ([]T, bool, error) {
 	f.mu.Lock()
 	w := f.open
 	if w == nil {
-		wctx, cancel := context.WithCancel(context.Background())
+		wctx, cancel := context.WithCancel(detach(ctx))
 		w = &lookupWalk[T]{ctx: wctx, cancel: cancel, names: map[string]int{}, done: make(chan struct{})}
 		f.open = w
 		if !f.busy {
@@ -204,4 +204,24 @@ func (f *finder[T]) run(w *lookupWalk[T]) {
 		}
 		f.mu.Unlock()
 	}
+}
+
+// detached is a context's values without its deadline, its cancellation or the SDK's own values of
+// a call: what a call sets in its context (CaptureResponse's Response, the call's state) must not
+// be written by a walk that outlives it, nor read by one.
+type detached struct{ context.Context }
+
+// detach returns ctx's values (an observer's span, the application's own) on a context that never
+// ends, for a walk that runs on behalf of several callers.
+func detach(ctx context.Context) context.Context {
+	return detached{context.WithoutCancel(ctx)}
+}
+
+// Value is the caller's, but for the SDK's own keys.
+func (d detached) Value(key any) any {
+	switch key.(type) {
+	case responseKey, goneKey, callStateKey:
+		return nil
+	}
+	return d.Context.Value(key)
 }

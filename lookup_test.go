@@ -84,41 +84,59 @@ func TestConcurrentCreateOnceShareTheirLookups(t *testing.T) {
 	})
 }
 
-// TestASharedLookupOutlivesItsFirstCaller: the caller whose lookup started the shared walk gives up;
-// the others still get their answer, and a call made after every caller left starts a new walk.
+// TestASharedLookupOutlivesItsFirstCaller: while A's lookup walk is under way, B opens the next
+// shared walk and C joins it; B gives up. The walk still runs for C, which gets its answer, in B's
+// trace but with none of B's call values: the Response B asked CaptureResponse to fill stays
+// untouched once B has returned.
 func TestASharedLookupOutlivesItsFirstCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &fleetServer{names: []string{"web-1"}}
 		release := make(chan struct{})
+		var held atomic.Bool
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			<-release
+			if held.CompareAndSwap(false, true) {
+				<-release
+			}
 			s.ServeHTTP(w, r)
 		}, WithoutRateLimit())
-		ctx, cancel := context.WithCancel(context.Background())
-		firstErr := make(chan error, 1)
-		go func() {
+		create := func(ctx context.Context, name string) (*Instance, error) {
 			req := validCreate()
-			req.Name = "web-0"
-			_, err := c.Instances.CreateOnce(ctx, req)
-			firstErr <- err
+			req.Name = name
+			return c.Instances.CreateOnce(ctx, req)
+		}
+		aDone := make(chan error, 1)
+		go func() {
+			_, err := create(context.Background(), "a")
+			aDone <- err
 		}()
-		synctest.Wait()
-		second := make(chan *Instance, 1)
+		synctest.Wait() // A's walk has sent its first request
+
+		var bResp Response
+		bCtx, cancel := context.WithCancel(CaptureResponse(context.Background(), &bResp))
+		bDone := make(chan error, 1)
 		go func() {
-			req := validCreate()
-			req.Name = "web-1"
-			v, err := c.Instances.CreateOnce(context.Background(), req)
+			_, err := create(bCtx, "web-0")
+			bDone <- err
+		}()
+		synctest.Wait() // B opened the next walk
+		cDone := make(chan *Instance, 1)
+		go func() {
+			v, err := create(context.Background(), "web-1")
 			assert.NoError(t, err)
-			second <- v
+			cDone <- v
 		}()
-		synctest.Wait()
+		synctest.Wait() // C joined it
 		cancel()
-		require.ErrorIs(t, <-firstErr, context.Canceled)
+		require.ErrorIs(t, <-bDone, context.Canceled)
 		close(release)
-		v := <-second
+		require.NoError(t, <-aDone)
+		v := <-cDone
 		require.NotNil(t, v)
-		assert.Equal(t, "i-1", v.ID, "adopted from the walk the first caller started")
-		assert.Zero(t, s.posts)
+		assert.Equal(t, "i-1", v.ID, "adopted from the walk B opened")
+		assert.Equal(t, Response{}, bResp, "the walk wrote nothing into B's Response")
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Equal(t, 1, s.posts, "A's create only")
 	})
 }
 

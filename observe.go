@@ -82,9 +82,12 @@ type PageRead struct {
 // read, for metrics, traces and logs (module github.com/compute-sdk/compute-go/otel builds
 // OpenTelemetry's). Every field is optional; each runs on the call's goroutine and must be quick.
 // One exception: the list walks that several waits share, those that CreateOnce lookups share, and
-// those that reads with [SharedRead] share, run on goroutines of the client's, with a context of
-// their own (no caller's span, values or deadline), so their calls and pages are told there; a panic
-// in them is raised again in each wait, CreateOnce or read that shares the walk, on its goroutine. Each wait's Poll still runs on its own
+// those that reads with [SharedRead] share, run on goroutines of the client's, so their calls and
+// pages are told there; a panic in them is raised again in each wait, CreateOnce or read that
+// shares the walk, on its goroutine. The walks of waits and reads have a context of their own (no
+// caller's span, values or deadline); a lookups' walk has the values of the CreateOnce call that
+// opened it (its span, so that the walk's calls are in its trace), but not its deadline, nor what
+// CaptureResponse set in it. Each wait's Poll still runs on its own
 // goroutine with its own context. Pass one with [WithObserver].
 type Observer struct {
 	// CallStart is called as a call starts. The context it returns (nil keeps ctx) is the call's

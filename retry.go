@@ -136,12 +136,23 @@ func (r *retrier) backoff(minWait, maxWait time.Duration, n int, resp *http.Resp
 	if wait < 0 {
 		wait = jitter(minWait, maxWait, n)
 	}
-	status := 0
-	if resp != nil {
-		status = resp.StatusCode
-	}
-	r.logger.Debug("compute: retrying", slog.Int("status", status), slog.Int("retry", n+1), slog.Duration("wait", wait))
 	return wait
+}
+
+// logRetry logs each retry as it is sent, with the call's context: the previous attempt's status
+// (0 for a network error), the retry's number and the wait since that attempt ended. (go-retryablehttp
+// gives the wait's hook no request after a network error, so no context to log it with.)
+func (r *retrier) logRetry(_ retryablehttp.Logger, req *http.Request, n int) {
+	if n == 0 {
+		return
+	}
+	ctx := req.Context()
+	if !r.logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	st := stateOf(ctx)
+	r.logger.LogAttrs(ctx, slog.LevelDebug, "compute: retrying",
+		slog.Int("status", st.status), slog.Int("retry", n), slog.Duration("wait", time.Since(st.ended)))
 }
 
 // errorHandler passes the last response on when retries end, so the caller gets an *APIError

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -338,4 +340,56 @@ func TestClassify(t *testing.T) {
 			assert.Equal(t, want, [2]bool{retry, processed}, "%s, %s %s (idempotent %v)", tc.name, op.method, op.path, op.idempotent)
 		}
 	}
+}
+
+// ctxRecorder is a slog.Handler that notes, for each record, its message and whether its context
+// carried the test's mark.
+type ctxRecorder struct {
+	mu      sync.Mutex
+	records []string // "message: marked" or "message: unmarked"
+}
+
+type markKey struct{}
+
+func (h *ctxRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *ctxRecorder) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *ctxRecorder) WithGroup(string) slog.Handler            { return h }
+func (h *ctxRecorder) Handle(ctx context.Context, r slog.Record) error {
+	mark := "unmarked"
+	if ctx != nil && ctx.Value(markKey{}) != nil {
+		mark = "marked"
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.records = append(h.records, r.Message+": "+mark)
+	return nil
+}
+
+// TestEveryLogLineCarriesItsContext: every line the SDK logs for a call (its attempts, its
+// retries after a status and after a network error) goes to the handler with the call's context,
+// so that a handler can add the trace or request values it holds.
+func TestEveryLogLineCarriesItsContext(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	rec := &ctxRecorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		switch n.Add(1) {
+		case 1:
+			w.Header().Set("Connection", "close") // the next attempt dials again, so its hang-up is an error
+			replyJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "02004", "message": "busy"})
+		case 2:
+			hangUp(w)
+		default:
+			echoInstance(t)(w, r)
+		}
+	}, WithLogger(slog.New(rec)), WithRetry(RetryPolicy{MaxRetries: 3, MinWait: time.Millisecond, MaxWait: time.Millisecond}))
+	_, err := c.Instances.Get(context.WithValue(context.Background(), markKey{}, true), "i-1")
+	require.NoError(t, err)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	assert.Equal(t, []string{
+		"compute: attempt: marked", "compute: retrying: marked",
+		"compute: attempt failed: marked", "compute: retrying: marked",
+		"compute: attempt: marked",
+	}, rec.records)
 }
