@@ -98,6 +98,7 @@ pass "the README's example runs whole against its own compute-fake, and its last
 echo "== the README's worked example"
 export COMPUTE_API_URL="$url" COMPUTE_API_TOKEN=Zq8Wv3Xj7Lm2Rt9Hk4Pd
 unset COMPUTE_REDIS_URL
+export COMPUTE_RATE_DIR="$work/rate" # the machine-wide pacing, in this run's own directory
 
 echo 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBOpdKM8wSI07+PO4xLDL7zW/kNWGbdFXeHyBU1TRlBn me@workstation' > /tmp/workstation.pub
 key=$(compute ssh-key create --name workstation --public-key-file /tmp/workstation.pub -o id)

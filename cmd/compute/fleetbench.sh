@@ -5,8 +5,9 @@
 #   xargs -P6:    xargs -P6 compute instance delete over M instances (one request each),
 # three ways: each process pacing alone (COMPUTE_RATE_DIR=off), the machine-wide pacing through a
 # file (the default), and the pacing shared through Redis (COMPUTE_REDIS_URL). For each it prints
-# the time, the floor the rate allows ((requests - 1) / rate), their ratio and the 429s that
-# compute-fake's request log holds, as a Markdown table for BENCHMARKS.md.
+# the time, the floor the rate allows ((requests - 1) / rate), their ratio, the 429s that
+# compute-fake's request log holds and the commands that failed (exit code 6 once the 429s outlast
+# the retries), as a Markdown table for BENCHMARKS.md.
 #
 #   bash fleetbench.sh [N [M]]      # from cmd/compute; N=20 and M=30 by default
 #
@@ -70,14 +71,14 @@ count429() {
 # now: seconds since the epoch, with nanoseconds.
 now() { date +%s.%N; }
 
-# row WAY WHAT REQUESTS START END: one line of the table.
+# row WAY WHAT REQUESTS START END FAILED: one line of the table.
 row() {
   python3 - "$@" "$(count429)" "$rate" <<'EOF'
 import sys
-way, what, requests, start, end, n429, rate = sys.argv[1:]
+way, what, requests, start, end, failed, n429, rate = sys.argv[1:]
 took = float(end) - float(start)
 floor = (int(requests) - 1) / float(rate)
-print(f"| {way} | {what} | {requests} | {took:.2f} s | {floor:.2f} s | {took / floor:.2f} | {n429} |")
+print(f"| {way} | {what} | {requests} | {took:.2f} s | {floor:.2f} s | {took / floor:.2f} | {n429} | {failed} |")
 EOF
 }
 
@@ -90,24 +91,26 @@ settle() {
 # way NAME: runs both fleets with the environment the caller set.
 way() {
   settle
+  : >"$work/errors"
   start=$(now)
-  for _ in $(seq "$n"); do "$compute" ssh-key get key-ci -o id >/dev/null; done
+  for _ in $(seq "$n"); do "$compute" ssh-key get key-ci -o id >/dev/null 2>>"$work/errors" || true; done
   end=$(now)
-  row "$1" "$n commands back to back" "$n" "$start" "$end"
+  row "$1" "$n commands back to back" "$n" "$start" "$end" "$(grep -c '^compute: ' "$work/errors" || true)"
 
   # The instances to delete, made at the pace the file allows, then the fleet.
   COMPUTE_RATE_DIR="$work/make-rate" bash -c 'for i in $(seq "$1"); do
     "$2" instance create --name "fleet-$i" --type vcpu-2_memory-4g --region NORD-NO-KRS-1 --image ubuntu-24.04 --ssh-key key-ci -o id
   done' _ "$m" "$compute" >"$work/ids"
   settle
+  : >"$work/errors"
   start=$(now)
-  xargs -P6 -n1 "$compute" instance delete <"$work/ids"
+  xargs -P6 -n1 "$compute" instance delete <"$work/ids" 2>"$work/errors" || true
   end=$(now)
-  row "$1" "xargs -P6 compute instance delete, $m instances" "$m" "$start" "$end"
+  row "$1" "xargs -P6 compute instance delete, $m instances" "$m" "$start" "$end" "$(grep -c '^compute: ' "$work/errors" || true)"
 }
 
-echo "| pacing | fleet | requests | time | floor | time / floor | 429s |"
-echo "|---|---|---|---|---|---|---|"
+echo "| pacing | fleet | requests | time | floor | time / floor | 429s | failed commands |"
+echo "|---|---|---|---|---|---|---|---|"
 COMPUTE_RATE_DIR=off way "each process alone"
 COMPUTE_RATE_DIR="$work/rate" way "machine-wide (a file)"
 if [ -n "$redis_url" ]; then
