@@ -147,3 +147,19 @@ func TestIsTerminal(t *testing.T) {
 	defer tty.Close()
 	assert.True(t, isTerminal(tty), "a pseudo-terminal")
 }
+
+// On a terminal, the waits of a fleet (a stop of two instances) each write whole lines as their
+// status changes, none rewritten in place (two would overwrite each other), and each instance ends
+// with its line.
+func TestPTYFleetProgress(t *testing.T) {
+	t.Parallel()
+	srv, env := fakeEnv(t, time.Second)
+	insts := mkInstances(t, srv.Client(), 2)
+	out := onPTY(t, 30*time.Second, env, nil, os.Args[0], "instance", "stop", insts[0].ID, insts[1].ID, "--wait", "-o", "id")
+	assert.NotContains(t, out, "\x1b[K", "no line rewritten in place:\n%q", out)
+	for _, inst := range insts {
+		assert.Contains(t, out, "instance "+inst.ID+": stopping (", "a line per status:\n%q", out)
+		assert.Contains(t, out, "instance "+inst.ID+": stopped\r\n", "a line at its end:\n%q", out)
+		assert.Contains(t, out, inst.ID+"\r\n")
+	}
+}
