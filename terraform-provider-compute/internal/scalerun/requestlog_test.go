@@ -1,0 +1,92 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+func req(at, method, path string, status int) entry {
+	return entry{Time: "2026-11-28T06:00:" + at + "Z", Method: method, Path: path, Status: status, Processed: status < 400}
+}
+
+func paths(log []entry) []string {
+	var out []string
+	for _, e := range log {
+		out = append(out, e.Time[17:23]+" "+e.Path)
+	}
+	return out
+}
+
+func TestMergeJoinsReadsOfALogThatKeepsItsLastRequests(t *testing.T) {
+	a := req("00.100", "GET", "/a", 200)
+	b := req("00.200", "GET", "/b", 200)
+	c := req("00.300", "GET", "/c", 200)
+	d := req("00.400", "GET", "/d", 200)
+	var l requestLog
+	l.merge(nil)
+	l.merge([]entry{a, b})
+	l.merge([]entry{a, b, c}) // grew
+	l.merge([]entry{c, d})    // a and b dropped by the fake
+	l.merge([]entry{c, d})    // nothing new
+	if want := paths([]entry{a, b, c, d}); !slices.Equal(paths(l.all), want) {
+		t.Fatalf("merged %v, want %v", paths(l.all), want)
+	}
+	if l.overrun {
+		t.Fatal("reads that overlap reported as an overrun")
+	}
+
+	e := req("00.500", "GET", "/e", 200)
+	l.merge([]entry{e}) // c and d gone and nothing of the previous read left
+	if !l.overrun || len(l.all) != 5 {
+		t.Fatalf("a read sharing nothing with the previous: overrun %v, %d entries", l.overrun, len(l.all))
+	}
+}
+
+func TestMergeTakesTheStatusOfARequestAnsweredBetweenReads(t *testing.T) {
+	pending := req("00.100", "POST", apiPrefix+"instances", 0)
+	pending.Processed = false
+	answered := pending
+	answered.Status, answered.Processed = 201, true
+	var l requestLog
+	l.merge([]entry{pending})
+	l.merge([]entry{answered, req("00.200", "GET", apiPrefix+"instances", 200)})
+	if len(l.all) != 2 || l.all[0].Status != 201 || !l.all[0].Processed {
+		t.Fatalf("got %+v, want the create answered 201 then the list", l.all)
+	}
+}
+
+func TestCountClassifiesTheRequestsAndFindsDuplicateCreatesOfEachKind(t *testing.T) {
+	create := func(at, collection, name string, status int) entry {
+		e := req(at, "POST", apiPrefix+collection, status)
+		e.Body = `{"name":"` + name + `","region":"NORD-NO-KRS-1"}`
+		return e
+	}
+	lost := create("00.450", "instances", "web-2", 0)
+	lost.Processed, lost.Fault = true, true // processed, its response dropped
+	log := []entry{
+		req("00.000", "GET", apiPrefix+"instances", 429),
+		req("00.100", "GET", apiPrefix+"instances", 200),
+		create("00.150", "ssh-keys", "web-1", 201),    // another kind: not a duplicate of the instance
+		create("00.160", "security-groups", "g", 201), // not an instance
+		create("00.200", "instances", "web-1", 201),
+		create("00.300", "instances", "web-2", 429), // refused: not a create
+		lost,
+		create("00.500", "instances", "web-1", 201), // a second instance named web-1
+		req("00.600", "GET", apiPrefix+"instances/ins-000001", 200),
+		req("00.700", "DELETE", apiPrefix+"instances/ins-000001", 204),
+		req("00.800", "GET", apiPrefix+"instances/ins-000001", 404),
+		req("00.900", "POST", apiPrefix+"instances/ins-000001/actions", 202),
+		req("01.000", "GET", apiPrefix+"ssh-keys", 429),
+	}
+	want := counts{total: 13, throttled: 3, lists: 3, gets: 2, creates: 6, deletes: 1, other: 1,
+		instances: 3, duplicates: 1, dropped: 1}
+	if got := count(log); got != want {
+		t.Fatalf("count = %+v\nwant    %+v", got, want)
+	}
+	if got := count(log).later429s(); got != 2 {
+		t.Fatalf("429s after the first = %d, want 2", got)
+	}
+	if got := count(nil).later429s(); got != 0 {
+		t.Fatalf("429s after the first of no request = %d, want 0", got)
+	}
+}
