@@ -33,7 +33,7 @@ type poller[T any] struct {
 	waits   map[string]int     // the waits in flight on each ID
 	running bool               // the walking goroutine runs
 	stop    context.CancelFunc // ends the goroutine's walk or sleep when fewer than two waits remain
-	pages   int                // the pages of the whole list at the last walk; 0 before it
+	pages   int                // the pages of the whole list at the last walk of this run; 0 before it
 	refused bool               // a walk was refused for good: no more walks in this run
 	stalled bool               // a page of the walk in progress was sent and has not answered in stallAfter
 	next    *walkResult[T]     // what the next walk to start publishes; the polls waiting for it hold it
@@ -92,11 +92,12 @@ func (p *poller[T]) join(id string) (leave func()) {
 	}
 }
 
-// start starts the walking goroutine. The caller holds p.mu.
+// start starts the walking goroutine. The caller holds p.mu. A new run measures the list again:
+// what an earlier run saw (a list since cleaned up, a refusal) does not keep its waits apart.
 func (p *poller[T]) start() {
 	var ctx context.Context
 	ctx, p.stop = context.WithCancel(context.Background())
-	p.running, p.refused = true, false
+	p.running, p.refused, p.pages = true, false, 0
 	go p.run(ctx)
 }
 

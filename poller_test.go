@@ -533,3 +533,33 @@ func TestAListFailureForATimeStopsNoWalks(t *testing.T) {
 		assert.Greater(t, int(shared.Load()), 10, "and served the waits")
 	})
 }
+
+// TestALongListOnceSeenDoesNotKeepLaterWaitsApart: two waits meet a ten-page list and read on their
+// own, as walking would cost more than their GETs. The account is then cleaned up to one page; a
+// later pair of waits on the same client must share the walks of the list as it is now, not keep to
+// their own GETs because of the length it had before.
+func TestALongListOnceSeenDoesNotKeepLaterWaitsApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.extra = 950 // ten pages
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		time.AfterFunc(5*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		time.Sleep(5 * time.Second) // the first run of waits has ended
+
+		s.mu.Lock()
+		s.extra = 0 // the account was cleaned up: one page
+		s.lists, s.gets = 0, map[string]int{}
+		s.mu.Unlock()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		lists, getsA := s.counts("a")
+		_, getsB := s.counts("b")
+		assert.LessOrEqual(t, getsA+getsB, 2, "at most the first poll of each, before the walks began")
+		assert.InDelta(t, 21, lists, 2, "a walk a second")
+	})
+}
