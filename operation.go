@@ -26,6 +26,9 @@ type operation struct {
 	discard bool
 	// copies is set for an operation whose response is a new resource, never the one its path names.
 	copies bool
+	// unknownRoute is set for a raw request to a route outside the table: no 404 proves its
+	// resource gone, as the SDK does not know the kind's not-found code.
+	unknownRoute bool
 }
 
 // gone reports whether e, the response to a DELETE, says that the resource does not exist
@@ -41,7 +44,7 @@ func (op operation) gone(e *APIError) bool {
 // its status), and none of notGone. A proxy's or a gateway's page proves nothing, even in JSON
 // ({"code":"NotFound"}): its code is not the service's.
 func (op operation) missing(e *APIError) bool {
-	if e.StatusCode != http.StatusNotFound {
+	if e.StatusCode != http.StatusNotFound || op.unknownRoute {
 		return false
 	}
 	if op.notFound != "" {

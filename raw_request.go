@@ -47,7 +47,9 @@ const maxRawBody = 64 << 20
 // with [ErrOutcomeUnknown]), the token for the base URL's host only, the observers (operation
 // "Do", r.Path as the path template), [CaptureResponse], the debug dump and the bounds on what is
 // read. Invalid input is a [*ValidationError] before any request; a non-2xx response is an
-// [*APIError].
+// [*APIError]. A DELETE sent again after an attempt that may have arrived succeeds on a 404 only
+// where the SDK's own delete of the same route would, on the kind's not-found (see [Gone]); on a
+// route the SDK does not have, no 404 proves that, and the refusal matches [ErrOutcomeUnknown].
 //
 // The success response's body goes to v: nil discards it, a *[]byte gets it as it is, and any other
 // pointer gets it decoded from the JSON object it must be; an empty body leaves v unchanged.
@@ -103,7 +105,14 @@ func (r RawRequest) request(v any) (request, error) {
 		return request{}, err
 	}
 	op := operation{name: "Do", method: r.Method, path: r.Path, idempotent: r.Method != http.MethodPost && !r.SendOnce,
-		maxBody: r.MaxBody, discard: v == nil}
+		maxBody: r.MaxBody, discard: v == nil, unknownRoute: true}
+	for _, known := range operations {
+		if known.method == r.Method && sameRoute(known.path, r.Path) {
+			// A route of the table: a DELETE's 404 proves what the SDK's own delete's does.
+			op.notFound, op.unknownRoute = known.notFound, false
+			break
+		}
+	}
 	req := request{op: op, ids: r.IDs, body: body}
 	if len(r.Query) > 0 {
 		req.query = rawQuery{Values: rawValues(r.Query)}
@@ -141,6 +150,22 @@ func checkRawPath(p *problems, path string) (n int, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// sameRoute reports whether the path templates a and b name one route: the same literal segments,
+// and {name} segments at the same places, whatever their names.
+func sameRoute(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	if len(as) != len(bs) {
+		return false
+	}
+	for i := range as {
+		ap, bp := strings.HasPrefix(as[i], "{"), strings.HasPrefix(bs[i], "{")
+		if ap != bp || !ap && as[i] != bs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // The characters of a raw path's literal segments (RFC 3986's unreserved ones, which no server or

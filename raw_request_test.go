@@ -379,3 +379,43 @@ func TestDoRefusesInvalidInput(t *testing.T) {
 		assert.Len(t, ve.Problems, 4)
 	})
 }
+
+// TestDoADeleteRetriedEndsOnTheKindsOwnNotFound: a raw DELETE of a path the SDK knows follows the
+// rule of the SDK's own delete of that kind: after a lost first attempt, the instance's 404 (02008)
+// says the first attempt deleted it, and any other 404 (an unrelated five-digit code, a gateway's
+// page) proves nothing, so the outcome stays unknown.
+func TestDoADeleteRetriedEndsOnTheKindsOwnNotFound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		body string
+		gone bool
+	}{
+		{"the instance's not-found", `{"code": "02008", "message": "Instance not found"}`, true},
+		{"another code", `{"code": "04321", "message": "Something else not found"}`, false},
+		{"a gateway's page", `{"code": "NotFound", "message": "no route"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
+				replyRaw(w, http.StatusNotFound, tc.body)
+			}, withStatus(http.StatusServiceUnavailable)))
+			err := c.Do(context.Background(), RawRequest{Method: "DELETE", Path: "/compute/v1/instances/{id}", IDs: []string{"i-1"}}, nil)
+			assert.Equal(t, 2, rec.count())
+			if tc.gone {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrOutcomeUnknown)
+		})
+	}
+	t.Run("a route the SDK does not have", func(t *testing.T) {
+		t.Parallel()
+		c, rec := newTestClient(t, sequence(func(w http.ResponseWriter, r *http.Request) {
+			replyRaw(w, http.StatusNotFound, `{"code": "04321", "message": "Not found"}`)
+		}, withStatus(http.StatusServiceUnavailable)))
+		err := c.Do(context.Background(), RawRequest{Method: "DELETE", Path: "/compute/v1/bare-metal-clusters/{id}", IDs: []string{"bm-1"}}, nil)
+		assert.Equal(t, 2, rec.count())
+		require.ErrorIs(t, err, ErrOutcomeUnknown, "its kind's not-found code is unknown: no 404 proves the first attempt deleted it")
+	})
+}
