@@ -62,7 +62,12 @@ func (c *Client) Do(ctx context.Context, r RawRequest, v any) error {
 	switch out := v.(type) {
 	case nil:
 	case *[]byte:
-		read = func(data []byte) error { *out = data; return nil }
+		read = func(data []byte) error {
+			if len(data) > 0 {
+				*out = data
+			}
+			return nil
+		}
 	default:
 		read = func(data []byte) error {
 			if len(bytes.TrimSpace(data)) == 0 {

@@ -65,6 +65,10 @@ func TestDoLeavesVUnchangedOnAnEmptyBody(t *testing.T) {
 	out := map[string]any{"before": true}
 	require.NoError(t, c.Do(context.Background(), RawRequest{Method: "POST", Path: "/compute/v1/things"}, &out))
 	assert.Equal(t, map[string]any{"before": true}, out)
+
+	raw := []byte("before")
+	require.NoError(t, c.Do(context.Background(), RawRequest{Method: "POST", Path: "/compute/v1/things"}, &raw))
+	assert.Equal(t, "before", string(raw), "a *[]byte too")
 }
 
 // TestDoRetriesAsTheSDKsOwnCalls: a 503 or a lost response is retried for GET, PUT, PATCH and
