@@ -12,11 +12,11 @@ import (
 
 // The constants of the pacing [NewLimiter] describes, which the Redis limiter (ratelimit/redis) uses.
 const (
-	PacingHeadroom = 0.003            // how far under the rate the schedule runs
-	PacingHold     = 0.25             // intervals a request waits past its due time for the last response
-	PacingWiden    = 0.05             // intervals each 429 after the first widens the spacing by
-	PacingWidenMax = 0.5              // intervals the spacing widens by at most
-	PacingNarrow   = 30 * time.Second // how long without a 429 narrows the spacing by PacingWiden
+	PacingHeadroom = 0.003           // how far under the rate the schedule runs
+	PacingHold     = 0.25            // intervals a request waits past its due time for the last response
+	PacingWiden    = 0.05            // intervals each 429 after the first widens the spacing by
+	PacingWidenMax = 0.5             // intervals the spacing widens by at most
+	PacingNarrow   = 2 * time.Minute // how long without a 429 narrows the spacing by PacingWiden
 )
 
 // NewLimiter returns the limiter a client builds from [WithRateLimit]: rps requests per second on

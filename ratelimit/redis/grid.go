@@ -169,11 +169,13 @@ func (l *Limiter) nextSlot(now time.Time) (at time.Time, poll time.Duration, ok 
 
 // slotFrom returns the first time at or after t when this process may send on its fallback: at
 // the start of one of its slots, or between the starts of two of its slots in a row. A process
-// that never reached Redis holds every slot; one that holds none has no such time.
+// that Redis gave no share (it never heard back from Redis, or it left the budget) holds every
+// slot when it knows of no other process, and none when it does; one that holds none has no such
+// time.
 func (l *Limiter) slotFrom(t time.Time) (time.Time, bool) {
 	held := l.held
 	if held == "" {
-		if l.seen {
+		if l.seen && l.waitN > 1 {
 			return time.Time{}, false
 		}
 		held = strings.Repeat("1", frame)

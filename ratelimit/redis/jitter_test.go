@@ -11,7 +11,6 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
-	ratelimit "github.com/compute-sdk/compute-go/ratelimit/redis"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,62 +30,63 @@ func (t *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// TestTheFleetLearnsTheJitterItMeets: two processes share a budget in Redis against a server that
-// enforces 20 requests a second with no burst, and one request in 4 of each leaves 20 ms late
-// (more than the quarter interval, 12.5 ms, that the pacing from responses waits for a late
-// response). The 429s after the first widen the fleet's spacing until the late requests fit: a few
-// come at first (each pausing the fleet for its Retry-After, a second), and then hardly any.
+// TestTheFleetLearnsTheJitterItMeets: two processes share a budget in Redis (the real scripts, on
+// the bubble's clock) against the fake enforcing 10 requests a second with no burst, and one
+// request in 4 of each leaves 40 ms late (more than the quarter interval, 25 ms, that the pacing
+// from responses waits for a late response). The 429s after the first widen the fleet's spacing
+// until the late requests fit: a few come at first, each pausing the fleet for its Retry-After,
+// and then none, however long the run.
 func TestTheFleetLearnsTheJitterItMeets(t *testing.T) {
-	rdb, _ := sharedRedis(t)
-	const rate, run = 20, 12 * time.Second
-	srv := computetest.NewServer(computetest.WithRateLimit(rate, 1))
-	t.Cleanup(srv.Close)
-	inst, err := srv.Client().Instances.Create(context.Background(), &compute.InstanceCreateRequest{
-		Name: "jitter-1", Hostname: "jitter-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
-		SSHKeys: []string{"key-ci"}})
-	require.NoError(t, err)
-	srv.ResetRequests()
-	prefix := uniquePrefix(t)
-	ctx, cancel := context.WithTimeout(context.Background(), run)
-	defer cancel()
-	var ok atomic.Int64
-	var wg sync.WaitGroup
-	for range 2 {
-		l, err := ratelimit.New(rdb, srv.Token, ratelimit.WithRate(rate), ratelimit.WithKeyPrefix(prefix))
+	bubble(t, func(t *testing.T, addr string) {
+		const run = time.Minute
+		srv := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithRateLimit(fleetRate, 1))
+		t.Cleanup(srv.Close)
+		inst, err := srv.Client().Instances.Create(context.Background(), &compute.InstanceCreateRequest{
+			Name: "jitter-1", Hostname: "jitter-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
+			SSHKeys: []string{"key-ci"}})
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = l.Close() })
-		c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
-			compute.WithHTTPClient(&http.Client{Transport: &lateTransport{base: http.DefaultTransport, late: 20 * time.Millisecond}}))
-		require.NoError(t, err)
-		for range 4 {
-			wg.Go(func() {
-				for ctx.Err() == nil {
-					_, err := c.Instances.Get(ctx, inst.ID)
-					switch {
-					case err == nil:
-						ok.Add(1)
-					case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-						return
-					case !errors.Is(err, compute.ErrRateLimited):
-						assert.NoError(t, err)
-						return
+		time.Sleep(time.Second)
+		srv.ResetRequests()
+		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(t.Context(), run)
+		defer cancel()
+		var ok atomic.Int64
+		var wg sync.WaitGroup
+		for _, l := range f.limiters {
+			c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
+				compute.WithHTTPClient(&http.Client{Transport: &lateTransport{base: srv.HTTPClient().Transport, late: 40 * time.Millisecond}}))
+			require.NoError(t, err)
+			for range 4 {
+				wg.Go(func() {
+					for ctx.Err() == nil {
+						_, err := c.Instances.Get(ctx, inst.ID)
+						switch {
+						case err == nil:
+							ok.Add(1)
+						case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+							return
+						case !errors.Is(err, compute.ErrRateLimited):
+							assert.NoError(t, err)
+							return
+						}
 					}
-				}
-			})
-		}
-	}
-	wg.Wait()
-	var refused, late int
-	start := time.Now().Add(-run)
-	for _, r := range srv.Requests() {
-		if r.Status == http.StatusTooManyRequests {
-			refused++
-			if r.Time.Sub(start) >= run/2 {
-				late++
+				})
 			}
 		}
-	}
-	// Without the widening: 429s all along (12 in all, 6 in the second half, 29 served).
-	assert.LessOrEqual(t, late, 2, "429s in the second half of the run; %d in all, %d served", refused, ok.Load())
-	assert.GreaterOrEqual(t, ok.Load(), int64(0.4*rate*run.Seconds()), "served; %d refused", refused)
+		wg.Wait()
+		var refused, late int
+		for _, r := range srv.Requests() {
+			if r.Status == http.StatusTooManyRequests {
+				refused++
+				if r.Time.Sub(start) >= run/2 {
+					late++
+				}
+			}
+		}
+		// Without the widening: 44 429s, 21 of them in the second half, and 157 served.
+		assert.Zero(t, late, "429s in the second half of the run; %d in all, %d served", refused, ok.Load())
+		assert.LessOrEqual(t, refused, 6, "429s; served %d", ok.Load())
+		assert.GreaterOrEqual(t, ok.Load(), int64(0.7*fleetRate*run.Seconds()), "served; %d refused", refused)
+	})
 }

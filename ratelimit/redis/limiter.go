@@ -60,10 +60,11 @@
 //
 // These hold when the processes' clocks agree with each other and with Redis's, to well within an
 // interval (one host, or hosts kept in time by NTP), and every process uses the same rate and
-// recheck period. They do not hold for a process that never reached Redis (it does not know the
-// others and paces alone, at the rate), for one cut off from Redis for more than 3 s while the
-// others reach it (Redis gives its slots away), nor, within a recheck period of Redis restarting
-// empty, for a process that first reaches it then (the others may still be on their fallbacks).
+// recheck period. They do not hold for a process that Redis gave no share and that knows of no
+// other process (one that never reached Redis, or that was alone when it last did: it paces alone,
+// at the rate), for one cut off from Redis for more than 3 s while the others reach it (Redis
+// gives its slots away), nor, within a recheck period of Redis restarting empty, for a process that
+// first reaches it then (the others may still be on their fallbacks).
 // With [WithFallback], the fallback replaces the slots: the rechecks, the promise and the
 // reported grants stay, but what the fleet holds is what that limiter holds.
 //
@@ -441,6 +442,7 @@ type Limiter struct {
 
 	// Membership, as Redis last replied it.
 	n       int64     // members; 0 before any reply
+	waitN   int64     // members, as the last grant's reply counted them (this process included)
 	held    string    // the slots of the frame this process may send in on its fallback; "" for none
 	cseq    int64     // the number of the last heartbeat command
 	promise time.Time // the latest promise sent: no fallback grant before it
@@ -768,6 +770,7 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 		}
 		l.mu.Lock()
 		changed := l.n != r[len(r)-2]
+		l.waitN = r[len(r)-2]
 		l.mu.Unlock()
 		if changed {
 			select {

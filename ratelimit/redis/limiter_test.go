@@ -185,8 +185,8 @@ func TestScriptsScheduleAndPause(t *testing.T) {
 }
 
 // TestScriptsWidenTheSpacingAfterEachLater429: each 429 after the first widens the fleet's spacing
-// by 5% of an interval (at most half an interval), and it narrows back by as much for each 30 s
-// without one.
+// by 5% of an interval (at most half an interval), and it narrows back by as much for each two
+// minutes without one.
 func TestScriptsWidenTheSpacingAfterEachLater429(t *testing.T) {
 	rdb, _ := sharedRedis(t)
 	key := ratelimit.Key(uniquePrefix(t), testToken)
@@ -214,8 +214,8 @@ func TestScriptsWidenTheSpacingAfterEachLater429(t *testing.T) {
 	}
 	now += 1000
 	assert.InDelta(t, int64(step+10*widen), spacing(), 2, "by half an interval at most")
-	now += 30_000_000 - 2_000_000
-	assert.InDelta(t, int64(step+9*widen), spacing(), 2, "30 s without one narrows it by 5%")
+	now += compute.PacingNarrow.Microseconds() - 2_000_000
+	assert.InDelta(t, int64(step+9*widen), spacing(), 2, "two minutes without one narrow it by 5%")
 	now += 3600_000_000
 	assert.Equal(t, int64(step), spacing(), "and back")
 }
