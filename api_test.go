@@ -191,7 +191,7 @@ func exportedAPI(dir string) ([]string, error) {
 	ctx := build.Default
 	ctx.GOOS, ctx.GOARCH, ctx.CgoEnabled = "linux", "amd64", false
 	var lines []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = walkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
 		}
@@ -218,7 +218,7 @@ func exportedAPI(dir string) ([]string, error) {
 
 // packageAPI lists the exported API of the package in dir (none for a command or no package).
 func packageAPI(ctx *build.Context, dir, importPath string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := readDir(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ import (
 func TestEveryExportedIdentifierHasADocComment(t *testing.T) {
 	t.Parallel()
 	var files []string
-	require.NoError(t, filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+	require.NoError(t, walkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func exportedReceiver(recv *ast.FieldList) bool {
 func TestMethodDocsNameTheirOperation(t *testing.T) {
 	t.Parallel()
 	docs := map[string]string{} // "Instances.Get" -> its doc comment
-	files, err := filepath.Glob("*.go")
+	files, err := topGoFiles()
 	require.NoError(t, err)
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -947,7 +946,7 @@ func TestTheSDKsOwnWordsAreNeverMasked(t *testing.T) {
 		assert.Contains(t, err.Error(), "GET /compute/v1/instances/ins-1: 500")
 	})
 	token := computetest.DefaultToken
-	files, err := filepath.Glob("*.go")
+	files, err := compute.TopGoFiles()
 	require.NoError(t, err)
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {

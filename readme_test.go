@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode"
 
+	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -377,7 +378,7 @@ func headingAnchors(t *testing.T, file string) []string {
 // unresolved one is shown as plain brackets without an error anywhere.
 func TestPackageDocLinksResolve(t *testing.T) {
 	fset := token.NewFileSet()
-	matches, err := filepath.Glob("*.go")
+	matches, err := compute.TopGoFiles()
 	require.NoError(t, err)
 	var files []*ast.File
 	for _, m := range matches {

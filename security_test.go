@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -82,7 +81,7 @@ func TestServicesOptionsAndConfigPrintWithoutToken(t *testing.T) {
 // optionConstructors lists the exported funcs of the package's non-test files that return an Option.
 func optionConstructors(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
+	files, err := topGoFiles()
 	require.NoError(t, err)
 	var names []string
 	for _, path := range files {
