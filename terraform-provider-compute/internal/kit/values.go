@@ -82,3 +82,11 @@ func Stamp(t time.Time) types.String {
 	}
 	return types.StringValue(t.Format(time.RFC3339))
 }
+
+// Known is v's value, or a Placeholder when it is known only after apply (at plan time).
+func Known(v types.String) string {
+	if v.IsUnknown() {
+		return Placeholder
+	}
+	return v.ValueString()
+}
