@@ -3,6 +3,7 @@ package acctest
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"testing"
 
@@ -153,10 +154,7 @@ func (k Kind) gateway404(t *testing.T) {
 				Check:  resource.TestCheckResourceAttrWith(k.addr(), "id", func(v string) error { id = v; return nil }),
 			},
 			{
-				PreConfig: func() {
-					srv.Inject(computetest.Rule{Match: computetest.Match{Method: "GET", Path: k.GetPath(id)},
-						Fault: computetest.Fault{Status: 404, Body: []byte("<html><body>404 Not Found</body></html>")}})
-				},
+				PreConfig:   func() { GatewayNotFound(srv, k.GetPath(id)) },
 				Config:      k.config(srv, "gw", "create"),
 				ExpectError: regexp.MustCompile(`HTTP 404`),
 			},
@@ -164,6 +162,15 @@ func (k Kind) gateway404(t *testing.T) {
 			{Config: k.config(srv, "gw", "create"), Check: k.exactly(t, srv, "gw", 1)},
 		},
 	})
+}
+
+// GatewayNotFound makes the fake answer the read of the resource at path, and the list its kind's
+// shared reads walk, with a gateway's 404 page (HTML, no error code) until srv.ClearFaults: the list
+// failing, each read asks for its resource on its own, and gets the page.
+func GatewayNotFound(srv *computetest.Server, resourcePath string) {
+	page := computetest.Fault{Status: 404, Body: []byte("<html><body>404 Not Found</body></html>")}
+	srv.Inject(computetest.Rule{Match: computetest.Match{Method: "GET", Path: resourcePath}, Fault: page})
+	srv.Inject(computetest.Rule{Match: computetest.Match{Method: "GET", Path: path.Dir(resourcePath)}, Fault: page})
 }
 
 // Timeouts bounds every operation of a resource in the tests, so that one that goes wrong fails in

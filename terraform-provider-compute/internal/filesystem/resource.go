@@ -171,7 +171,7 @@ func (r *filesystemResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if v, ok := kit.Read(ctx, kind, state.ID.ValueString(), r.Meta.Client.Filesystems.Get, resp); ok {
+	if v, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Filesystems.Get, resp); ok {
 		state.set(v)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}

@@ -161,7 +161,7 @@ func (r *floatingIPResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if f, ok := kit.Read(ctx, kind, state.ID.ValueString(), r.Meta.Client.FloatingIPs.Get, resp); ok {
+	if f, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.FloatingIPs.Get, resp); ok {
 		state.set(f)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}

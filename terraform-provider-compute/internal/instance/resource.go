@@ -276,17 +276,10 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	inst, err := r.Meta.Client.Instances.Get(ctx, state.ID.ValueString())
-	if compute.Gone(err) {
-		resp.State.RemoveResource(ctx) // proven gone: the plan creates it again
-		return
+	if inst, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Instances.Get, resp); ok {
+		state.set(inst)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "read the instance "+kit.Safe(state.ID.ValueString()), err, fields)
-		return
-	}
-	state.set(inst)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

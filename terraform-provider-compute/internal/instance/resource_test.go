@@ -220,10 +220,7 @@ func TestAccInstance_gateway404(t *testing.T) {
 				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
 			},
 			{
-				PreConfig: func() {
-					srv.Inject(computetest.Rule{Match: computetest.Match{Method: "GET", Path: "/compute/v1/instances/" + id},
-						Fault: computetest.Fault{Status: 404, Body: []byte("<html><body>404 Not Found</body></html>")}})
-				},
+				PreConfig:   func() { acctest.GatewayNotFound(srv, "/compute/v1/instances/"+id) },
 				Config:      config(srv, "gw", minimal),
 				ExpectError: regexp.MustCompile(`HTTP 404`),
 			},
@@ -374,5 +371,47 @@ func TestAccInstance_adoptExisting(t *testing.T) {
 				resource.TestCheckResourceAttr(addr, "id", made),
 			),
 		}},
+	})
+}
+
+// TestAccInstance_sharedReads plans over 30 instances: the refresh reads them from shared walks of
+// the list, a few pages in all, not a GET each.
+func TestAccInstance_sharedReads(t *testing.T) {
+	srv := acctest.Server(t)
+	fleet := acctest.Provider(srv) + `
+resource "compute_instance" "fleet" {
+  count       = 30
+  name        = "fleet-${count.index}"
+  region      = "NORD-NO-KRS-1"
+  image       = "ubuntu-24.04"
+  type        = "vcpu-2_memory-4g"
+  ssh_key_ids = ["key-ci"]
+}
+`
+	acctest.Test(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: fleet},
+			{PreConfig: srv.ResetRequests, Config: fleet, PlanOnly: true},
+			{
+				PreConfig: func() {
+					// The plan-only step ran two plans (without and with a refresh).
+					gets, lists := 0, 0
+					for _, r := range srv.Requests() {
+						switch {
+						case r.Method == "GET" && r.Path == "/compute/v1/instances":
+							lists++
+						case r.Method == "GET" && strings.HasPrefix(r.Path, "/compute/v1/instances/"):
+							gets++
+						}
+					}
+					t.Logf("a refresh of 30 instances: %d list pages, %d GETs", lists, gets)
+					if gets > 0 || lists > 3 {
+						t.Errorf("a refresh of 30 instances cost %d list pages and %d GETs, want at most 3 pages and no GET", lists, gets)
+					}
+				},
+				Config:   fleet,
+				PlanOnly: true,
+			},
+		},
 	})
 }

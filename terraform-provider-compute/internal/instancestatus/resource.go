@@ -157,7 +157,7 @@ func (r *statusResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if inst, ok := kit.Read(ctx, "instance", state.InstanceID.ValueString(), r.Meta.Client.Instances.Get, resp); ok {
+	if inst, ok := kit.Read(ctx, r.Meta, "instance", state.InstanceID.ValueString(), r.Meta.Client.Instances.Get, resp); ok {
 		state.InstanceID = types.StringValue(inst.ID)
 		state.Status = types.StringValue(string(inst.Status))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

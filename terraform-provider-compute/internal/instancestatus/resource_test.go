@@ -94,10 +94,7 @@ func TestAccInstanceStatus(t *testing.T) {
 			},
 			{Config: config(srv, "active"), Check: is(t, srv, compute.InstanceStatusActive)},
 			{
-				PreConfig: func() {
-					srv.Inject(computetest.Rule{Match: computetest.Match{Method: "GET", Path: "/compute/v1/instances/" + id},
-						Fault: computetest.Fault{Status: 404, Body: []byte("<html>404 Not Found</html>")}})
-				},
+				PreConfig:   func() { acctest.GatewayNotFound(srv, "/compute/v1/instances/"+id) },
 				Config:      config(srv, "active"),
 				ExpectError: regexp.MustCompile(`HTTP 404`),
 			},

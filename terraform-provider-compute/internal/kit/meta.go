@@ -27,7 +27,9 @@ type Meta struct {
 	AdoptExisting bool
 	// Wait are the options of every wait: the polling interval.
 	Wait []compute.WaitOption
-	// ReadMaxAge is how old a shared list walk may be to answer a read of a refresh.
+	// ReadMaxAge is how old a shared walk of a list may be to answer a read of a refresh. A
+	// provider block is configured anew for each plan or apply, with a new client, so no read is
+	// ever answered from a walk of an earlier run.
 	ReadMaxAge time.Duration
 
 	names names
@@ -35,7 +37,7 @@ type Meta struct {
 
 // NewMeta returns the provider data for c.
 func NewMeta(c *compute.Client, adoptExisting bool, wait []compute.WaitOption) *Meta {
-	return &Meta{Client: c, AdoptExisting: adoptExisting, Wait: wait, ReadMaxAge: 2 * time.Minute}
+	return &Meta{Client: c, AdoptExisting: adoptExisting, Wait: wait, ReadMaxAge: time.Minute}
 }
 
 // Once returns the options of every CreateOnce: unless the provider adopts existing resources,

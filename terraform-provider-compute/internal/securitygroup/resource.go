@@ -174,7 +174,7 @@ func (r *securityGroupResource) Read(ctx context.Context, req resource.ReadReque
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if g, ok := kit.Read(ctx, kind, state.ID.ValueString(), r.Meta.Client.SecurityGroups.Get, resp); ok {
+	if g, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.SecurityGroups.Get, resp); ok {
 		state.set(g)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}

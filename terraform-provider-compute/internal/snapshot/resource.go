@@ -193,7 +193,7 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if s, ok := kit.Read(ctx, kind, state.ID.ValueString(), r.Meta.Client.Snapshots.Get, resp); ok {
+	if s, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Snapshots.Get, resp); ok {
 		state.set(s)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}

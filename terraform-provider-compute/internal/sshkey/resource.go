@@ -120,17 +120,10 @@ func (r *sshKeyResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	key, err := r.Meta.Client.SSHKeys.Get(ctx, state.ID.ValueString())
-	if compute.Gone(err) {
-		resp.State.RemoveResource(ctx) // proven gone: the plan creates it again
-		return
+	if key, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.SSHKeys.Get, resp); ok {
+		state.set(key)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "read the SSH key "+kit.Safe(state.ID.ValueString()), err, fields)
-		return
-	}
-	state.set(key)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *sshKeyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

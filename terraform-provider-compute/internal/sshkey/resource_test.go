@@ -147,10 +147,7 @@ func TestAccSSHKey_gateway404(t *testing.T) {
 				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
 			},
 			{
-				PreConfig: func() {
-					srv.Inject(computetest.Rule{Match: computetest.Match{Method: "GET", Path: "/compute/v1/ssh-keys/" + id},
-						Fault: computetest.Fault{Status: 404, Body: []byte("<html><body>404 Not Found</body></html>")}})
-				},
+				PreConfig:   func() { acctest.GatewayNotFound(srv, "/compute/v1/ssh-keys/"+id) },
 				Config:      config(srv, "gw", key1),
 				ExpectError: regexp.MustCompile(`HTTP 404`),
 			},

@@ -159,7 +159,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if v, ok := kit.Read(ctx, kind, state.ID.ValueString(), r.Meta.Client.Volumes.Get, resp); ok {
+	if v, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Volumes.Get, resp); ok {
 		state.set(v)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
