@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -394,4 +395,35 @@ func TestAProcessThatStopsLeavesTheBudgetPromptly(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAnIdleLimiterLeavesTheBudget: a limiter nobody waited on for a minute leaves the budget (its
+// heartbeat ends), and comes back with its next Wait.
+func TestAnIdleLimiterLeavesTheBudget(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		b := newBubbleBudget(t, addr)
+		f := newFleet(t, b, 1, nil)
+		members := func() int {
+			b.mu.Lock()
+			key := b.key
+			b.mu.Unlock()
+			fields, err := b.rdb.HKeys(context.Background(), key).Result()
+			require.NoError(t, err)
+			n := 0
+			for _, f := range fields {
+				if strings.HasPrefix(f, "p:") {
+					n++
+				}
+			}
+			return n
+		}
+		require.NoError(t, wait(t.Context(), f.limiters[0]))
+		time.Sleep(time.Second)
+		assert.Equal(t, 1, members(), "a member while used")
+		time.Sleep(time.Minute)
+		assert.Equal(t, 0, members(), "gone a minute after its last Wait")
+		require.NoError(t, wait(t.Context(), f.limiters[0]))
+		time.Sleep(time.Second)
+		assert.Equal(t, 1, members(), "back with its next Wait")
+	})
 }

@@ -608,9 +608,10 @@ func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if start {
 		l.beating, l.beatDone = true, make(chan struct{})
 	}
+	done := l.beatDone
 	l.mu.Unlock()
 	if start {
-		go l.heartbeat()
+		go l.heartbeat(done)
 	}
 	if err := pastDeadline(ctx, pause); err != nil {
 		return nil, err // before queueing behind a caller that waits the pause out

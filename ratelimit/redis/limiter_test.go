@@ -420,7 +420,7 @@ func TestRedisThatStopsMidRunDoesNotHangCallers(t *testing.T) {
 			// A 429 arms the pacing from responses, so that each attempt's done reports its
 			// response to Redis too: that command must not hang a caller either.
 			l.Throttled(context.Background(), time.Millisecond)
-			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 			defer cancel()
 			stopAt := time.Now().Add(500 * time.Millisecond)
 			time.AfterFunc(time.Until(stopAt), func() { _ = proc.Signal(sig) })
@@ -471,7 +471,7 @@ func TestRedisThatStopsMidRunDoesNotHangCallers(t *testing.T) {
 			assert.Greater(t, before.Load(), int64(rps*0.5*0.6), "granted through Redis before it stopped")
 			// A process alone holds every slot: through the outage it keeps at least 90% of the rate,
 			// losing the Redis timeout once (2.5 intervals at 50 per second).
-			assert.GreaterOrEqual(t, after.Load(), int64(rps*1.0*0.9), "granted by the fallback after it stopped")
+			assert.GreaterOrEqual(t, after.Load(), int64(rps*2.0*0.9), "granted by the fallback in the 2 s after it stopped")
 			assert.Positive(t, reported.Load(), "responses were reported to Redis")
 			assert.Less(t, time.Duration(longestDone.Load()), 4*timeout, "a response's report hung on Redis")
 			mu.Lock()

@@ -26,12 +26,8 @@ func (l *Limiter) lendAfter() time.Duration {
 // process's promise and its slots; on the fallback, one at each recheck instant asks Redis again,
 // and the first that Redis answers takes the limiter back to it. It leaves the budget when nobody
 // waited for idleLeave, and ends at Close.
-func (l *Limiter) heartbeat() {
-	defer func() {
-		l.mu.Lock()
-		close(l.beatDone)
-		l.mu.Unlock()
-	}()
+func (l *Limiter) heartbeat(done chan struct{}) {
+	defer close(done)
 	for {
 		l.mu.Lock()
 		failing, closed := l.failing, l.closed
