@@ -153,9 +153,11 @@ func (l *Limiter) respondedSlots(seq uint64, sent time.Time) {
 // none. Call it with l.mu held.
 func (l *Limiter) nextSlot(now time.Time) (at time.Time, poll time.Duration, ok bool) {
 	step := l.fb.spacing(l.step, now)
-	t := latest(now, l.promise, l.fb.until, l.lastDue.Add(step), l.fb.lastAt.Add(step))
+	// The schedule is fixed in advance, as Redis's is: a caller that wakes late does not delay the
+	// next (the pacing from responses covers a request that leaves late).
+	t := latest(now, l.promise, l.fb.until, l.lastDue.Add(step), l.fb.last.Add(step))
 	if (l.fb.armed || l.armed) && !l.fb.lastAt.IsZero() {
-		end := l.fb.lastAt.Add(step + time.Duration(compute.PacingHold*float64(step)))
+		end := l.fb.last.Add(step + time.Duration(compute.PacingHold*float64(step)))
 		switch {
 		case !l.fb.responded.IsZero():
 			t = latest(t, minTime(end, l.fb.responded.Add(step-max(0, l.fb.minRTT))))
