@@ -50,6 +50,7 @@ type readWalk[T any] struct {
 	asked    map[string]struct{} // the IDs read through it, up to a bound
 	seen     map[string]T        // every resource on the pages read so far; nil once dropped
 	ended    bool                // seen is all the walk tells
+	readers  int                 // the reads that took the walk and have not returned
 	panic    *walkPanic          // the walk's list call panicked
 	progress chan struct{}       // closed, and replaced, whenever the fields above change
 }
@@ -95,9 +96,20 @@ func (p *poller[T]) read(ctx context.Context, id string, maxAge time.Duration, o
 	w := p.reads
 	if w == nil || now.Sub(w.started) >= maxAge {
 		w = &readWalk[T]{started: now, asked: map[string]struct{}{}, seen: map[string]T{}, progress: make(chan struct{})}
+		old := p.reads
 		p.reads = w
+		if old != nil {
+			p.dropLater(old) // no read can take it any more
+		}
 		go p.walkForReads(w)
 	}
+	w.readers++
+	defer func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		w.readers--
+		p.dropLater(w)
+	}()
 	if len(w.asked) <= p.c.maxWalkPages {
 		w.asked[id] = struct{}{}
 	}
@@ -168,10 +180,20 @@ func (p *poller[T]) walkForReads(w *readWalk[T]) {
 }
 
 // dropLater drops w, once it ended, when no read can use it any more, so that its resources do not
-// stay in memory. The caller holds the poller's lock.
+// stay in memory: at once when a newer walk replaced it and no read that took it is left, else when
+// it is older than the largest maxAge asked of it. The caller holds the poller's lock.
 func (p *poller[T]) dropLater(w *readWalk[T]) {
-	if !w.ended {
-		return // the walk's end calls it again
+	if !w.ended || w.seen == nil {
+		return // the walk's end calls it again; or it is dropped already
+	}
+	if p.reads != w {
+		if w.readers == 0 { // the last read that took it calls it again
+			if w.drop != nil {
+				w.drop.Stop()
+			}
+			w.seen, w.asked = nil, nil
+		}
+		return
 	}
 	d := time.Until(w.keep)
 	if w.drop != nil {

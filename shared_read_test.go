@@ -249,3 +249,44 @@ func TestAPanicInASharedReadWalkReachesTheReads(t *testing.T) {
 		assert.Equal(t, "observer bug", recovered)
 	})
 }
+
+// TestASupersededReadWalkIsDropped: a read with a long maxAge keeps its walk for that long, but a
+// read that finds the walk too old for its own maxAge starts another, and no read can take the first
+// one any more: its resources are dropped then, not held for the long maxAge (reads alternating
+// between a long and a short maxAge would otherwise hold a walk of the list for every short one).
+// A read still waiting for the superseded walk is answered from it first.
+func TestASupersededReadWalkIsDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		ids := pollIDs(s, 150)
+		s.delay = 100 * time.Millisecond
+		c, _ := newTestClient(t, s.ServeHTTP)
+		ctx := context.Background()
+		p := c.Instances.polls
+		var wg sync.WaitGroup
+		wg.Go(func() { // waits for the first walk's second page
+			inst, err := c.Instances.Get(ctx, ids[149], SharedRead(time.Hour))
+			if assert.NoError(t, err) {
+				assert.Equal(t, ids[149], inst.ID)
+			}
+		})
+		time.Sleep(time.Millisecond)
+		p.mu.Lock()
+		first := p.reads
+		p.mu.Unlock()
+		require.NotNil(t, first)
+
+		time.Sleep(50 * time.Millisecond) // the first walk's first page is in flight
+		_, err := c.Instances.Get(ctx, ids[0], SharedRead(10*time.Millisecond))
+		require.NoError(t, err)
+		wg.Wait()
+		synctest.Wait()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		assert.NotSame(t, first, p.reads)
+		assert.True(t, first.seen == nil, "the superseded walk's resources are dropped")
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Zero(t, s.gets[ids[149]], "the read waiting for the superseded walk was answered from it")
+	})
+}
