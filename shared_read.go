@@ -82,8 +82,8 @@ func getWith[T any](ctx context.Context, p *poller[T], r request, env envelope[T
 		return nil, cfg.err
 	}
 	own := func() (*T, error) { return fetch(ctx, p.c, r, env) }
-	if cfg.maxAge == 0 {
-		return own()
+	if cfg.maxAge == 0 || ctx.Err() != nil {
+		return own() // an ended context fails as a plain Get's does, starting no walk
 	}
 	return p.read(ctx, r.ids[0], cfg.maxAge, own)
 }

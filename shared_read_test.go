@@ -290,3 +290,21 @@ func TestASupersededReadWalkIsDropped(t *testing.T) {
 		assert.Zero(t, s.gets[ids[149]], "the read waiting for the superseded walk was answered from it")
 	})
 }
+
+// TestASharedReadWithAnEndedContextSendsNothing: a read whose context has ended fails as a plain Get
+// with that context does, and starts no walk of the list on its behalf.
+func TestASharedReadWithAnEndedContextSendsNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		pollIDs(s, 3)
+		c, rec := newTestClient(t, s.ServeHTTP)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, plain := c.Instances.Get(ctx, "i-0000")
+		_, err := c.Instances.Get(ctx, "i-0000", SharedRead(time.Minute))
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, plain.Error(), err.Error())
+		synctest.Wait()
+		assert.Zero(t, rec.count(), "no walk was started for it")
+	})
+}
