@@ -104,25 +104,41 @@ func uncoded(err error) bool {
 // never is the failure rule of a wait for deletion: no status ends it.
 func never[S ~string](S, S) bool { return false }
 
-// WaitAll runs wait for each of ids at once and returns their errors joined; a nil ctx is refused
-// before any wait runs. Waits of one kind that
-// run together share their polling (a list walk a second, not a GET each):
+// WaitAll runs wait for each of ids at once and returns their errors joined; a nil ctx or wait is
+// refused before any wait runs. Waits of one kind that run together share their polling (a list
+// walk a second, not a GET each):
 //
 //	err := compute.WaitAll(ctx, ids, func(ctx context.Context, id string) error {
 //		_, err := c.Instances.WaitForStatus(ctx, id, compute.InstanceStatusActive)
 //		return err
 //	})
+//
+// A wait that panics does not end the program from WaitAll's goroutine: once every wait has
+// returned, WaitAll panics with its value in the caller's goroutine, where it can be recovered.
 func WaitAll(ctx context.Context, ids []string, wait func(ctx context.Context, id string) error) error {
 	if ctx == nil {
 		return errNilContext
 	}
+	if wait == nil {
+		return invalid("wait", "must not be nil")
+	}
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
+	var once sync.Once
+	var panicked any // the first wait's panic
 	for i, id := range ids {
 		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { panicked = r })
+				}
+			}()
 			errs[i] = wait(ctx, id)
 		})
 	}
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
@@ -40,4 +41,32 @@ func TestDeleteAndWaitTriesAgainAfterAnUnknownOutcome(t *testing.T) {
 		assert.Equal(t, 3, deletes, "the delete was sent again after the proxy's 404")
 		assert.Equal(t, 1, gets, "then its GET's 404 proved it gone")
 	})
+}
+
+// TestWaitAllRefusesANilWait: a nil wait is refused with a *ValidationError, not a panic on one of
+// WaitAll's goroutines, which no caller could recover.
+func TestWaitAllRefusesANilWait(t *testing.T) {
+	err := WaitAll(context.Background(), []string{"a", "b"}, nil)
+	requireInvalid(t, err, "wait", &recorder{})
+}
+
+// TestWaitAllRaisesAWaitsPanicInItsCaller: a wait that panics (an OnUpdate callback's bug, an
+// Observer's) panics in WaitAll's caller, where it can be recovered, once every wait has returned,
+// instead of ending the program from a goroutine of WaitAll's.
+func TestWaitAllRaisesAWaitsPanicInItsCaller(t *testing.T) {
+	var other sync.WaitGroup
+	other.Add(1)
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		_ = WaitAll(context.Background(), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			if id == "a" {
+				panic("callback bug")
+			}
+			other.Done()
+			return nil
+		})
+	}()
+	assert.Equal(t, "callback bug", recovered)
+	other.Wait() // the other wait ran to its end
 }
