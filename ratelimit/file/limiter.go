@@ -97,6 +97,9 @@ type Limiter struct {
 	// ceilNext holds this process to the rate whichever way it is paced, so that switching between
 	// the file and the fallback never makes a burst: no grant before it.
 	ceilNext time.Time
+	// turnFree is, while the caller holding the turn waits, the earliest time a caller queued
+	// behind it can be granted (see turnFreeAt). Zero otherwise.
+	turnFree time.Time
 }
 
 // config collects the options of [New].
@@ -250,7 +253,7 @@ func (l *Limiter) wait(ctx context.Context) (func(), grant, error) {
 		return nil, grant{}, err
 	}
 	l.mu.Lock()
-	pause, closed := time.Until(l.pauseUntil), l.closed
+	pause, closed, free := time.Until(l.pauseUntil), l.closed, l.turnFree
 	l.mu.Unlock()
 	if closed {
 		return nil, grant{}, errClosed
@@ -259,6 +262,11 @@ func (l *Limiter) wait(ctx context.Context) (func(), grant, error) {
 		return nil, grant{}, err // before queueing behind a caller that waits the pause out
 	}
 	if !l.down() {
+		if deadline, ok := ctx.Deadline(); ok && deadline.Before(free) {
+			// Queued behind a grant that is due later, this caller could not go before its deadline.
+			return nil, grant{}, fmt.Errorf("ratelimit/file: the next request may go in %s, past the context deadline: %w",
+				time.Until(free).Round(time.Millisecond), context.DeadlineExceeded)
+		}
 		select {
 		case l.turn <- struct{}{}:
 		case <-ctx.Done():
@@ -266,8 +274,11 @@ func (l *Limiter) wait(ctx context.Context) (func(), grant, error) {
 		}
 		g, failed, err := l.waitFile(ctx)
 		if err == nil && !failed {
+			// The file spaces its grants by more than an interval, and this process's pacing by one.
+			l.turnFreeAt(g.due.Add(time.Duration(l.ival)))
 			err = sleep(ctx, time.Until(g.due))
 		}
+		l.turnFreeAt(time.Time{})
 		<-l.turn
 		if !failed {
 			if err == nil {
@@ -333,6 +344,8 @@ func (l *Limiter) waitFile(ctx context.Context) (g grant, failed bool, err error
 		switch v {
 		case granted:
 			return g, false, nil
+		case held:
+			l.turnFreeAt(time.Now().Add(wait)) // no grant before then, whether or not this caller stays
 		case paused:
 			l.paused(wait)
 			if err := pastDeadline(ctx, wait); err != nil {
@@ -487,6 +500,14 @@ func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
 		}
 	}
 	l.fallback.Throttled(ctx, wait)
+}
+
+// turnFreeAt notes the earliest time a caller queued behind the one holding the turn can be
+// granted (zero: none known), so that one whose deadline comes before fails at once.
+func (l *Limiter) turnFreeAt(t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.turnFree = t
 }
 
 // pastDeadline fails when a pause of d outlasts ctx's deadline.

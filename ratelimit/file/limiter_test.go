@@ -326,3 +326,25 @@ func TestARemovedFileIsMadeAgain(t *testing.T) {
 	assert.Empty(t, ra.all())
 	assert.Empty(t, rb.all())
 }
+
+// TestACallerQueuedBehindAGrantFailsAtOnce: while one caller of the process waits for a grant a
+// second away, another whose deadline ends before that grant could come (its turn can only come
+// after it) fails at once, as the package doc says, not when its deadline passes; it reserves
+// nothing.
+func TestACallerQueuedBehindAGrantFailsAtOnce(t *testing.T) {
+	l, _ := newLimiter(t, t.TempDir(), 1)
+	require.NoError(t, wait(context.Background(), l))
+	second := make(chan error, 1)
+	go func() { second <- wait(context.Background(), l) }() // due a second from now
+	time.Sleep(50 * time.Millisecond)                       // it holds the process's turn, waiting
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := wait(ctx, l)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 250*time.Millisecond, "at once")
+	require.NoError(t, <-second)
+	budget, err := ratelimitfile.ReadBudget(l.Path())
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), budget.Seq, "the refused caller reserved nothing")
+}
