@@ -65,6 +65,16 @@ provider "compute" {
 `, srv.URL, srv.Token, strings.Join(extra, "\n"))
 }
 
+// Source is the terraform block that names the provider's source, for the configurations
+// plugin-testing passes as they are (those of import steps).
+const Source = `
+terraform {
+  required_providers {
+    compute = { source = "registry.terraform.io/compute-sdk/compute" }
+  }
+}
+`
+
 // Test runs an acceptance test case with the provider's factories, in parallel with the others.
 func Test(t *testing.T, c resource.TestCase) {
 	t.Helper()

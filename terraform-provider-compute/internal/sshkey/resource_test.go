@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -161,6 +162,33 @@ func TestAccSSHKey_gateway404(t *testing.T) {
 					}
 					return nil
 				},
+			},
+		},
+	})
+}
+
+// TestAccSSHKey_importByName imports the one key with a name, and refuses a name that several keys
+// have, listing them, or that none has.
+func TestAccSSHKey_importByName(t *testing.T) {
+	srv := acctest.Server(t)
+	c := acctest.Client(t, srv)
+	for _, v := range []string{key1, key2} {
+		if _, err := c.SSHKeys.Create(context.Background(), &compute.SSHKeyCreateRequest{Name: "dup", Value: v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acctest.Test(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: config(srv, "other", key1)},
+			// An import block, by name.
+			{ResourceName: addr, ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: "name=other", Config: acctest.Source + config(srv, "other", key1)},
+			{
+				ResourceName: addr, ImportState: true, ImportStateId: "name=dup",
+				ExpectError: regexp.MustCompile(`(?s)2 SSH keys are named "dup": key-000001,\s+key-000002`),
+			},
+			{
+				ResourceName: addr, ImportState: true, ImportStateId: "name=none",
+				ExpectError: regexp.MustCompile(`No SSH key is named "none"`),
 			},
 		},
 	})
