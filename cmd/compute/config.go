@@ -276,7 +276,8 @@ type quietRedis struct{}
 func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // newRedisLimiter returns the limiter of package ratelimit/redis on the Redis that rawURL names, and
-// the function that closes its connections.
+// the function that leaves its budget (so that the other processes take this one's share at once)
+// and closes its connections.
 func newRedisLimiter(rawURL, token string, rps float64, warn func(error)) (compute.Limiter, func(), error) {
 	opt, err := goredis.ParseURL(rawURL)
 	if err != nil {
@@ -293,5 +294,5 @@ func newRedisLimiter(rawURL, token string, rps float64, warn func(error)) (compu
 		_ = rdb.Close()
 		return nil, nil, err
 	}
-	return lim, func() { _ = rdb.Close() }, nil
+	return lim, func() { _ = lim.Close(); _ = rdb.Close() }, nil
 }

@@ -418,12 +418,34 @@ func TestAnIdleLimiterLeavesTheBudget(t *testing.T) {
 			return n
 		}
 		require.NoError(t, wait(t.Context(), f.limiters[0]))
-		time.Sleep(time.Second)
+		time.Sleep(2 * time.Second) // it joins a second after its first Wait
 		assert.Equal(t, 1, members(), "a member while used")
 		time.Sleep(time.Minute)
 		assert.Equal(t, 0, members(), "gone a minute after its last Wait")
 		require.NoError(t, wait(t.Context(), f.limiters[0]))
-		time.Sleep(time.Second)
+		time.Sleep(2 * time.Second)
 		assert.Equal(t, 1, members(), "back with its next Wait")
+	})
+}
+
+// TestAShortLivedProcessLeavesNothingBehind: command-line runs one after the other, each alone on
+// the token for half a second and gone without Close: none joins the budget (a process joins a
+// second after its first Wait), so none leaves slots behind that the next one would have to keep
+// clear of, and each takes its requests at the rate at once.
+func TestAShortLivedProcessLeavesNothingBehind(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		b := newBubbleBudget(t, addr)
+		f := newFleet(t, b, 3, nil)
+		for i := range 3 {
+			start := time.Now()
+			for range 5 {
+				require.NoError(t, wait(t.Context(), f.limiters[i]))
+			}
+			assert.Less(t, time.Since(start), 500*time.Millisecond, "run %d took its 5 requests at the rate", i)
+			f.procs[i].mu.Lock()
+			f.procs[i].dead = true // gone, without Close
+			f.procs[i].mu.Unlock()
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 }

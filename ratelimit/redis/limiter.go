@@ -39,7 +39,8 @@
 //
 // The default fallback needs no setting. Wall-clock time is cut into slots a little longer than an
 // interval at the rate, the same in every process; while Redis answers, each process renews its
-// membership of the budget a few times a second, and Redis gives each member its own share of the
+// membership of the budget a few times a second, from a second after its first Wait (a process
+// that lives less, a command-line run, never joins), and Redis gives each member its own share of the
 // slots, which no other member may hold (a process alone holds them all). On its fallback, a
 // process sends only in its own slots; Redis keeps every grant it makes a slot away from the slots
 // of a member that may be on its fallback (each member promises, while it renews, how long it will
@@ -60,11 +61,12 @@
 //
 // These hold when the processes' clocks agree with each other and with Redis's, to well within an
 // interval (one host, or hosts kept in time by NTP), and every process uses the same rate and
-// recheck period. They do not hold for a process that Redis gave no share and that knows of no
-// other process (one that never reached Redis, or that was alone when it last did: it paces alone,
-// at the rate), for one cut off from Redis for more than 3 s while the others reach it (Redis
-// gives its slots away), nor, within a recheck period of Redis restarting empty, for a process that
-// first reaches it then (the others may still be on their fallbacks).
+// recheck period. They do not hold for a process that has no share and knows of no other process
+// (one in its first second, one that never reached Redis, or one that left and was alone when it
+// last asked: it paces alone, at the rate; one that has no share but knows of others sends nothing
+// until Redis is back), for one cut off from Redis for more than 3 s while the others reach it
+// (Redis gives its slots away), nor, within a recheck period of Redis restarting empty, for a
+// process that first reaches it then (the others may still be on their fallbacks).
 // With [WithFallback], the fallback replaces the slots: the rechecks, the promise and the
 // reported grants stay, but what the fleet holds is what that limiter holds.
 //
@@ -133,6 +135,11 @@ const heartbeatEvery = 250 * time.Millisecond
 
 // idleLeave is how long a limiter nobody waits on stays a member before it leaves the budget.
 const idleLeave = time.Minute
+
+// joinAfter is how long after its first Wait a limiter joins the budget: a short-lived process (a
+// command-line run of a few requests) never joins, so that it never holds slots the others would
+// have to keep clear of after it exits.
+const joinAfter = time.Second
 
 // frame is how many slots the wall clock's slots repeat after: a member holds a set of the slots
 // of a frame, and the same ones in every frame.

@@ -22,12 +22,16 @@ func (l *Limiter) lendAfter() time.Duration {
 	return 2*heartbeatEvery + 3*l.slot
 }
 
-// heartbeat runs while the limiter is used: on Redis, a heartbeat every heartbeatEvery renews the
-// process's promise and its slots; on the fallback, one at each recheck instant asks Redis again,
-// and the first that Redis answers takes the limiter back to it. It leaves the budget when nobody
-// waited for idleLeave, and ends at Close.
+// heartbeat runs while the limiter is used, from joinAfter after its first Wait: on Redis, a
+// heartbeat every heartbeatEvery renews the process's promise and its slots; on the fallback, one
+// at each recheck instant asks Redis again, and the first that Redis answers takes the limiter back
+// to it. It leaves the budget when nobody waited for idleLeave, and ends at Close.
 func (l *Limiter) heartbeat(done chan struct{}) {
 	defer close(done)
+	if !l.pause(joinAfter, nil) {
+		return
+	}
+	var probed time.Time // the last recheck instant a heartbeat was sent at
 	for {
 		l.mu.Lock()
 		failing, closed := l.failing, l.closed
@@ -42,10 +46,15 @@ func (l *Limiter) heartbeat(done chan struct{}) {
 		case idle:
 			_ = l.beat(context.Background(), modeLeave)
 			return
-		case failing:
+		case failing: // at the next recheck instant, or at this one if it is one
 			now := time.Now()
 			p := int64(l.recheck)
-			if !l.pause(time.Unix(0, (now.UnixNano()/p+1)*p).Sub(now), nil) {
+			at := time.Unix(0, (now.UnixNano()+p-1)/p*p)
+			if !at.After(probed) {
+				at = probed.Add(l.recheck)
+			}
+			probed = at
+			if !l.pause(at.Sub(now), nil) {
 				return
 			}
 			if l.beat(context.Background(), modeProbe) == nil {
