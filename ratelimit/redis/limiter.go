@@ -40,8 +40,8 @@
 // The default fallback needs no setting. Wall-clock time is cut into slots a little longer than an
 // interval at the rate, the same in every process; while Redis answers, each process renews its
 // membership of the budget a few times a second, from a second after its first Wait (a process
-// that lives less, a command-line run, never joins), and Redis gives each member its own share of the
-// slots, which no other member may hold (a process alone holds them all). On its fallback, a
+// that lives less, a command-line run, never joins), and Redis gives each member its own share of
+// the slots, which no other member may hold (a process alone holds them all). On its fallback, a
 // process sends only in its own slots; Redis keeps every grant it makes a slot away from the slots
 // of a member that may be on its fallback (each member promises, while it renews, how long it will
 // not use them, and Redis lends them to the others only until then) and from every fallback grant
@@ -51,7 +51,8 @@
 //   - no two requests of the fleet go out less than an interval apart, and together they stay
 //     under the rate;
 //   - a process alone keeps its whole rate through an outage, less the timeout once; a process
-//     among n keeps about its share of the slots, once its promise has run out (under a second);
+//     among n keeps its share of the slots, once its promise has run out (half a second and
+//     three slots after its last renewal);
 //   - a process that joined moments before an outage, before the others made room for it, holds
 //     no slot yet and sends nothing until Redis is back.
 //
