@@ -19,7 +19,8 @@ type RawRequest struct {
 	// {name} segment for each ID: "/compute/v1/instances/{instance_id}/console". Its other segments
 	// hold letters, digits and "-._~" only, so a path can never leave the base URL: a URL, an
 	// empty or dot segment, an escape, a query or a fragment is refused. Observers see it as the
-	// call's path template, so keep IDs out of it.
+	// call's path template, so keep IDs out of it; a path holding the API token (or five or more of
+	// its characters in a row) is refused.
 	Path string
 	// IDs fill the path's {name} segments in order, escaped and checked as the SDK's methods check
 	// theirs (not empty, no "/", "\", "%", dot segment or control character).
@@ -54,7 +55,11 @@ const maxRawBody = 64 << 20
 // The success response's body goes to v: nil discards it, a *[]byte gets it as it is, and any other
 // pointer gets it decoded from the JSON object it must be; an empty body leaves v unchanged.
 func (c *Client) Do(ctx context.Context, r RawRequest, v any) error {
-	req, err := r.request(v)
+	var redact func(string) string
+	if c.transport != nil {
+		redact = c.transport.cred.redact
+	}
+	req, err := r.request(v, redact)
 	if err != nil {
 		return err
 	}
@@ -80,14 +85,18 @@ func (c *Client) Do(ctx context.Context, r RawRequest, v any) error {
 }
 
 // request checks r and makes it a call of an operation of its own, outside the operation table.
-func (r RawRequest) request(v any) (request, error) {
+// redact, when not nil, is the client's scrubbing of its token.
+func (r RawRequest) request(v any, redact func(string) string) (request, error) {
 	var p problems
 	switch r.Method {
 	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 	default:
 		p.add("method", "must be GET, POST, PUT, PATCH or DELETE")
 	}
-	if n, ok := checkRawPath(&p, r.Path); ok && n != len(r.IDs) {
+	if n, ok := checkRawPath(&p, r.Path); ok && redact != nil && redact(r.Path) != r.Path {
+		// The template is shown as it is, to observers and in errors and log lines.
+		p.add("path", "holds the API token, or five or more of its characters in a row: put such a segment in IDs, which are scrubbed wherever they are shown")
+	} else if ok && n != len(r.IDs) {
 		p.add("ids", "the path has %d {name} segments but %d IDs are given", n, len(r.IDs))
 	}
 	var body validator

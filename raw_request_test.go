@@ -423,3 +423,24 @@ func TestDoADeleteRetriedEndsOnTheKindsOwnNotFound(t *testing.T) {
 		require.ErrorIs(t, err, ErrOutcomeUnknown, "its kind's not-found code is unknown: no 404 proves the first attempt deleted it")
 	})
 }
+
+// TestDoRefusesATokenInThePath: the path template is shown as it is (to observers, in log lines and
+// errors), so a path holding the API token, or a run of five or more of its characters in any case,
+// is refused before any request, and the token is in no error or log line; IDs, which are scrubbed
+// wherever they are shown, may hold anything.
+func TestDoRefusesATokenInThePath(t *testing.T) {
+	t.Parallel()
+	var ev events
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { replyRaw(w, http.StatusOK, "{}") },
+		WithObserver(ev.observer()))
+	for _, path := range []string{"/compute/v1/" + testToken, "/compute/v1/x/" + strings.ToUpper(testToken[3:9])} {
+		err := c.Do(context.Background(), RawRequest{Method: "GET", Path: path}, nil)
+		requireInvalid(t, err, "path", rec)
+		requireNoToken(t, err.Error())
+	}
+	ev.mu.Lock()
+	assert.Empty(t, ev.starts)
+	ev.mu.Unlock()
+	require.NoError(t, c.Do(context.Background(), RawRequest{Method: "GET", Path: "/compute/v1/x/{id}", IDs: []string{testToken}}, nil))
+	assert.Equal(t, 1, rec.count())
+}
