@@ -444,3 +444,25 @@ func TestASharedLookupNeverServesACallerWithAPageOlderThanTheCall(t *testing.T) 
 		assert.Equal(t, 2, s.posts, "A's create and X's, none for B")
 	})
 }
+
+// TestALookupCostsWhatTheGuideSays: docs/jobs.md's cost of a lookup: the list's pages plus one
+// (page 1 is read twice); when the last page is exactly full, the empty page after it and the last
+// page again (only the empty page for a list of exactly 100); one request for a list of fewer than
+// 100 resources.
+func TestALookupCostsWhatTheGuideSays(t *testing.T) {
+	for size, want := range map[int]int{0: 1, 99: 1, 100: 3, 150: 3, 200: 5, 250: 4, 300: 6} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &fleetServer{}
+				for i := range size {
+					s.names = append(s.names, fmt.Sprint("other-", i))
+				}
+				c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+				found, err := c.Instances.FindByName(context.Background(), "web-1")
+				require.NoError(t, err)
+				assert.Empty(t, found)
+				assert.Equal(t, want, s.lists)
+			})
+		})
+	}
+}

@@ -35,8 +35,9 @@ func search[T any](ctx context.Context, c *Client, kind string, list func(contex
 // a full page lies below is narrowed down by halves); then it reads every page below that end, from
 // the last to the first. A resource that exists when the end is read is on that page or below it,
 // and by induction it is on the page read next or below, until page 1, which holds it if nothing
-// did before. Cost: the list's pages and page 1 once more; one page more when the last page is
-// exactly full (the empty one after it).
+// did before. Cost: the list's pages and page 1 once more; when the last page is exactly full, also
+// the empty one after it and the last page once more (read full before the end was found, it must be
+// read after it), which for a list of one page is page 1's second read.
 type sweep[T any] struct {
 	ctx     context.Context
 	c       *Client
