@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -101,7 +100,7 @@ func (r *filesystemResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed:            true,
 				Default:             booldefault.StaticBool(false),
 			},
-			"timeouts": timeouts.AttributesAll(ctx),
+			"timeouts": kit.Timeouts(ctx),
 		},
 	}
 }

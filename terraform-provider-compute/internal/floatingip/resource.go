@@ -5,7 +5,6 @@ import (
 	"context"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -95,7 +94,7 @@ func (r *floatingIPResource) Schema(ctx context.Context, _ resource.SchemaReques
 				MarkdownDescription: "The timestamp when this floating IP was last updated in RFC 3339.",
 				Computed:            true,
 			},
-			"timeouts": timeouts.AttributesAll(ctx),
+			"timeouts": kit.Timeouts(ctx),
 		},
 	}
 }

@@ -49,7 +49,7 @@ func (d *imageDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest
 		MarkdownDescription: "Only an image usable in this region matches.",
 		Optional:            true,
 	}
-	attrs["timeouts"] = timeouts.Attributes(ctx)
+	attrs["timeouts"] = kit.DataSourceTimeouts(ctx)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One image, found by ID, slug or name among the account's images of every type.",
 		Attributes:          attrs,

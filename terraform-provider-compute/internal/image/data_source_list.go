@@ -78,7 +78,7 @@ func (d *imagesDataSource) Schema(ctx context.Context, _ datasource.SchemaReques
 				MarkdownDescription: "The ID of the data source itself.",
 				Computed:            true,
 			},
-			"timeouts": timeouts.Attributes(ctx),
+			"timeouts": kit.DataSourceTimeouts(ctx),
 		},
 	}
 }

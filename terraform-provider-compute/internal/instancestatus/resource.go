@@ -55,7 +55,7 @@ func (r *statusResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "The target instance status: `active` or `stopped`.",
 				Required:            true,
 			},
-			"timeouts": timeouts.AttributesAll(ctx),
+			"timeouts": kit.Timeouts(ctx),
 		},
 	}
 }

@@ -71,7 +71,7 @@ func (d *quotasDataSource) Schema(ctx context.Context, _ datasource.SchemaReques
 			},
 			"by_key":   schema.MapAttribute{MarkdownDescription: "The capacity left of each quota, by key.", ElementType: types.Int64Type, Computed: true},
 			"id":       schema.StringAttribute{MarkdownDescription: "The ID of the data source itself.", Computed: true},
-			"timeouts": timeouts.Attributes(ctx),
+			"timeouts": kit.DataSourceTimeouts(ctx),
 		},
 	}
 }

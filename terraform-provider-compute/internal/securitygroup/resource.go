@@ -5,7 +5,6 @@ import (
 	"context"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -97,7 +96,7 @@ func (r *securityGroupResource) Schema(ctx context.Context, _ resource.SchemaReq
 				Computed:            true,
 				PlanModifiers:       keep,
 			},
-			"timeouts": timeouts.AttributesAll(ctx),
+			"timeouts": kit.Timeouts(ctx),
 		},
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -65,7 +64,7 @@ func (r *sshKeyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"timeouts": timeouts.AttributesAll(ctx),
+			"timeouts": kit.Timeouts(ctx),
 		},
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -89,7 +88,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Computed:            true,
 				Default:             booldefault.StaticBool(false),
 			},
-			"timeouts": timeouts.AttributesAll(ctx),
+			"timeouts": kit.Timeouts(ctx),
 		},
 	}
 }
