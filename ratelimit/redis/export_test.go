@@ -15,3 +15,6 @@ const Frame = frame
 
 // SetClock makes l's scripts use clock (microseconds, as a decimal string) instead of Redis's own.
 func (l *Limiter) SetClock(clock func() string) { l.clock = clock }
+
+// CheckMember reads memberScript's reply, refusing one the script never sends.
+var CheckMember = checkMember

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -789,4 +790,41 @@ func TestTheGoSideFollowsTheReplies(t *testing.T) {
 		assert.Zero(t, fallback.Waits())
 		assert.Empty(t, rep.All())
 	})
+}
+
+// TestAMemberReplyNoScriptSendsIsRefused: the heartbeat's reply is read whole and refused unless
+// it is one the member script sends: five values, a code of 0 (or 1, for a command Redis ran after
+// a later one), a count of members from 1 to 65,536 and a rank below it, an epoch, and the slots as
+// 240 characters of '0' and '1' (none of it when leaving, or for code 1).
+func TestAMemberReplyNoScriptSendsIsRefused(t *testing.T) {
+	slots := strings.Repeat("01", ratelimit.Frame/2)
+	for name, v := range map[string]any{
+		"not a list":          int64(3),
+		"short":               []any{int64(0), int64(1), int64(0), int64(1)},
+		"long":                []any{int64(0), int64(1), int64(0), int64(1), slots, int64(0)},
+		"an unknown code":     []any{int64(2), int64(1), int64(0), int64(1), slots},
+		"no members":          []any{int64(0), int64(0), int64(0), int64(1), slots},
+		"members past bound":  []any{int64(0), int64(1<<16 + 1), int64(0), int64(1), slots},
+		"a rank past them":    []any{int64(0), int64(2), int64(2), int64(1), slots},
+		"a negative rank":     []any{int64(0), int64(2), int64(-1), int64(1), slots},
+		"no epoch":            []any{int64(0), int64(1), int64(0), int64(0), slots},
+		"slots too short":     []any{int64(0), int64(1), int64(0), int64(1), slots[1:]},
+		"slots too long":      []any{int64(0), int64(1), int64(0), int64(1), slots + "1"},
+		"slots not 0 and 1":   []any{int64(0), int64(1), int64(0), int64(1), strings.Repeat("2", ratelimit.Frame)},
+		"a count as a string": []any{int64(0), "1", int64(0), int64(1), slots},
+		"slots as a number":   []any{int64(0), int64(1), int64(0), int64(1), int64(7)},
+		"code 1 with slots":   []any{int64(1), int64(0), int64(0), int64(1), slots},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, _, _, err := ratelimit.CheckMember(v, "r")
+			assert.ErrorContains(t, err, "a reply no script sends")
+		})
+	}
+	_, n, epoch, sent, err := ratelimit.CheckMember([]any{int64(0), int64(2), int64(1), int64(7), slots}, "r")
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), n)
+	assert.Equal(t, int64(7), epoch)
+	assert.Equal(t, slots, sent)
+	_, _, _, _, err = ratelimit.CheckMember([]any{int64(0), int64(0), int64(0), int64(7), ""}, "l")
+	assert.NoError(t, err, "leaving")
 }
