@@ -35,6 +35,8 @@ type callState struct {
 	wait time.Duration
 	// last is the last non-2xx response, kept so that an error after it still carries it.
 	last *lastResponse
+	// body is the request's body as sent, whose secret fields an error's message must not quote.
+	body []byte
 	// For observers and a captured Response:
 	status      int
 	requestID   string

@@ -97,7 +97,7 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 		if err != nil {
 			return nil, fmt.Errorf("compute: %s %s: encoding body: %w", r.op.method, r.op.path, err)
 		}
-		body = b
+		body, st.body = b, b
 	}
 
 	req, err := retryablehttp.NewRequestWithContext(withCallState(ctx, st), r.op.method, u, body)
@@ -125,6 +125,7 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		apiErr := newAPIError(resp, data, r.op.method, c.transport.cred.shownPath(r.op, r.ids), st.n, &c.transport.cred)
+		hideSecrets(apiErr, st.body)
 		if r.op.method != http.MethodGet && resp.StatusCode < 500 && st.processed {
 			// An earlier attempt may have been processed, so this refusal may be about it (a DELETE
 			// refused as the instance is now "deleting"). Only the resource's not-found 404 says a
@@ -149,12 +150,25 @@ func (c *Client) failed(st *callState, err error) error {
 	err = fmt.Errorf("compute: %s %s: %w", st.op.method, path, c.transport.cred.outsideErr(err))
 	if last := st.last; last != nil {
 		apiErr := newAPIError(last.resp, last.body, st.op.method, path, st.n, &c.transport.cred)
+		hideSecrets(apiErr, st.body)
 		err = fmt.Errorf("%w (after %w)", err, apiErr)
 	}
 	if !st.op.idempotent && st.processed {
 		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 	}
 	return err
+}
+
+// hideSecrets hides in e's message the values of the secret fields of the request's body (a
+// password, a startup script: see [WithDebugDump]) that the service quoted, as the debug dump hides
+// them: an error is logged and shown where a password must not be.
+func hideSecrets(e *APIError, body []byte) {
+	if e.Message == "" || len(body) == 0 {
+		return
+	}
+	if _, secrets := scrubBody(body); len(secrets) > 0 {
+		e.Message = hideEach(e.Message, secrets)
+	}
 }
 
 // decodeResponse decodes a success response into out. A POST's unreadable response matches

@@ -1,11 +1,14 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -190,4 +193,42 @@ func TestNoDumpWithoutTheOption(t *testing.T) {
 	require.NoError(t, err)
 	_, err = NewClient(testToken, WithBaseURL("https://api.example.com"), WithDebugDump(nil))
 	require.Error(t, err)
+}
+
+// TestAnErrorHidesTheSecretsOfItsRequest: a service that quotes the create's password (or its
+// startup script) in its error message does not put it in the *APIError, its text, what slog
+// writes of it, or the Observer's view of the call's end: it is hidden as the debug dump hides it.
+func TestAnErrorHidesTheSecretsOfItsRequest(t *testing.T) {
+	const (
+		password = "Correct-Horse-Battery-9"
+		script   = "#!/bin/sh\necho db-pass=hunter2hunter2\n"
+	)
+	var ended []error
+	var mu sync.Mutex
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyJSON(w, http.StatusBadRequest, map[string]any{"code": "02018",
+			"message": "weak password " + password + " for script " + script})
+	}, WithoutRetries(), WithObserver(Observer{CallEnd: func(_ context.Context, _ Response, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = append(ended, err)
+	}}))
+	req := validCreate()
+	req.SSHKeys = nil
+	req.Password = password
+	req.Metadata = &InstanceMetadata{StartupScript: script}
+	_, err := c.Instances.Create(context.Background(), req)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, CodeWeakPassword, apiErr.Code)
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Error("create failed", "err", apiErr)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, ended, 1)
+	for _, text := range []string{err.Error(), apiErr.Message, logged.String(), ended[0].Error()} {
+		assert.NotContains(t, text, password)
+		assert.NotContains(t, text, "hunter2hunter2")
+		assert.Contains(t, text, "weak password [REDACTED]")
+	}
 }
