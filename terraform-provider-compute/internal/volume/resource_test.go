@@ -3,9 +3,12 @@ package volume_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
 
 	compute "github.com/compute-sdk/compute-go"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/compute-sdk/compute-go/terraform-provider-compute/internal/acctest"
 )
@@ -42,6 +45,63 @@ resource "compute_volume" "test" {
 		}),
 		Delete: func(ctx context.Context, c *compute.Client, id string) error {
 			return c.Volumes.DeleteAndWait(ctx, id)
+		},
+	})
+}
+
+const volumeConfig = `
+resource "compute_volume" "test" {
+  name   = "attached"
+  region = "NORD-NO-KRS-1"
+  size   = %d
+  type   = "hdd"
+  ` + acctest.Timeouts + `
+}
+`
+
+// TestAccVolume_destroyDetaches destroys a volume that an instance made outside Terraform holds:
+// the provider detaches it first, as the service requires, then deletes it; and it refuses at plan
+// time a size below the volume's.
+func TestAccVolume_destroyDetaches(t *testing.T) {
+	srv := acctest.Server(t)
+	c := acctest.Client(t, srv)
+	ctx := context.Background()
+	inst, err := c.Instances.Create(ctx, &compute.InstanceCreateRequest{Name: "holder", Hostname: "holder", Region: "NORD-NO-KRS-1",
+		Image: "ubuntu-24.04", Type: "vcpu-2_memory-4g", SSHKeys: []string{"key-ci"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Instances.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	acctest.Test(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := c.Volumes.Get(ctx, id); !compute.Gone(err) {
+				return fmt.Errorf("the volume %s is not gone: %v", id, err)
+			}
+			in, err := c.Instances.Get(ctx, inst.ID)
+			if err != nil {
+				return err
+			}
+			if len(in.Volumes) != 0 {
+				return fmt.Errorf("the instance still holds %v", in.Volumes)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: acctest.Provider(srv) + fmt.Sprintf(volumeConfig, 20),
+				Check: resource.TestCheckResourceAttrWith("compute_volume.test", "id", func(v string) error {
+					id = v
+					_, err := c.Instances.AttachVolume(ctx, inst.ID, v)
+					return err
+				}),
+			},
+			{
+				Config:      acctest.Provider(srv) + fmt.Sprintf(volumeConfig, 10),
+				ExpectError: regexp.MustCompile(`(?s)Volume cannot shrink.*holds 20 GiB`),
+			},
 		},
 	})
 }
