@@ -415,3 +415,33 @@ resource "compute_instance" "fleet" {
 		},
 	})
 }
+
+// TestAccInstance_importBlock imports an instance made outside Terraform with an import block by
+// name: the service does not show the image as configured (a slug), so the plan takes the
+// configured one in place, without replacing the instance, and then plans no change.
+func TestAccInstance_importBlock(t *testing.T) {
+	srv := acctest.Server(t)
+	made := precreate(t, srv, "adopted")
+	cfg := config(srv, "adopted", minimal) + `
+import {
+  to = compute_instance.test
+  id = "name=adopted"
+}
+`
+	acctest.Test(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "id", made),
+					resource.TestCheckResourceAttr(addr, "image", "ubuntu-24.04"),
+					exactly(t, srv, "adopted", 1),
+				),
+			},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
