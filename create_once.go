@@ -27,7 +27,8 @@ type OnceOption func(*onceConfig)
 type onceConfig struct {
 	settle  time.Duration
 	retries int
-	own     bool // AdoptOnlyOwn
+	own     bool          // AdoptOnlyOwn
+	maxAge  time.Duration // SharedLookup
 	err     error
 }
 
@@ -66,6 +67,24 @@ func AdoptOnlyOwn() OnceOption {
 	return func(c *onceConfig) { c.own = true }
 }
 
+// SharedLookup lets CreateOnce's lookup before its create take its answer from a walk of the
+// kind's list that the client started at most maxAge before the call, instead of waiting for one
+// that starts after it: a job that creates hundreds of resources one after another, such as a
+// Terraform apply, then walks the list about once per maxAge rather than every few creates. The
+// lookups after a create whose response was lost always walk the list afresh. The cost is what the
+// walk cannot have seen: a resource that got the name elsewhere within maxAge before the call.
+// Without [AdoptOnlyOwn], a second resource with the name is then made, as when one is made between
+// a lookup and its create; with it, a lost response finds two new resources with the name and ends
+// with a [*NameError] instead of adopting either. A walk of more than 10,000 resources is not kept.
+func SharedLookup(maxAge time.Duration) OnceOption {
+	return func(c *onceConfig) {
+		if maxAge <= 0 {
+			c.err = invalid("max_age", "must be positive, got %s", maxAge)
+		}
+		c.maxAge = maxAge
+	}
+}
+
 // NameError is the error of CreateOnce when several resources have the request's name, or the one
 // that has it is not what the request would make or is going away. It matches [ErrConflict].
 // Nothing was created, unless the error also matches [ErrOutcomeUnknown]: then a create's response
@@ -96,6 +115,8 @@ type once[T any] struct {
 	before map[string]bool
 	// finder, when set, shares the lookup's walks with the kind's other lookups in flight.
 	finder *finder[T]
+	// maxAge, when positive, lets the finder answer from a walk that started up to maxAge before.
+	maxAge time.Duration
 	create func(context.Context) (*T, error)
 	// mismatch says why found cannot be the request's resource, or "" when it can.
 	mismatch func(found *T) string
@@ -117,6 +138,7 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 		return nil, errNilContext
 	}
 	o.limit = 2 // two with the name already decide it
+	o.maxAge = cfg.maxAge
 	if cfg.own {
 		o.limit = MaxFindMatches + 1
 		found, unsure, err := lookUp(ctx, c, o)
@@ -144,6 +166,7 @@ func createOnce[T any](ctx context.Context, c *Client, o once[T], opts []OnceOpt
 			return nil, &NameCheckError{Kind: o.kind, Name: c.transport.cred.outside(o.name), Walks: lookUpWalks}
 		}
 	}
+	o.maxAge = 0 // what the create made shows only in a walk that starts after it
 	for tries := 0; ; tries++ {
 		v, err := o.create(ctx)
 		if !errors.Is(err, ErrOutcomeUnknown) {

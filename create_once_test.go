@@ -717,3 +717,92 @@ func TestEveryJobRefusesANilContext(t *testing.T) {
 		t.Run(name, func(t *testing.T) { requireInvalid(t, job(), "ctx", rec) })
 	}
 }
+
+// TestSharedLookupWalksOncePerMaxAge: CreateOnce calls one after another with SharedLookup, as a
+// Terraform apply makes them, take their lookups from one walk of the list while it is younger
+// than maxAge (four reads of three pages: page 1 twice), and walk again once it is older; without
+// the option each call walks. Each call creates its instance once, and a name the walk showed is
+// still found: the walk kept every name it read.
+func TestSharedLookupWalksOncePerMaxAge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{}
+		for i := range 250 {
+			s.names = append(s.names, fmt.Sprint("other-", i))
+		}
+		s.names = append(s.names, "web-x")
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		lists := func() int { s.mu.Lock(); defer s.mu.Unlock(); return s.lists }
+		for i := range 20 {
+			req := validCreate()
+			req.Name = fmt.Sprint("web-", i)
+			_, err := c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Minute), AdoptOnlyOwn())
+			require.NoError(t, err)
+			time.Sleep(time.Second)
+		}
+		assert.Equal(t, 4, lists(), "one walk for twenty calls within a minute")
+		assert.Equal(t, 20, s.posts)
+
+		// The name the walk showed is found: without AdoptOnlyOwn it is adopted, not made again.
+		req := validCreate()
+		req.Name = "web-x"
+		v, err := c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Minute))
+		require.NoError(t, err)
+		assert.Equal(t, "i-251", v.ID)
+		assert.Equal(t, 20, s.posts)
+		assert.Equal(t, 4, lists())
+
+		time.Sleep(time.Minute) // the walk is older than maxAge now
+		req.Name = "web-20"
+		_, err = c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Minute))
+		require.NoError(t, err)
+		assert.Equal(t, 8, lists(), "a walk older than maxAge answers nothing")
+
+		req.Name = "web-21"
+		_, err = c.Instances.CreateOnce(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, 12, lists(), "without the option, a lookup walks")
+		_, err = c.Instances.CreateOnce(context.Background(), req, SharedLookup(0))
+		require.ErrorIs(t, err, ErrInvalidRequest)
+	})
+}
+
+// TestSharedLookupNeverAnswersAfterALostCreate: the lookups after a create whose response was lost
+// walk the list afresh, whatever SharedLookup allows, so that they see what the create made: it is
+// adopted, and with AdoptOnlyOwn a resource that had the name in the shared walk is not.
+func TestSharedLookupNeverAnswersAfterALostCreate(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k onceKind, s *onceServer, c *Client) {
+		s.items = []map[string]any{k.item("theirs", "web-1")}
+		s.store = true
+		_, err := k.create(context.Background(), c, "web-0", SharedLookup(time.Hour)) // the walk to share
+		require.NoError(t, err)
+		_, lists := s.counts()
+
+		id, err := k.create(context.Background(), c, "web-1", SharedLookup(time.Hour), AdoptOnlyOwn())
+		require.NoError(t, err)
+		assert.Equal(t, "new-2", id, "what the create made, not the resource that had the name")
+		posts, after := s.counts()
+		assert.Equal(t, 2, posts)
+		assert.Greater(t, after, lists, "the lookup after the lost create walked afresh")
+	})
+}
+
+// TestSharedLookupKeepsNoWalkOfAHugeList: a walk of more than 10,000 resources is not kept for
+// later lookups (its memory would outlive the calls): each call walks.
+func TestSharedLookupKeepsNoWalkOfAHugeList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{}
+		for i := range maxIndexed + 1 {
+			s.names = append(s.names, fmt.Sprint("other-", i))
+		}
+		c, _ := newTestClient(t, s.ServeHTTP, WithoutRateLimit())
+		for i := range 2 {
+			req := validCreate()
+			req.Name = fmt.Sprint("web-", i)
+			_, err := c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Hour), AdoptOnlyOwn())
+			require.NoError(t, err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Equal(t, 2*(maxIndexed/MaxPerPage+2), s.lists, "two walks of 101 pages, page 1 twice")
+	})
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
+	"time"
 )
 
 // MaxFindMatches bounds the resources a FindByName method returns: past it, the call ends with a
@@ -69,12 +71,18 @@ const lookUpWalks = 3
 type matches[T any] struct {
 	found  map[string][]T // by name, at most limit each
 	unsure bool           // the list broke what the walk rests on (see sweep.read)
+	// all, when the walk was asked to index every name, holds every resource it read by name; nil
+	// when it was not asked, or the list held more than maxIndexed resources.
+	all map[string][]T
 }
+
+// maxIndexed bounds the resources a walk kept for SharedLookup holds.
+const maxIndexed = 10_000
 
 // findByName returns the resources named exactly name, reading the whole list as search does, at
 // most MaxFindMatches of them.
 func findByName[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), name string) ([]T, error) {
-	m, err := search(ctx, c, kind, list, map[string]int{name: MaxFindMatches}, true)
+	m, err := search(ctx, c, kind, list, map[string]int{name: MaxFindMatches}, true, false)
 	return m.found[name], err
 }
 
@@ -86,19 +94,20 @@ func findByName[T any](ctx context.Context, c *Client, kind string, list func(co
 // wait reads on its own when the shared walk fails, so that one failure does not end them all.
 func lookUp[T any](ctx context.Context, c *Client, o once[T]) (found []T, unsure bool, err error) {
 	if o.finder != nil {
-		found, unsure, err = o.finder.find(ctx, o.name, o.limit)
+		found, unsure, err = o.finder.find(ctx, o.name, o.limit, o.maxAge)
 		if err == nil || !transient(err) || ctx.Err() != nil {
 			return found, unsure, err
 		}
 	}
-	m, err := searchAgain(ctx, c, o.kind, o.list, map[string]int{o.name: o.limit})
+	m, err := searchAgain(ctx, c, o.kind, o.list, map[string]int{o.name: o.limit}, false)
 	return m.found[o.name], m.unsure, err
 }
 
-// searchAgain is search for CreateOnce's lookups, walking again while unsure.
-func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int) (matches[T], error) {
+// searchAgain is search for CreateOnce's lookups, walking again while unsure; index asks for
+// every name the walk reads (matches.all).
+func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int, index bool) (matches[T], error) {
 	for walks := 1; ; walks++ {
-		m, err := search(ctx, c, kind, list, names, false)
+		m, err := search(ctx, c, kind, list, names, false, index)
 		if err != nil || !m.unsure || walks == lookUpWalks {
 			return m, err
 		}
@@ -117,9 +126,10 @@ type finder[T any] struct {
 	kind string
 	list func(context.Context, *ListOptions) (*Page[T], error)
 
-	mu   sync.Mutex
-	open *lookupWalk[T] // the walk that lookups can still join; nil when none
-	busy bool           // a goroutine runs the walks
+	mu     sync.Mutex
+	open   *lookupWalk[T] // the walk that lookups can still join; nil when none
+	busy   bool           // a goroutine runs the walks
+	recent *lookupWalk[T] // the last walk that ended well, for SharedLookup; nil when none
 }
 
 // lookupWalk is one shared walk (with its walks again while unsure) and its callers.
@@ -127,22 +137,36 @@ type lookupWalk[T any] struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	names   map[string]int // the names looked up, each with the most matches a caller keeps
+	started time.Time      // set just before its first request is sent
+	index   bool           // a caller asked for SharedLookup: the walk keeps every name it reads
 	callers int
 	done    chan struct{} // closed when m and err are set
 	m       matches[T]
 	err     error
 }
 
+// maxRecent is how long a finder keeps its last walk for SharedLookup, whatever maxAge a lookup
+// asks for: past it, the walk's resources are let go at the next lookup.
+const maxRecent = 10 * time.Minute
+
 func newFinder[T any](c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error)) *finder[T] {
 	return &finder[T]{c: c, kind: kind, list: list}
 }
 
-// find returns the resources named name (at most limit) as the shared walk it joins saw them. The
-// walk runs on a goroutine of its own with a context of its own, which ends when every caller has
-// left: that of the call that opened it, detached (see detach), so that its calls are in that
-// caller's trace.
-func (f *finder[T]) find(ctx context.Context, name string, limit int) ([]T, bool, error) {
+// find returns the resources named name (at most limit) as the shared walk it joins saw them, or,
+// with a positive maxAge, as the last walk that ended well saw them if it started at most maxAge
+// ago. The walk runs on a goroutine of its own with a context of its own, which ends when every
+// caller has left: that of the call that opened it, detached (see detach), so that its calls are
+// in that caller's trace.
+func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge time.Duration) ([]T, bool, error) {
 	f.mu.Lock()
+	if r := f.recent; r != nil && time.Since(r.started) > maxRecent {
+		f.recent = nil // no lookup can use it: let its resources go
+	} else if r != nil && maxAge > 0 && time.Since(r.started) <= maxAge {
+		found := r.m.all[name]
+		f.mu.Unlock()
+		return slices.Clone(found[:min(len(found), limit)]), false, nil
+	}
 	w := f.open
 	if w == nil {
 		wctx, cancel := context.WithCancel(detach(ctx))
@@ -154,6 +178,7 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int) ([]T, bool
 		}
 	}
 	w.names[name] = max(w.names[name], limit)
+	w.index = w.index || maxAge > 0
 	w.callers++
 	f.mu.Unlock()
 
@@ -191,13 +216,17 @@ func (f *finder[T]) run(w *lookupWalk[T]) {
 		if f.open == w {
 			f.open = nil // lookups from now on join the next walk
 		}
-		names := maps.Clone(w.names) // final: no lookup joins it any more
+		names, index := maps.Clone(w.names), w.index // final: no lookup joins it any more
+		w.started = time.Now()
 		f.mu.Unlock()
-		w.m, w.err = searchAgain(w.ctx, f.c, f.kind, guarded(f.list), names)
+		w.m, w.err = searchAgain(w.ctx, f.c, f.kind, guarded(f.list), names, index)
 		w.cancel()
 		close(w.done)
 
 		f.mu.Lock()
+		if w.err == nil && !w.m.unsure && w.m.all != nil {
+			f.recent = w
+		}
 		w = f.open
 		if w == nil {
 			f.busy = false

@@ -11,12 +11,16 @@ import (
 // ends keeping the first ones. It never misses a resource that exists from its first request to its
 // last, whatever other jobs create and delete meanwhile (see sweep); unsure reports a list that
 // broke what the rule rests on (see sweep.read).
-func search[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int, tooMany bool) (matches[T], error) {
+// With index, it also keeps every resource it reads by name (matches.all), reading the whole list.
+func search[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), names map[string]int, tooMany, index bool) (matches[T], error) {
 	if ctx == nil {
 		return matches[T]{}, errNilContext
 	}
 	s := &sweep[T]{ctx: ctx, c: c, kind: kind, list: list, names: names, tooMany: tooMany,
 		m: matches[T]{found: map[string][]T{}}, ids: map[string]bool{}, pos: map[uint64]int{}, front: map[uint64]bool{}, seed: maphash.MakeSeed()}
+	if index {
+		s.m.all, s.indexed = map[string][]T{}, map[string]bool{}
+	}
 	if err := s.run(); err != nil {
 		return matches[T]{}, err
 	}
@@ -52,13 +56,14 @@ type sweep[T any] struct {
 	perPage int             // the page size, as page 1 says it
 	total   int             // the latest total_count
 	reads   int
+	indexed map[string]bool // the IDs kept in m.all, when the sweep indexes every name
 	pos     map[uint64]int  // by a hash of its ID, the position each item was last read at
 	front   map[uint64]bool // the items of page 1 as first read
 	seed    maphash.Seed
 }
 
-// done reports whether every name has all the matches it keeps.
-func (s *sweep[T]) done() bool { return !s.tooMany && s.full == len(s.names) }
+// done reports whether every name has all the matches it keeps (an indexing sweep reads on).
+func (s *sweep[T]) done() bool { return !s.tooMany && s.m.all == nil && s.full == len(s.names) }
 
 // pages is how many pages the latest total_count says the list has.
 func (s *sweep[T]) pages() int { return (s.total + s.perPage - 1) / s.perPage }
@@ -162,6 +167,14 @@ func (s *sweep[T]) read(k int) (int, error) {
 			s.front[h] = true
 		}
 		name, _ := stringField(v, "Name")
+		if s.m.all != nil && !s.indexed[id] {
+			if len(s.indexed) == maxIndexed {
+				s.m.all, s.indexed = nil, nil // too long a list to keep
+			} else {
+				s.indexed[id] = true
+				s.m.all[name] = append(s.m.all[name], v)
+			}
+		}
 		limit, ok := s.names[name]
 		if !ok || s.ids[id] {
 			continue
