@@ -107,6 +107,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	n := st.n
 	st.written = true
 	attemptSent(parent) // a shared walk times its page from here
+	defer attemptEnded(parent)
 
 	// The trace tells a failure before the headers were written (no connection, a failed TLS
 	// handshake): the service cannot have processed it. Without GetConn, it counts as written.

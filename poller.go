@@ -18,7 +18,8 @@ import (
 // once to read on its own.
 //
 // Shared waits never do worse than each wait alone: a page sent (granted by the limiter: a wait in
-// its queue is no stall) that has not answered within stallAfter stalls the walk, which releases
+// its queue is no stall, nor the wait before a retry, as a 429's Retry-After: the service answered)
+// that has not answered within stallAfter of its sending stalls the walk, which releases
 // every wait blocked for it, and the waits read on their own until a page answers again; and the
 // walk decides with each page, from its total_count and the pages read, whether walking still costs
 // less than a GET each, stopping (and releasing the waits) as soon as it does not.
@@ -265,41 +266,48 @@ func walkCost[T any](n int, pg *Page[T], toTheEnd bool) int {
 	return cost
 }
 
-// pageWatch times one page request of a shared walk from its sending (see stallAfter): late runs
-// when the page has not answered stallAfter after its first attempt was sent, answered when the
-// request returns, with a page or an error, each with mu held, and late never after answered.
+// pageWatch times each attempt of one page request of a shared walk from its sending (see
+// stallAfter): late runs when an attempt has not answered stallAfter after it was sent, answered
+// when the request returns, with a page or an error, each with mu held, and late never after
+// answered. The waits between attempts (a 429's Retry-After, a backoff) are no stall: the service
+// answered, as a wait in the limiter's queue is none.
 type pageWatch struct {
 	mu             *sync.Mutex // the poller's lock
 	late, answered func()
 
-	once  sync.Once
 	tmu   sync.Mutex
-	timer *time.Timer // started as the first attempt is sent
+	timer *time.Timer // runs while an attempt is in flight
 	done  bool        // the request returned; under mu
 }
 
-// sent is called as each attempt of the page is sent; the first starts the timer.
+// sent is called as each attempt of the page is sent: it starts the attempt's timer.
 func (w *pageWatch) sent() {
-	w.once.Do(func() {
-		w.tmu.Lock()
-		defer w.tmu.Unlock()
-		w.timer = time.AfterFunc(stallAfter, func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			if !w.done {
-				w.late()
-			}
-		})
+	w.tmu.Lock()
+	defer w.tmu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.timer = time.AfterFunc(stallAfter, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.done {
+			w.late()
+		}
 	})
+}
+
+// ended is called as each attempt ends, answered or failed: it stops the attempt's timer.
+func (w *pageWatch) ended() {
+	w.tmu.Lock()
+	defer w.tmu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }
 
 // returned is called when the page request returned.
 func (w *pageWatch) returned() {
-	w.tmu.Lock()
-	if w.timer != nil {
-		w.timer.Stop()
-	}
-	w.tmu.Unlock()
+	w.ended()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
@@ -309,23 +317,33 @@ func (w *pageWatch) returned() {
 // page reads one page of list through a pageWatch.
 func (p *poller[T]) page(ctx context.Context, o *ListOptions, late, answered func()) (*Page[T], error) {
 	w := &pageWatch{mu: &p.mu, late: late, answered: answered}
-	pg, err := guarded(p.list)(withSent(ctx, w.sent), o)
+	pg, err := guarded(p.list)(withAttemptHooks(ctx, attemptHooks{sent: w.sent, ended: w.ended}), o)
 	w.returned()
 	return pg, err
 }
 
-// sentKey is the context key of a func that the transport calls as each attempt is sent, after
-// the limiter's grant.
-type sentKey struct{}
+// attemptHooksKey is the context key of the attemptHooks the transport calls for each attempt.
+type attemptHooksKey struct{}
 
-// withSent returns ctx with f called as each attempt of its calls is sent.
-func withSent(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, sentKey{}, f)
+// attemptHooks are called by the transport as each attempt of a call is sent, after the limiter's
+// grant, and as it ends, answered or failed.
+type attemptHooks struct{ sent, ended func() }
+
+// withAttemptHooks returns ctx with h called for each attempt of its calls.
+func withAttemptHooks(ctx context.Context, h attemptHooks) context.Context {
+	return context.WithValue(ctx, attemptHooksKey{}, h)
 }
 
-// attemptSent calls the func withSent put in ctx, if any.
+// attemptSent calls the sent hook withAttemptHooks put in ctx, if any.
 func attemptSent(ctx context.Context) {
-	if f, ok := ctx.Value(sentKey{}).(func()); ok {
-		f()
+	if h, ok := ctx.Value(attemptHooksKey{}).(attemptHooks); ok {
+		h.sent()
+	}
+}
+
+// attemptEnded calls the ended hook withAttemptHooks put in ctx, if any.
+func attemptEnded(ctx context.Context) {
+	if h, ok := ctx.Value(attemptHooksKey{}).(attemptHooks); ok {
+		h.ended()
 	}
 }

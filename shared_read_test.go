@@ -308,3 +308,34 @@ func TestASharedReadWithAnEndedContextSendsNothing(t *testing.T) {
 		assert.Zero(t, rec.count(), "no walk was started for it")
 	})
 }
+
+// TestSharedReadsThroughA429: the service answers the walk's second page 429 with Retry-After: 2
+// (the first 429 of a run, which turns the pacing from responses on, often falls there). The page
+// was answered, so the walk is not stalled: it sends the page again after the wait and answers
+// every read, with no GET, instead of leaving each read to its own GET.
+func TestSharedReadsThroughA429(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		ids := pollIDs(s, 150)
+		var refused sync.Once
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances" && r.URL.Query().Get("page") == "2" {
+				hit := false
+				refused.Do(func() { hit = true })
+				if hit {
+					w.Header().Set("Retry-After", "2")
+					replyJSON(w, http.StatusTooManyRequests, map[string]string{"code": "02009", "message": "slow down"})
+					return
+				}
+			}
+			s.ServeHTTP(w, r)
+		}, WithRetry(RetryPolicy{MinWait: time.Millisecond, MaxWait: 5 * time.Second})) // Retry-After honoured
+		got := readAll(t, c, ids, 10, time.Minute)
+		require.Len(t, got, 150)
+		lists, _ := s.counts("")
+		assert.Equal(t, 2, lists, "two pages, the second sent again after the 429")
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Empty(t, s.gets, "no read sent a GET")
+	})
+}
