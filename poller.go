@@ -9,7 +9,10 @@ import (
 
 // poller shares the polling of one client's waits on one kind of resource. While two or more waits
 // run and a walk of the list costs fewer requests than a GET each, it walks the list about once a
-// second per page, and each wait takes its resource from the next walk to start after it asked. A
+// second per page (counted from each walk's start), and each wait takes its resource from the next
+// walk to start after it asked. Once a walk has found the list's end it reads from there back to the
+// first page, stopping as soon as it has seen every awaited resource: the newest resources, which a
+// fleet of creates awaits, come first, and resources shift only towards the pages still to read. A
 // resource the walk did not show is read with a GET: a list can lag, so only the GET's 404 says a
 // resource is gone. A walk that fails tells the waits nothing: each reads its own resource, and only
 // its own GET's refusal ends it. A walk refused for good (a 403, a 400, a page the walk cannot use)
@@ -160,11 +163,13 @@ func (p *poller[T]) run(ctx context.Context) {
 			p.release()
 		}
 		p.mu.Unlock()
-		read := 1
+		read, started := 1, time.Now()
 		if worth {
 			read = p.walk(ctx)
 		}
-		_ = sleep(ctx, time.Duration(max(read, 1))*DefaultPollMin)
+		// About a second per page read, from the walk's start: a walk whose pages waited in the
+		// limiter's queue (behind the creates of a fleet, say) is followed by the next at once.
+		_ = sleep(ctx, time.Duration(max(read, 1))*DefaultPollMin-time.Since(started))
 	}
 }
 
@@ -228,9 +233,16 @@ func (p *poller[T]) walk(ctx context.Context) int {
 		enough = true // every awaited resource is in
 		return pg, nil
 	}
-	for _, err = range walk(ctx, p.c, &ListOptions{PerPage: MaxPerPage}, pages, true) {
-		if err != nil || enough {
-			break
+	p.mu.Lock()
+	last := p.pages
+	p.mu.Unlock()
+	if last > 1 {
+		err = p.walkBack(ctx, last, pages, &enough)
+	} else {
+		for _, err = range walk(ctx, p.c, &ListOptions{PerPage: MaxPerPage}, pages, true) {
+			if err != nil || enough {
+				break
+			}
 		}
 	}
 
@@ -253,6 +265,44 @@ func (p *poller[T]) walk(ctx context.Context) int {
 		p.release() // walking stopped paying: no wait waits for the next walk
 	}
 	return read
+}
+
+// walkBack reads the list from its end, page last as the previous walk found it, to its first
+// page: while the page read is full it reads on past it to find the end, then reads the pages below
+// from the last to the first, until enough. The newest resources, which the waits of a fleet of
+// creates await, come first.
+func (p *poller[T]) walkBack(ctx context.Context, last int, pages func(context.Context, *ListOptions) (*Page[T], error), enough *bool) error {
+	read := 0
+	get := func(k int) (int, error) {
+		if read++; read > p.c.maxWalkPages {
+			return 0, fmt.Errorf("compute: the list took more than %d pages to read; stopping the walk", p.c.maxWalkPages)
+		}
+		pg, err := pages(ctx, &ListOptions{Page: k, PerPage: MaxPerPage})
+		if err != nil {
+			return 0, err
+		}
+		if pg.Page != 0 && pg.Page != k {
+			return 0, fmt.Errorf("compute: asked for page %d, the service sent page %d; stopping the walk", k, pg.Page)
+		}
+		return len(pg.Items), nil
+	}
+	k := last
+	for {
+		n, err := get(k)
+		if err != nil || *enough {
+			return err
+		}
+		if n < MaxPerPage {
+			break
+		}
+		k++
+	}
+	for k = last - 1; k >= 1; k-- {
+		if _, err := get(k); err != nil || *enough {
+			return err
+		}
+	}
+	return nil
 }
 
 // walkCost is the pages a walk of the whole list reads, as far as page n, the page just read,

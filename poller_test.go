@@ -563,3 +563,87 @@ func TestALongListOnceSeenDoesNotKeepLaterWaitsApart(t *testing.T) {
 		assert.InDelta(t, 21, lists, 2, "a walk a second")
 	})
 }
+
+// TestAWalkOfAFleetOfCreatesReadsFromTheEnd: waits on the six newest instances of a five-page
+// list, as a fleet of creates has them, are served after the first walk by walks of the last page
+// alone (the newest come first, and once every awaited instance is seen the walk stops), one a
+// second, so all end within a second or so of turning active.
+func TestAWalkOfAFleetOfCreatesReadsFromTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		for i := range 400 {
+			s.set(fmt.Sprintf("i-%04d", i), "active")
+		}
+		var ids []string
+		for i := range 6 {
+			ids = append(ids, fmt.Sprint("z", i)) // sorted last: the newest
+			s.set(ids[i], "creating")
+		}
+		var mu sync.Mutex
+		var pages []string
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances" {
+				mu.Lock()
+				pages = append(pages, r.URL.Query().Get("page"))
+				mu.Unlock()
+			}
+			s.ServeHTTP(w, r)
+		}, WithoutRateLimit())
+		start := time.Now()
+		time.AfterFunc(20*time.Second, func() {
+			for _, id := range ids {
+				s.set(id, "active")
+			}
+		})
+		err := WaitAll(context.Background(), ids, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, time.Since(start), 21500*time.Millisecond, "all end within a walk of turning active")
+		mu.Lock()
+		defer mu.Unlock()
+		require.GreaterOrEqual(t, len(pages), 6)
+		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, pages[:5], "the first walk finds the end")
+		for i, p := range pages[5:] {
+			assert.Equal(t, "5", p, "walk %d read another page than the last", i+2)
+		}
+	})
+}
+
+// TestAWalkQueuedInTheLimiterIsFollowedAtOnce: the walks start a second per page read apart,
+// counted from each walk's start: when the limiter holds each page for two seconds (a busy
+// budget), the next walk starts as soon as the last one ends, not a second later.
+func TestAWalkQueuedInTheLimiterIsFollowedAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		var mu sync.Mutex
+		var at []time.Time
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances" {
+				mu.Lock()
+				at = append(at, time.Now())
+				mu.Unlock()
+			}
+			s.ServeHTTP(w, r)
+		}, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
+			return nil, sleep(ctx, 2*time.Second)
+		})))
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(context.Background(), c))
+		mu.Lock()
+		defer mu.Unlock()
+		require.Greater(t, len(at), 3)
+		for i := 2; i < len(at); i++ {
+			assert.Equal(t, 2*time.Second, at[i].Sub(at[i-1]), "walk %d: a page every two seconds, the limiter's", i)
+		}
+	})
+}
+
+// limiterFunc is a Limiter whose Wait is the func; it ignores 429s.
+type limiterFunc func(ctx context.Context) (func(), error)
+
+func (f limiterFunc) Wait(ctx context.Context) (func(), error) { return f(ctx) }
+func (limiterFunc) Throttled(context.Context, time.Duration)   {}
