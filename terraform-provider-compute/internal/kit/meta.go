@@ -31,23 +31,30 @@ type Meta struct {
 	// provider block is configured anew for each plan or apply, with a new client, so no read is
 	// ever answered from a walk of an earlier run.
 	ReadMaxAge time.Duration
+	// LookupMaxAge is how old a walk of a list may be to answer the lookup a create makes before
+	// it sends the create (compute.SharedLookup): the creates of one apply share a walk or two
+	// instead of walking the list every few creates. Like ReadMaxAge, it never reaches across runs.
+	LookupMaxAge time.Duration
 
 	names names
 }
 
 // NewMeta returns the provider data for c.
 func NewMeta(c *compute.Client, adoptExisting bool, wait []compute.WaitOption) *Meta {
-	return &Meta{Client: c, AdoptExisting: adoptExisting, Wait: wait, ReadMaxAge: time.Minute}
+	return &Meta{Client: c, AdoptExisting: adoptExisting, Wait: wait, ReadMaxAge: time.Minute, LookupMaxAge: time.Minute}
 }
 
 // Once returns the options of every CreateOnce: unless the provider adopts existing resources,
 // a create adopts only what it made itself after a lost response, never a resource that was
-// there before it.
+// there before it. Either way the lookup before the create may come from a walk of the list up to
+// LookupMaxAge old: what it cannot see is a resource that got the name elsewhere within that time
+// (then a lost response ends in an error naming both, rather than adopting either).
 func (m *Meta) Once() []compute.OnceOption {
+	shared := compute.SharedLookup(m.LookupMaxAge)
 	if m.AdoptExisting {
-		return nil
+		return []compute.OnceOption{shared}
 	}
-	return onlyOwn()
+	return append(onlyOwn(), shared)
 }
 
 // DeleteOptions are the options of every DeleteAndWait.
