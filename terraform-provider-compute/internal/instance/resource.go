@@ -36,8 +36,8 @@ const kind = "instance"
 var fields = kit.Fields{
 	"name": path.Root("name"), "hostname": path.Root("hostname"), "type": path.Root("type"),
 	"region": path.Root("region"), "image": path.Root("image"), "placement_option": path.Root("placement_option"),
-	"floating_ip": path.Root("floating_ip_id"), "ssh_keys": path.Root("ssh_key_ids"), "password": path.Root("password"),
-	"volumes": path.Root("volume_ids"), "security_groups": path.Root("security_group_ids"),
+	"floating_ip": path.Root("floating_ip_id"), "ssh_keys[]": path.Root("ssh_key_ids"), "password": path.Root("password"),
+	"volumes[]": path.Root("volume_ids"), "security_groups[]": path.Root("security_group_ids"),
 	"disk_size": path.Root("disk_size"), "metadata": path.Root("metadata"), "reservation_id": path.Root("reservation_id"),
 }
 

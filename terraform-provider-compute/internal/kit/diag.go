@@ -14,7 +14,9 @@ import (
 
 // Fields maps the JSON spelling of the fields of a resource's requests, as a
 // *compute.ValidationError names them, to the resource's attributes: "ssh_keys" to ssh_key_ids,
-// say. A problem of a field it does not name is reported on the resource as a whole.
+// say. A key ending in "[]" ("ssh_keys[]") maps a list the resource holds as a set, whose elements
+// have no index: a problem of one element is reported on the set. A problem of a field it does not
+// name is reported on the resource as a whole.
 type Fields map[string]path.Path
 
 // path returns the attribute of field ("rules[2].port_range_min"), or false when the field names
@@ -29,7 +31,10 @@ func (f Fields) path(field string) (path.Path, bool) {
 	}
 	p, ok := f[name]
 	if !ok {
-		return path.Empty(), false
+		if p, ok = f[name+"[]"]; !ok {
+			return path.Empty(), false
+		}
+		index = -1 // a set's elements have no index
 	}
 	if index >= 0 {
 		p = p.AtListIndex(index)
