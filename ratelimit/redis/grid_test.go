@@ -449,3 +449,31 @@ func TestAShortLivedProcessLeavesNothingBehind(t *testing.T) {
 		}
 	})
 }
+
+// TestAProcessThatReachesARestartedRedisLate: Redis restarts empty, and one process's client
+// cannot reach it for 3.5 s more (a Redis client waits between its dials after a run of failed
+// ones): it stays on its fallback, in its own slots, which the restarted Redis keeps clear while
+// it recovers the budget, although nobody reported holding them. No two requests less than an
+// interval apart, and the fleet is back to about the rate once all returned.
+func TestAProcessThatReachesARestartedRedisLate(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const kill, restart, run = 3050 * time.Millisecond, 6030 * time.Millisecond, 14 * time.Second
+		b := newBubbleBudget(t, addr)
+		f := newFleet(t, b, 8, nil)
+		late := f.procs[7]
+		setDead := func(dead bool) func() {
+			return func() {
+				late.mu.Lock()
+				late.dead = dead
+				late.mu.Unlock()
+			}
+		}
+		grants := f.run(t, time.Now(), 4, run, map[time.Duration]func(){
+			kill: b.kill, restart: func() { setDead(true)(); b.restart() }, restart + 3500*time.Millisecond: setDead(false)})
+
+		assert.Empty(t, closeGrants(grants), "requests of the fleet less than an interval apart")
+		require.NotEmpty(t, between(grants, restart, restart+3500*time.Millisecond), "granted while one process was still away")
+		back := between(grants, 12*time.Second, run)
+		assert.GreaterOrEqual(t, len(back), 18, "at about the rate, 2 s, once all are back: %v", perProcess(back, 8))
+	})
+}

@@ -66,8 +66,9 @@
 // (one in its first second, one that never reached Redis, or one that left and was alone when it
 // last asked: it paces alone, at the rate; one that has no share but knows of others sends nothing
 // until Redis is back), for one cut off from Redis for more than 3 s while the others reach it
-// (Redis gives its slots away), nor, within a recheck period of Redis restarting empty, for a
-// process that first reaches it then (the others may still be on their fallbacks).
+// (Redis gives its slots away), nor, within 6 s and a recheck period of Redis restarting empty,
+// for a process that first reaches it then (the others may still be on their fallbacks), nor for
+// one still on its fallback after that (Redis gives its slots away).
 // With [WithFallback], the fallback replaces the slots: the rechecks, the promise and the
 // reported grants stay, but what the fleet holds is what that limiter holds.
 //
@@ -142,6 +143,11 @@ const idleLeave = time.Minute
 // have to keep clear of after it exits.
 const joinAfter = time.Second
 
+// recoverFor is how long past the first recheck instant after Redis lost the budget the slots
+// nobody reported holding stay reserved: a process on its fallback may take a few recheck periods
+// to reach Redis again (a Redis client waits between its dials after a run of failed ones).
+const recoverFor = 2 * memberWindow
+
 // frame is how many slots the wall clock's slots repeat after: a member holds a set of the slots
 // of a frame, and the same ones in every frame.
 const frame = 240
@@ -155,7 +161,8 @@ const maxMembers = 1 << 16
 // on), seq and sent (the last grant and when it was due), resp (when its response was reported),
 // minrtt (the fastest round trip from a grant to its response's report), wide and wat (the
 // spacing's widening and when it was set), epoch (when the budget was created) and recover (until
-// when, after Redis lost the budget, slots nobody reported holding stay reserved), and one record
+// when, after Redis lost the budget, slots nobody reported holding stay reserved: recoverFor past
+// the next recheck instant), and one record
 // per member ("p:" id, "h:" id and "s:" id: see memberScript). ARGV[1] is the time to use instead
 // of Redis's clock (empty but in tests), ARGV[2] the interval at the rate, ARGV[3] the key's time
 // to live in milliseconds, ARGV[4] the script's own argument, ARGV[5] the limiter's member id,
@@ -164,7 +171,7 @@ const maxMembers = 1 << 16
 // the limiter last learned it (empty before), ARGV[9] the recheck period and ARGV[10] the timeout.
 var scriptHeader = fmt.Sprintf(`
 local HEADROOM, HOLD, POLL, AHEAD = %v, %v, %v, %v
-local WIDEN, WIDENMAX, NARROW, GRID, F = %v, %v, %d, %v, %d
+local WIDEN, WIDENMAX, NARROW, GRID, F, RECOVER = %v, %v, %d, %v, %d, %d
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
@@ -187,7 +194,7 @@ local function budget()
   local recover = tonumber(st[2]) or 0
   local known = tonumber(ARGV[8])
   if known and known ~= epoch and not st[2] then
-    recover = (math.floor(now / R) + 1) * R + 2 * TO
+    recover = (math.floor(now / R) + 1) * R + 2 * TO + RECOVER
     redis.call('HSET', KEYS[1], 'recover', num(recover))
   end
   return epoch, recover
@@ -235,7 +242,7 @@ local function ranked(recs, me)
   return n + 1, rank
 end
 `, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead,
-	compute.PacingWiden, compute.PacingWidenMax, compute.PacingNarrow.Microseconds(), gridMargin, frame)
+	compute.PacingWiden, compute.PacingWidenMax, compute.PacingNarrow.Microseconds(), gridMargin, frame, recoverFor.Microseconds())
 
 // waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline). It
 // replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
@@ -321,7 +328,7 @@ return {0, math.ceil(at - now), seq, 0, n, rank}
 // longer than upGap does not count) is dropped. It replies {0, the count of members, the member's
 // rank by id, the epoch, the slots it may hold}: those of its slots (slot i of the frame is the
 // member's whose rank is i modulo the count) that it holds already, or that no other member may
-// hold (none while the budget recovers). So no two members ever may hold one slot.
+// hold; while the budget recovers, those it holds. So no two members ever may hold one slot.
 var memberScript = goredis.NewScript(scriptHeader + fmt.Sprintf(`
 local WINDOW, GAP = %d, %d
 local epoch, recover = budget()
@@ -360,16 +367,18 @@ for id, r in pairs(recs) do
     end
   end
 end
-local recovering = now < recover
-local out = {}
-for i = 1, F do
-  if (i - 1) %% n == rank and (string.byte(h, i) == 49 or (not taken[i] and not recovering)) then
-    out[i] = '1'
-  else
-    out[i] = '0'
+local sent = h -- while the budget recovers, each member keeps what it held
+if now >= recover then
+  local out = {}
+  for i = 1, F do
+    if (i - 1) %% n == rank and (string.byte(h, i) == 49 or not taken[i]) then
+      out[i] = '1'
+    else
+      out[i] = '0'
+    end
   end
+  sent = table.concat(out)
 end
-local sent = table.concat(out)
 redis.call('HSET', KEYS[1], 'p:' .. me, num(up) .. ' ' .. num(promise) .. ' ' .. num(fb1) .. ' ' .. num(fb2) .. ' ' .. num(cseq),
   'h:' .. me, h, 's:' .. me, sent)
 return {0, n, rank, epoch, sent}
