@@ -25,6 +25,7 @@ func (h *harness) mainStep(ctx context.Context, f *fakeServer) error {
 		return err
 	}
 	apply.row.ratioMax = s.ratio
+	apply.row.groupFloor = s.applyFloor(n) + s.transition
 	apply.row.checkCommon(s)
 	apply.row.want(apply.row.web == n, "%d web-* instances, not %d", apply.row.web, n)
 	h.rows = append(h.rows, apply.row)
@@ -247,6 +248,7 @@ func (h *harness) stacksStep(ctx context.Context, f *fakeServer) error {
 		return err
 	}
 	apply.row.ratioMax = s.ratio
+	apply.row.groupFloor = s.applyFloor(n) + s.transition
 	apply.row.checkCommon(s)
 	apply.row.want(apply.row.web == n, "%d web-* instances, not %d", apply.row.web, n)
 	apply.row.want(killedAt > 0 && killedAt < apply.row.wall, "Redis was not restarted during the apply")

@@ -18,7 +18,10 @@ type row struct {
 	overrun  bool // the request log overran: counts are lower bounds
 	errors   int  // error diagnostics of the step's terraform commands
 	web      int  // instances named web-* the account held at the end; -1 not counted
-	problems []string
+	// groupFloor, when set, is the floor with the security group's transition, which every
+	// instance create waits for: the least this configuration allows. It is shown, not checked.
+	groupFloor time.Duration
+	problems   []string
 }
 
 // want records a broken bound unless ok.
@@ -106,4 +109,17 @@ func printTable(w io.Writer, rows []*row) {
 	for _, r := range rows {
 		line(r.cells())
 	}
+}
+
+// groupNotes are the lines under the table that weigh each apply against the floor with the
+// security group's transition.
+func groupNotes(rows []*row) []string {
+	var out []string
+	for _, r := range rows {
+		if r.groupFloor > 0 && r.wall > 0 {
+			out = append(out, fmt.Sprintf("%s: with the security group's transition, which every instance create waits for, the floor is %.1f s: took %.2f x that",
+				r.step, r.groupFloor.Seconds(), r.wall.Seconds()/r.groupFloor.Seconds()))
+		}
+	}
+	return out
 }

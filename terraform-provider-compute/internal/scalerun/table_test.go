@@ -50,3 +50,15 @@ func TestTheTableShowsEachRowAndWhatItBroke(t *testing.T) {
 		}
 	}
 }
+
+func TestTheGroupNotesWeighEachApplyAgainstTheFloorWithTheGroupsTransition(t *testing.T) {
+	rows := []*row{
+		{step: "apply", wall: 66 * time.Second, floor: 55 * time.Second, groupFloor: 60 * time.Second},
+		{step: "plan", wall: time.Second, floor: time.Second / 2},
+	}
+	got := groupNotes(rows)
+	want := "apply: with the security group's transition, which every instance create waits for, the floor is 60.0 s: took 1.10 x that"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("groupNotes = %q\nwant [%q]", got, want)
+	}
+}
