@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"path/filepath"
 	"runtime"
 
@@ -56,8 +57,13 @@ func (a *app) rateDir() string {
 }
 
 // fileTrouble reports the machine-wide pacing falling back to pacing this process alone (err !=
-// nil) and coming back (err == nil).
+// nil) and coming back (err == nil); a budget file that was refused and replaced (ErrRefused) is no
+// fallback: the processes go on sharing the pace through the new file.
 func (a *app) fileTrouble(err error) {
+	if errors.Is(err, ratelimitfile.ErrRefused) {
+		a.warn("the rate limit shared by this machine's processes starts afresh in a new file, still shared: %v", err)
+		return
+	}
 	if err != nil {
 		a.warn("the rate limit shared by this machine's processes is unavailable, pacing this process alone: %v", err)
 		return

@@ -11,6 +11,7 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
+	ratelimitfile "github.com/compute-sdk/compute-go/ratelimit/file"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,5 +104,32 @@ func TestMachineWidePacingDirectory(t *testing.T) {
 		assert.True(t, redisUsed, "Redis paces")
 		_, err = os.Stat(h.env["COMPUTE_RATE_DIR"])
 		assert.ErrorIs(t, err, os.ErrNotExist, "the file is not used")
+	})
+}
+
+// A budget file that the limiter did not write (garbage here) is refused and replaced, and the
+// processes go on sharing the pace through the new one: the warning says so, once, with the file's
+// path, and does not claim that this process paces alone.
+func TestMachineWidePacingRefusedFile(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := pacedCLI(t)
+		dir := filepath.Join(t.TempDir(), "rate")
+		h.env["COMPUTE_RATE_DIR"] = dir
+		require.NoError(t, os.MkdirAll(dir, 0o700))
+		path := filepath.Join(dir, ratelimitfile.Name(h.srv.Token))
+		require.NoError(t, os.WriteFile(path, []byte("not a budget"), 0o600))
+
+		r := h.run("ssh-key", "get", "key-ci", "-o", "id")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+		assert.Contains(t, r.stderr, "compute: warning: the rate limit shared by this machine's processes starts afresh")
+		assert.Contains(t, r.stderr, path)
+		assert.NotContains(t, r.stderr, "unavailable")
+		assert.NotContains(t, r.stderr, "pacing this process alone")
+
+		r = h.run("ssh-key", "get", "key-ci", "-o", "id")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Empty(t, r.stderr, "the new file serves")
 	})
 }
