@@ -718,6 +718,26 @@ func TestEveryJobRefusesANilContext(t *testing.T) {
 	}
 }
 
+// TestEveryJobRefusesAnEmptyName: FindByName of every kind refuses an empty name with a
+// *ValidationError naming name, before sending anything (it would read the whole list for a name no
+// resource can have); so does CreateOnce (CloneOnce, ImportOnce), with and without AdoptOnlyOwn,
+// whose name is its idempotency key.
+func TestEveryJobRefusesAnEmptyName(t *testing.T) {
+	for _, k := range onceKinds {
+		t.Run(k.name, func(t *testing.T) {
+			c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				replyRaw(w, http.StatusInternalServerError, "the request should have been refused")
+			})
+			_, err := k.find(context.Background(), c, "")
+			requireInvalid(t, err, "name", rec)
+			_, err = k.create(context.Background(), c, "")
+			requireInvalid(t, err, "name", rec)
+			_, err = k.create(context.Background(), c, "", AdoptOnlyOwn())
+			requireInvalid(t, err, "name", rec)
+		})
+	}
+}
+
 // TestSharedLookupWalksOncePerMaxAge: CreateOnce calls one after another with SharedLookup, as a
 // Terraform apply makes them, take their lookups from one walk of the list while it is younger
 // than maxAge (four reads of three pages: page 1 twice), and walk again once it is older; without

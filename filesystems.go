@@ -173,6 +173,7 @@ func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCrea
 
 // FindByName returns every filesystem named exactly name, reading GET /compute/v1/filesystems to
 // its end.
+// An empty name is refused with a [*ValidationError] before any request.
 func (s *FilesystemsService) FindByName(ctx context.Context, name string) ([]Filesystem, error) {
 	return findByName(ctx, s.c, "filesystem", s.List, name)
 }

@@ -193,6 +193,7 @@ func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCrea
 
 // FindByName returns every floating IP named exactly name, reading GET /compute/v1/floating-ips to
 // its end.
+// An empty name is refused with a [*ValidationError] before any request.
 func (s *FloatingIPsService) FindByName(ctx context.Context, name string) ([]FloatingIP, error) {
 	return findByName(ctx, s.c, "floating IP", s.List, name)
 }

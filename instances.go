@@ -425,6 +425,7 @@ func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRe
 }
 
 // FindByName returns every instance named exactly name, reading GET /compute/v1/instances to its end.
+// An empty name is refused with a [*ValidationError] before any request.
 func (s *InstancesService) FindByName(ctx context.Context, name string) ([]Instance, error) {
 	return findByName(ctx, s.c, "instance", s.List, name)
 }

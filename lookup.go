@@ -80,8 +80,15 @@ type matches[T any] struct {
 const maxIndexed = 10_000
 
 // findByName returns the resources named exactly name, reading the whole list as search does, at
-// most MaxFindMatches of them.
+// most MaxFindMatches of them. An empty name, which no resource has, is refused before the list is
+// read.
 func findByName[T any](ctx context.Context, c *Client, kind string, list func(context.Context, *ListOptions) (*Page[T], error), name string) ([]T, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
+	if name == "" {
+		return nil, invalid("name", "is required")
+	}
 	m, err := search(ctx, c, kind, list, map[string]int{name: MaxFindMatches}, true, false)
 	return m.found[name], err
 }

@@ -294,6 +294,7 @@ func sameRules(a, b []SecurityGroupRule) bool {
 
 // FindByName returns every security group named exactly name, reading
 // GET /compute/v1/security-groups to its end.
+// An empty name is refused with a [*ValidationError] before any request.
 func (s *SecurityGroupsService) FindByName(ctx context.Context, name string) ([]SecurityGroup, error) {
 	return findByName(ctx, s.c, "security group", s.List, name)
 }

@@ -305,6 +305,7 @@ func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRe
 }
 
 // FindByName returns every snapshot named exactly name, reading GET /compute/v1/snapshots to its end.
+// An empty name is refused with a [*ValidationError] before any request.
 func (s *SnapshotsService) FindByName(ctx context.Context, name string) ([]Snapshot, error) {
 	return findByName(ctx, s.c, "snapshot", s.List, name)
 }

@@ -137,6 +137,7 @@ func (s *SSHKeysService) CreateOnce(ctx context.Context, req *SSHKeyCreateReques
 }
 
 // FindByName returns every SSH key named exactly name, reading GET /compute/v1/ssh-keys to its end.
+// An empty name is refused with a [*ValidationError] before any request.
 func (s *SSHKeysService) FindByName(ctx context.Context, name string) ([]SSHKey, error) {
 	return findByName(ctx, s.c, "SSH key", s.List, name)
 }

@@ -190,6 +190,7 @@ func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateReques
 }
 
 // FindByName returns every volume named exactly name, reading GET /compute/v1/volumes to its end.
+// An empty name is refused with a [*ValidationError] before any request.
 func (s *VolumesService) FindByName(ctx context.Context, name string) ([]Volume, error) {
 	return findByName(ctx, s.c, "volume", s.List, name)
 }
