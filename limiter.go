@@ -69,8 +69,11 @@ func newGate(rps float64, burst int) *gate {
 	return g
 }
 
-// Throttled implements [Limiter].
-func (g *gate) Throttled(_ context.Context, wait time.Duration) {
+// Throttled implements [Limiter]. A call with a nil ctx is ignored.
+func (g *gate) Throttled(ctx context.Context, wait time.Duration) {
+	if ctx == nil {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.schedule != nil && !g.armed {
@@ -103,8 +106,11 @@ func (g *gate) respace(now time.Time) {
 }
 
 // Wait implements [Limiter]. Callers take turns; one whose deadline ends before the pause does
-// fails at once, before queueing.
+// fails at once, before queueing. A nil ctx is refused with a [*ValidationError].
 func (g *gate) Wait(ctx context.Context) (func(), error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	if _, err := g.hold(ctx); err != nil {
 		return nil, err
 	}

@@ -364,3 +364,27 @@ func TestEachLater429WidensTheSpacing(t *testing.T) {
 		assert.Equal(t, 100*time.Millisecond, spacing(), "and back to the headroom")
 	})
 }
+
+// TestANilContextIsRefusedWithoutAPanic: the gate's Wait refuses a nil context with a
+// *ValidationError naming ctx, and Throttled ignores a call with one; neither panics, and the gate
+// goes on pacing as before.
+func TestANilContextIsRefusedWithoutAPanic(t *testing.T) {
+	for name, rps := range map[string]float64{"paced": 10, "off": 0} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := newGate(rps, 1)
+				var nilCtx context.Context
+				var err error
+				require.NotPanics(t, func() { _, err = g.Wait(nilCtx) })
+				var verr *ValidationError
+				require.ErrorAs(t, err, &verr)
+				assert.Equal(t, "ctx", verr.Field)
+				require.NotPanics(t, func() {
+					g.Throttled(nilCtx, time.Second)
+					g.Throttled(nilCtx, time.Second)
+				})
+				assert.Zero(t, waitTook(t, g), "the 429s of a nil context are ignored: no pause")
+			})
+		})
+	}
+}

@@ -237,12 +237,20 @@ func (l *Limiter) Close() error {
 // errClosed is the error of Wait after Close.
 var errClosed = errors.New("ratelimit/file: the limiter is closed")
 
+// errNilContext is the error of Wait with a nil context, as the SDK's calls refuse one.
+var errNilContext = &compute.ValidationError{Field: "ctx", Reason: "must not be nil (use context.Background())",
+	Problems: []compute.FieldError{{Field: "ctx", Reason: "must not be nil (use context.Background())"}}}
+
 // Wait implements [compute.Limiter]: it blocks until the budget grants an attempt, or the fallback
 // does while the file cannot be used, or until ctx ends. When the next grant, or a pause, ends
 // after ctx's deadline it fails at once with an error that wraps [context.DeadlineExceeded] (and,
 // for a pause, [compute.ErrRateLimited]). While the pacing from responses is on, the done it
-// returns records the attempt's response in the file.
+// returns records the attempt's response in the file. A nil ctx is refused with a
+// [*compute.ValidationError].
 func (l *Limiter) Wait(ctx context.Context) (func(), error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	done, _, err := l.wait(ctx)
 	return done, err
 }
@@ -481,8 +489,11 @@ func (l *Limiter) responded(seq uint64) {
 
 // Throttled implements [compute.Limiter]: it records the 429 in the budget, so that every process
 // using the token turns the pacing from responses on, or pauses; while the file cannot be used, it
-// tells the fallback.
+// tells the fallback. A call with a nil ctx is ignored.
 func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
+	if ctx == nil {
+		return
+	}
 	if !l.down() {
 		seen := l.sawArmed()
 		var pause int64

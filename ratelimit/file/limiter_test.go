@@ -348,3 +348,31 @@ func TestACallerQueuedBehindAGrantFailsAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), budget.Seq, "the refused caller reserved nothing")
 }
+
+// TestANilContextIsRefusedWithoutAPanic: Wait refuses a nil context with an error matching
+// compute.ErrInvalidRequest (a *compute.ValidationError naming ctx), and Throttled ignores a call
+// with one; neither panics nor touches the file, and the limiter goes on serving.
+func TestANilContextIsRefusedWithoutAPanic(t *testing.T) {
+	l, r := newLimiter(t, t.TempDir(), 10)
+	var nilCtx context.Context
+	var err error
+	require.NotPanics(t, func() { _, err = l.Wait(nilCtx) })
+	var verr *compute.ValidationError
+	require.ErrorAs(t, err, &verr)
+	assert.Equal(t, "ctx", verr.Field)
+	assert.ErrorIs(t, err, compute.ErrInvalidRequest)
+	require.NotPanics(t, func() {
+		l.Throttled(nilCtx, 10*time.Second)
+		l.Throttled(nilCtx, 10*time.Second)
+	})
+	_, err = os.Stat(l.Path())
+	assert.ErrorIs(t, err, os.ErrNotExist, "the file is not touched")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	require.NoError(t, wait(ctx, l), "no pause was recorded")
+	budget, err := ratelimitfile.ReadBudget(l.Path())
+	require.NoError(t, err)
+	assert.False(t, budget.Armed, "nor the pacing from responses armed")
+	assert.Empty(t, r.all())
+}

@@ -828,3 +828,33 @@ func TestAMemberReplyNoScriptSendsIsRefused(t *testing.T) {
 	_, _, _, _, err = ratelimit.CheckMember([]any{int64(0), int64(0), int64(0), int64(7), ""}, "l")
 	assert.NoError(t, err, "leaving")
 }
+
+// TestANilContextIsRefusedWithoutAPanic: Wait refuses a nil context with an error matching
+// compute.ErrInvalidRequest (a *compute.ValidationError naming ctx), and Throttled ignores a call
+// with one; neither panics nor sends Redis anything, and the limiter goes on serving.
+func TestANilContextIsRefusedWithoutAPanic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies([]int64{0, 0, 1, 0, 1, 0}), "member": always(alone)})
+		fallback, rep := &recordingLimiter{}, &reports{}
+		l, err := fakeLimiter(t, fake, fallback, rep)
+		require.NoError(t, err)
+		var nilCtx context.Context
+		require.NotPanics(t, func() { _, err = l.Wait(nilCtx) })
+		var verr *compute.ValidationError
+		require.ErrorAs(t, err, &verr)
+		assert.Equal(t, "ctx", verr.Field)
+		assert.ErrorIs(t, err, compute.ErrInvalidRequest)
+		require.NotPanics(t, func() {
+			l.Throttled(nilCtx, 10*time.Second)
+			l.Throttled(nilCtx, 10*time.Second)
+		})
+		assert.Empty(t, fake.Calls(""), "nothing sent to Redis")
+		assert.Empty(t, fallback.ThrottledWaits(), "nor told the fallback")
+
+		start := time.Now()
+		_, err = l.Wait(t.Context())
+		require.NoError(t, err)
+		assert.Zero(t, time.Since(start), "no pause was recorded")
+		assert.Empty(t, rep.All())
+	})
+}

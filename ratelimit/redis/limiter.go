@@ -605,12 +605,20 @@ func (l *Limiter) String() string { return "redis.Limiter{" + l.keys[0] + "}" }
 // errClosed is the error of a Wait on a closed limiter.
 var errClosed = errors.New("ratelimit/redis: the limiter is closed")
 
+// errNilContext is the error of Wait with a nil context, as the SDK's calls refuse one.
+var errNilContext = &compute.ValidationError{Field: "ctx", Reason: "must not be nil (use context.Background())",
+	Problems: []compute.FieldError{{Field: "ctx", Reason: "must not be nil (use context.Background())"}}}
+
 // Wait implements [compute.Limiter]: it blocks until Redis grants an attempt, or until the fallback
 // does while Redis fails, or until ctx ends. When the next grant, or a pause, ends after ctx's
 // deadline it fails at once with an error that wraps [context.DeadlineExceeded] (and, for a pause,
 // [compute.ErrRateLimited]). While the pacing from responses is on, the done it returns reports
-// the attempt's response to Redis. After [Limiter.Close] it fails.
+// the attempt's response to Redis. After [Limiter.Close] it fails. A nil ctx is refused with a
+// [*compute.ValidationError].
 func (l *Limiter) Wait(ctx context.Context) (func(), error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -886,8 +894,11 @@ func (l *Limiter) responded(ctx context.Context, seq int64) {
 
 // Throttled implements [compute.Limiter]: it records the 429 in Redis, so that every process using
 // the token turns the pacing from responses on, or pauses and widens its spacing, or tells the
-// fallback while Redis fails.
+// fallback while Redis fails. A call with a nil ctx is ignored.
 func (l *Limiter) Throttled(ctx context.Context, wait time.Duration) {
+	if ctx == nil {
+		return
+	}
 	if !l.down() {
 		r, err := l.eval(context.WithoutCancel(ctx), throttledScript, max(0, wait.Microseconds()))
 		if err == nil {
