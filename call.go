@@ -20,6 +20,16 @@ import (
 // validator is a request body or a query that can check itself before it is sent.
 type validator interface{ Validate() error }
 
+// validate checks v before any request. Every check of a caller's request goes through it, so that
+// the *ValidationError, which quotes the caller's values, never holds the token.
+func (c *Client) validate(v validator) error {
+	err := v.Validate()
+	if err == nil || c.transport == nil {
+		return err
+	}
+	return c.transport.cred.outsideInvalid(err)
+}
+
 // request is one call of an operation: the IDs of its path, its query (from url tags) and its JSON
 // body, both validated before sending; nil means none.
 type request struct {
@@ -75,7 +85,7 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 	}
 	u := c.baseURL + path
 	if r.query != nil {
-		if err := r.query.Validate(); err != nil {
+		if err := c.validate(r.query); err != nil {
 			return nil, err
 		}
 		v, err := querystring.Values(r.query)
@@ -90,7 +100,7 @@ func (c *Client) send(ctx context.Context, r request, st *callState) ([]byte, er
 	// probes with a goroutine and a timer.
 	var body any
 	if r.body != nil {
-		if err := r.body.Validate(); err != nil {
+		if err := c.validate(r.body); err != nil {
 			return nil, err
 		}
 		b, err := json.Marshal(r.body)

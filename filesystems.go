@@ -151,7 +151,7 @@ func (s *FilesystemsService) WaitForStatus(ctx context.Context, id string, targe
 // sent once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its
 // size and (when set) type, that is not deleting or in error.
 func (s *FilesystemsService) CreateOnce(ctx context.Context, req *FilesystemCreateRequest, opts ...OnceOption) (*Filesystem, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	return createOnce(ctx, s.c, once[Filesystem]{

@@ -119,7 +119,7 @@ func (r *FloatingIPUpdateRequest) Validate() error {
 // no address; [FloatingIPsService.WaitForStatus] waits for the address. It is never re-sent once it
 // may have been processed ([ErrOutcomeUnknown]).
 func (s *FloatingIPsService) Create(ctx context.Context, req *FloatingIPCreateRequest) (*FloatingIP, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	body := *req
@@ -168,7 +168,7 @@ func (s *FloatingIPsService) WaitForStatus(ctx context.Context, id string, targe
 // sent once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its
 // version, that is not deleting or in error.
 func (s *FloatingIPsService) CreateOnce(ctx context.Context, req *FloatingIPCreateRequest, opts ...OnceOption) (*FloatingIP, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	version := req.Version

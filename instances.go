@@ -404,7 +404,7 @@ func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target 
 // lists, or lists an instance ahead of older ones), it reads again, up to three times, then refuses
 // with [ErrNameUnchecked]; after a lost create it never concludes [ErrNotCreated] from such a read.
 func (s *InstancesService) CreateOnce(ctx context.Context, req *InstanceCreateRequest, opts ...OnceOption) (*Instance, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	return createOnce(ctx, s.c, once[Instance]{

@@ -138,7 +138,7 @@ func walk[T any](ctx context.Context, c *Client, opts *ListOptions, fetch func(c
 			yield(zero, errNilContext)
 			return
 		}
-		if err := start.Validate(); err != nil {
+		if err := c.validate(&start); err != nil {
 			yield(zero, err)
 			return
 		}

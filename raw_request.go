@@ -61,6 +61,9 @@ func (c *Client) Do(ctx context.Context, r RawRequest, v any) error {
 	}
 	req, err := r.request(v, redact)
 	if err != nil {
+		if c.transport != nil {
+			err = c.transport.cred.outsideInvalid(err)
+		}
 		return err
 	}
 	var read func([]byte) error

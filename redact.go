@@ -116,6 +116,29 @@ func (c *credential) outsideErr(err error) error {
 	return &scrubbedError{msg: c.outside(err.Error()), errs: inner}
 }
 
+// outsideInvalid returns err as the caller may see it: a *ValidationError, which quotes the
+// caller's values (the token may have been pasted into any field), as a copy whose fields and
+// reasons are scrubbed, still a *ValidationError; any other error as outsideErr makes it.
+func (c *credential) outsideInvalid(err error) error {
+	ve, ok := err.(*ValidationError)
+	if !ok {
+		return c.outsideErr(err)
+	}
+	scrubbed := &ValidationError{Field: c.redact(ve.Field), Reason: c.redact(ve.Reason)}
+	same := scrubbed.Field == ve.Field && scrubbed.Reason == ve.Reason
+	if ve.Problems != nil {
+		scrubbed.Problems = make([]FieldError, len(ve.Problems))
+		for i, p := range ve.Problems {
+			scrubbed.Problems[i] = FieldError{Field: c.redact(p.Field), Reason: c.redact(p.Reason)}
+			same = same && scrubbed.Problems[i] == p
+		}
+	}
+	if same {
+		return err
+	}
+	return scrubbed
+}
+
 // clean reports whether the text of err and of its whole chain is free of the token and short.
 func (c *credential) clean(err error) bool {
 	s := err.Error()

@@ -251,7 +251,7 @@ func (s *SecurityGroupsService) WaitForStatus(ctx context.Context, id string, ta
 // other rules is a [*NameError], never adopted) and is not deleting or in error. The description
 // is not compared.
 func (s *SecurityGroupsService) CreateOnce(ctx context.Context, req *SecurityGroupCreateRequest, opts ...OnceOption) (*SecurityGroup, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	return createOnce(ctx, s.c, once[SecurityGroup]{

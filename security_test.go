@@ -659,3 +659,141 @@ func TestAWriteRedirectedToPlainHTTPIsNotFollowed(t *testing.T) {
 	require.Len(t, plain, 1, "only the read went to plain http")
 	assert.Empty(t, plain[0].Get("Authorization"))
 }
+
+// tokenMarshaler is a request body whose encoding fails with an error that quotes the token.
+type tokenMarshaler struct{}
+
+func (tokenMarshaler) MarshalJSON() ([]byte, error) {
+	return nil, fmt.Errorf("cannot encode the secret %s", testToken)
+}
+
+// TestAValidationErrorNeverQuotesTheToken: a value the SDK refuses before sending (an enum, an
+// action, a body that cannot be encoded) may be the token, pasted into the wrong field; the
+// *ValidationError still names the field and shows the value, with the token (and every run of
+// five or more of its characters, in any case, as when a long value is cut) replaced, in its
+// text, its fields, what slog writes of it and what the observer's end of the call sees.
+func TestAValidationErrorNeverQuotesTheToken(t *testing.T) {
+	t.Parallel()
+	var observed lockedBuffer
+	c, rec := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		replyRaw(w, http.StatusInternalServerError, "the request should have been refused")
+	}, WithObserver(Observer{CallEnd: func(_ context.Context, _ Response, err error) {
+		if err != nil {
+			_, _ = fmt.Fprintf(&observed, "%v %+v %#v\n", err, err, err)
+		}
+	}}))
+	ctx := context.Background()
+	upper := strings.ToUpper(testToken)
+	cut := strings.Repeat("x", 50) + testToken // cut at 64 bytes, in the token's middle
+	instance := func(billing string) *InstanceCreateRequest {
+		req := validCreate()
+		req.BillingType = BillingType(billing)
+		return req
+	}
+	rule := func(protocol, direction string) *SecurityGroupCreateRequest {
+		return &SecurityGroupCreateRequest{Name: "web", Region: "r1",
+			Rules: []SecurityGroupRule{{Protocol: ProtocolTCP, Direction: DirectionIngress}, {Protocol: Protocol(protocol), Direction: Direction(direction)}}}
+	}
+	cases := []struct {
+		name, field string
+		call        func() error
+	}{
+		{"instance billing_type", "billing_type", func() error { _, err := c.Instances.Create(ctx, instance(testToken)); return err }},
+		{"instance billing_type in upper case", "billing_type", func() error { _, err := c.Instances.Create(ctx, instance(upper)); return err }},
+		{"instance billing_type cut", "billing_type", func() error { _, err := c.Instances.Create(ctx, instance(cut)); return err }},
+		{"instance CreateOnce", "billing_type", func() error { _, err := c.Instances.CreateOnce(ctx, instance(testToken)); return err }},
+		{"instance action", "action", func() error { return c.Instances.PerformAction(ctx, "ins-1", InstanceAction(testToken)) }},
+		{"volume type", "type", func() error {
+			_, err := c.Volumes.Create(ctx, &VolumeCreateRequest{Name: "v", Region: "r1", Size: 50, Type: VolumeType(testToken)})
+			return err
+		}},
+		{"volume CreateOnce", "type", func() error {
+			_, err := c.Volumes.CreateOnce(ctx, &VolumeCreateRequest{Name: "v", Region: "r1", Size: 50, Type: VolumeType(testToken)})
+			return err
+		}},
+		{"floating IP version", "version", func() error {
+			_, err := c.FloatingIPs.Create(ctx, &FloatingIPCreateRequest{Name: "f", Region: "r1", Version: IPVersion(testToken)})
+			return err
+		}},
+		{"floating IP CreateOnce", "version", func() error {
+			_, err := c.FloatingIPs.CreateOnce(ctx, &FloatingIPCreateRequest{Name: "f", Region: "r1", Version: IPVersion(testToken)})
+			return err
+		}},
+		{"filesystem type", "type", func() error {
+			_, err := c.Filesystems.CreateOnce(ctx, &FilesystemCreateRequest{Name: "f", Region: "r1", Size: 50, Type: FilesystemType(testToken)})
+			return err
+		}},
+		{"snapshot os_type", "os_type", func() error {
+			_, err := c.Snapshots.ImportOnce(ctx, &SnapshotImportRequest{Name: "s", Region: "r1", Size: 50, URL: "https://example.com/d.raw", OSType: testToken})
+			return err
+		}},
+		{"security group rule protocol and direction", "rules[1].protocol", func() error {
+			_, err := c.SecurityGroups.Create(ctx, rule(testToken, upper))
+			return err
+		}},
+		{"security group update", "rules[1].protocol", func() error {
+			req := rule(testToken, cut)
+			_, err := c.SecurityGroups.Update(ctx, "sg-1", &SecurityGroupUpdateRequest{Name: req.Name, Rules: req.Rules})
+			return err
+		}},
+		{"raw request body", "body", func() error {
+			return c.Do(ctx, RawRequest{Method: http.MethodPost, Path: "/compute/v1/instances", Body: tokenMarshaler{}}, nil)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			requireInvalid(t, err, tc.field, rec)
+			var ve *ValidationError
+			require.ErrorAs(t, err, &ve)
+			if tc.field != "body" { // the encoder's error is cut before the marshaler's text
+				assert.Contains(t, ve.Reason, "[REDACTED]", "the value is shown, the token hidden")
+			}
+			requireNoToken(t, fmt.Sprintf("%v %+v %#v %s", err, err, err, err.Error()))
+			requireNoToken(t, fmt.Sprintf("%#v", *ve))
+			for _, p := range ve.Problems {
+				requireNoToken(t, p.Field+" "+p.Reason)
+			}
+			var logged strings.Builder
+			slog.New(slog.NewTextHandler(&logged, nil)).Info("call", "err", ve)
+			requireNoToken(t, logged.String())
+			assert.Equal(t, Redactor(testToken)(err.Error()), err.Error(), "no run of the token's characters")
+		})
+	}
+	requireNoToken(t, observed.String())
+	assert.Equal(t, Redactor(testToken)(observed.String()), observed.String())
+}
+
+// TestEveryCheckOfARequestGoesThroughTheClient: outside the Validate methods themselves, the
+// package checks a caller's request only through Client.validate, which scrubs the token from the
+// *ValidationError (TestAValidationErrorNeverQuotesTheToken); a method that called Validate itself
+// would return the caller's values unscrubbed.
+func TestEveryCheckOfARequestGoesThroughTheClient(t *testing.T) {
+	t.Parallel()
+	files, err := topGoFiles()
+	require.NoError(t, err)
+	var direct []string
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		require.NoError(t, err)
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil || fn.Name.Name == "Validate" || fn.Name.Name == "validate" {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Validate" {
+						direct = append(direct, fmt.Sprintf("%s (in %s)", fset.Position(call.Pos()), fn.Name.Name))
+					}
+				}
+				return true
+			})
+		}
+	}
+	assert.Empty(t, direct, "call c.validate(v), not v.Validate()")
+}

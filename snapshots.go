@@ -229,7 +229,7 @@ func (s *SnapshotsService) WaitForStatus(ctx context.Context, id string, target 
 // (POST /compute/v1/instances/{instance_id}/snapshots, sent once unless [RetryNotCreated]), as
 // [InstancesService.CreateOnce] does. It adopts one that is not being deleted or in error.
 func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, req *SnapshotCreateRequest, opts ...OnceOption) (*Snapshot, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	if err := checkPathID("instance_id", instanceID); err != nil {
@@ -256,7 +256,7 @@ func (s *SnapshotsService) CreateOnce(ctx context.Context, instanceID string, re
 // id), never the source itself, nor a snapshot taken of an instance or imported, nor one whose
 // source the service does not say; and not one being deleted or in error.
 func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *SnapshotCloneRequest, opts ...OnceOption) (*Snapshot, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	if err := checkPathID("snapshot_id", id); err != nil {
@@ -284,7 +284,7 @@ func (s *SnapshotsService) CloneOnce(ctx context.Context, id string, req *Snapsh
 // does. It adopts only an imported snapshot (one with no source instance or snapshot) of req's size,
 // not being deleted or in error; the service does not show the URL it was imported from.
 func (s *SnapshotsService) ImportOnce(ctx context.Context, req *SnapshotImportRequest, opts ...OnceOption) (*Snapshot, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	return createOnce(ctx, s.c, once[Snapshot]{

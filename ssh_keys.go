@@ -119,7 +119,7 @@ func (s *SSHKeysService) Delete(ctx context.Context, id string) error {
 // CreateOnce stores an SSH key unless one named req.Name exists (POST /compute/v1/ssh-keys, sent
 // once unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one that holds the same public key.
 func (s *SSHKeysService) CreateOnce(ctx context.Context, req *SSHKeyCreateRequest, opts ...OnceOption) (*SSHKey, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	return createOnce(ctx, s.c, once[SSHKey]{

@@ -169,7 +169,7 @@ func (s *VolumesService) WaitForStatus(ctx context.Context, id string, target Vo
 // unless [RetryNotCreated]), as [InstancesService.CreateOnce] does. It adopts one in req's region, of its size and
 // (when set) type, that is not being deleted or in error.
 func (s *VolumesService) CreateOnce(ctx context.Context, req *VolumeCreateRequest, opts ...OnceOption) (*Volume, error) {
-	if err := req.Validate(); err != nil {
+	if err := s.c.validate(req); err != nil {
 		return nil, err
 	}
 	return createOnce(ctx, s.c, once[Volume]{
