@@ -29,6 +29,10 @@ func main() {
 		Address: Address,
 		Debug:   *debug,
 	})
+	// Serve returns once Terraform has stopped the provider: leave the Redis budgets now, so that the
+	// token's other processes need not wait for this one's slots to expire. A failure to leave
+	// costs them only that wait.
+	_ = provider.Close()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -184,10 +184,32 @@ func orEnv(v types.String, env string) string {
 }
 
 // limiters keeps one Redis limiter per URL, token and rate for the life of the process, which
-// configures the provider once per plan or apply (and many times in tests).
+// configures the provider once per plan or apply (and many times in tests), until Close.
 var limiters struct {
 	sync.Mutex
-	m map[string]compute.Limiter
+	m map[string]sharedRedis
+}
+
+// sharedRedis is a Redis limiter and the Redis client it uses.
+type sharedRedis struct {
+	lim *ratelimit.Limiter
+	rdb *goredis.Client
+}
+
+// Close closes the Redis limiters the process made and their Redis clients: each leaves the
+// token's budget at once, so that the other processes on the token take its share instead of
+// keeping its slots clear for a few seconds after it exits. main calls it once Terraform has
+// stopped the provider; a configuration after it makes new ones. Each leave is bounded by the
+// limiter's Redis timeout; the error reports those that failed.
+func Close() error {
+	limiters.Lock()
+	defer limiters.Unlock()
+	var errs []error
+	for _, s := range limiters.m {
+		errs = append(errs, s.lim.Close(), s.rdb.Close())
+	}
+	limiters.m = nil
+	return errors.Join(errs...)
 }
 
 // sharedLimiter returns the limiter of package ratelimit/redis on the Redis rawURL names.
@@ -195,8 +217,8 @@ func sharedLimiter(ctx context.Context, rawURL, token string, rate float64) (com
 	key := fmt.Sprintf("%s\x00%s\x00%v", rawURL, token, rate)
 	limiters.Lock()
 	defer limiters.Unlock()
-	if lim, ok := limiters.m[key]; ok {
-		return lim, nil
+	if s, ok := limiters.m[key]; ok {
+		return s.lim, nil
 	}
 	opt, err := goredis.ParseURL(rawURL)
 	if err != nil {
@@ -206,7 +228,7 @@ func sharedLimiter(ctx context.Context, rawURL, token string, rate float64) (com
 		}
 		return nil, err
 	}
-	goredis.SetLogger(quietRedis{})
+	quietOnce.Do(func() { goredis.SetLogger(quietRedis{}) })
 	rdb := goredis.NewClient(opt)
 	lim, err := ratelimit.New(rdb, token, ratelimit.WithRate(rate), ratelimit.WithErrorHandler(redisTrouble(ctx)))
 	if err != nil {
@@ -214,9 +236,9 @@ func sharedLimiter(ctx context.Context, rawURL, token string, rate float64) (com
 		return nil, err
 	}
 	if limiters.m == nil {
-		limiters.m = map[string]compute.Limiter{}
+		limiters.m = map[string]sharedRedis{}
 	}
-	limiters.m[key] = lim
+	limiters.m[key] = sharedRedis{lim: lim, rdb: rdb}
 	return lim, nil
 }
 
@@ -231,6 +253,10 @@ func redisTrouble(ctx context.Context) func(error) {
 		tflog.Warn(ctx, "the rate limit shared through Redis is available again")
 	}
 }
+
+// quietOnce sets the Redis client's logger once: the logger is global, and setting it again races
+// with a dial of a client made before.
+var quietOnce sync.Once
 
 // quietRedis silences the Redis client's own log lines; the provider says once that the shared
 // limit is unavailable.
