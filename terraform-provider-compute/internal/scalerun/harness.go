@@ -93,7 +93,7 @@ func (h *harness) print(w io.Writer) {
 	fmt.Fprintln(w)
 	printTable(w, h.rows)
 	fmt.Fprintln(w)
-	for _, n := range append(groupNotes(h.rows), h.notes...) {
+	for _, n := range append(issueNotes(h.rows), h.notes...) {
 		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintf(w, "load %s at the end\n", loadAverage())

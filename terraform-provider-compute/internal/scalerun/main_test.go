@@ -8,14 +8,15 @@ import (
 	"time"
 )
 
-func TestTheFloorsAreTheIssuesAtFiveHundredInstances(t *testing.T) {
+func TestTheFloorsAtFiveHundredInstances(t *testing.T) {
 	s := settings{rate: 10, transition: 5 * time.Second}
 	for _, c := range []struct {
 		name string
 		got  time.Duration
 		want time.Duration
 	}{
-		{"apply: N/r + T", s.applyFloor(500), 55 * time.Second},
+		{"apply: N/r + 2T, the group's transition first", s.applyFloor(500), 60 * time.Second},
+		{"apply as the issue states it: N/r + T", s.issueApplyFloor(500), 55 * time.Second},
 		{"destroy: 2N/r + T", s.destroyFloor(500), 105 * time.Second},
 		{"plan: (N/100)/r", s.planFloor(500), 500 * time.Millisecond},
 		{"plan of a short list: one page", s.planFloor(20), 100 * time.Millisecond},

@@ -25,7 +25,7 @@ func (h *harness) mainStep(ctx context.Context, f *fakeServer) error {
 		return err
 	}
 	apply.row.ratioMax = s.ratio
-	apply.row.groupFloor = s.applyFloor(n) + s.transition
+	apply.row.issueFloor = s.issueApplyFloor(n)
 	apply.row.checkCommon(s)
 	apply.row.want(apply.row.web == n, "%d web-* instances, not %d", apply.row.web, n)
 	h.rows = append(h.rows, apply.row)
@@ -175,6 +175,7 @@ func (h *harness) lostStep(ctx context.Context, f *fakeServer) error {
 		return err
 	}
 	r := m.row
+	r.issueFloor = s.issueApplyFloor(n)
 	r.step = fmt.Sprintf("lost (%d responses dropped)", r.c.dropped)
 	r.checkCommon(s)
 	r.want(r.c.dropped > 0, "no create response was dropped")
@@ -248,7 +249,7 @@ func (h *harness) stacksStep(ctx context.Context, f *fakeServer) error {
 		return err
 	}
 	apply.row.ratioMax = s.ratio
-	apply.row.groupFloor = s.applyFloor(n) + s.transition
+	apply.row.issueFloor = s.issueApplyFloor(n)
 	apply.row.checkCommon(s)
 	apply.row.want(apply.row.web == n, "%d web-* instances, not %d", apply.row.web, n)
 	apply.row.want(killedAt > 0 && killedAt < apply.row.wall, "Redis was not restarted during the apply")

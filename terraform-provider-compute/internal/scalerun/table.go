@@ -18,9 +18,9 @@ type row struct {
 	overrun  bool // the request log overran: counts are lower bounds
 	errors   int  // error diagnostics of the step's terraform commands
 	web      int  // instances named web-* the account held at the end; -1 not counted
-	// groupFloor, when set, is the floor with the security group's transition, which every
-	// instance create waits for: the least this configuration allows. It is shown, not checked.
-	groupFloor time.Duration
+	// issueFloor, when set, is an apply's floor as the issue states it, without the security
+	// group's transition that every instance create waits for. It is shown, not checked.
+	issueFloor time.Duration
 	problems   []string
 }
 
@@ -111,14 +111,14 @@ func printTable(w io.Writer, rows []*row) {
 	}
 }
 
-// groupNotes are the lines under the table that weigh each apply against the floor with the
-// security group's transition.
-func groupNotes(rows []*row) []string {
+// issueNotes are the lines under the table that weigh each apply against the issue's floor, N/r +
+// T, which leaves out the security group's transition (the table's floor, N/r + 2T, counts it).
+func issueNotes(rows []*row) []string {
 	var out []string
 	for _, r := range rows {
-		if r.groupFloor > 0 && r.wall > 0 {
-			out = append(out, fmt.Sprintf("%s: with the security group's transition, which every instance create waits for, the floor is %.1f s: took %.2f x that",
-				r.step, r.groupFloor.Seconds(), r.wall.Seconds()/r.groupFloor.Seconds()))
+		if r.issueFloor > 0 && r.wall > 0 {
+			out = append(out, fmt.Sprintf("%s: against the issue's floor N/r + T = %.1f s, which leaves out the security group's transition that every instance create waits for: took %.2f x that",
+				r.step, r.issueFloor.Seconds(), r.wall.Seconds()/r.issueFloor.Seconds()))
 		}
 	}
 	return out

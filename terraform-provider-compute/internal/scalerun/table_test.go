@@ -51,13 +51,13 @@ func TestTheTableShowsEachRowAndWhatItBroke(t *testing.T) {
 	}
 }
 
-func TestTheGroupNotesWeighEachApplyAgainstTheFloorWithTheGroupsTransition(t *testing.T) {
+func TestTheIssueNotesWeighEachApplyAgainstTheFloorWithoutTheGroupsTransition(t *testing.T) {
 	rows := []*row{
-		{step: "apply", wall: 66 * time.Second, floor: 55 * time.Second, groupFloor: 60 * time.Second},
+		{step: "apply", wall: 66 * time.Second, floor: 60 * time.Second, issueFloor: 55 * time.Second},
 		{step: "plan", wall: time.Second, floor: time.Second / 2},
 	}
-	got := groupNotes(rows)
-	want := "apply: with the security group's transition, which every instance create waits for, the floor is 60.0 s: took 1.10 x that"
+	got := issueNotes(rows)
+	want := "apply: against the issue's floor N/r + T = 55.0 s, which leaves out the security group's transition that every instance create waits for: took 1.20 x that"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("groupNotes = %q\nwant [%q]", got, want)
 	}
