@@ -14,9 +14,12 @@ import (
 const envRateDir = "COMPUTE_RATE_DIR"
 
 // newFileLimiter returns the limiter of package ratelimit/file: the token's budget in a file in dir,
-// shared by every process of the user on this machine, and the function that closes it.
+// shared by every process of the user on this machine, and the function that closes it. It paces
+// from responses from the budget's first request, so that a command a busy machine holds back
+// after its turn draws no 429 from a service that allows no burst, even on a new budget.
 func newFileLimiter(token string, rps float64, dir string, warn func(error)) (compute.Limiter, func(), error) {
-	lim, err := ratelimitfile.New(token, ratelimitfile.WithRate(rps), ratelimitfile.WithDir(dir), ratelimitfile.WithErrorHandler(warn))
+	lim, err := ratelimitfile.New(token, ratelimitfile.WithRate(rps), ratelimitfile.WithDir(dir), ratelimitfile.WithErrorHandler(warn),
+		ratelimitfile.WithResponsePacing())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -131,5 +132,41 @@ func TestMachineWidePacingRefusedFile(t *testing.T) {
 		r = h.run("ssh-key", "get", "key-ci", "-o", "id")
 		require.Equal(t, exitOK, r.code, r.stderr)
 		assert.Empty(t, r.stderr, "the new file serves")
+	})
+}
+
+// lateTransport holds each request back by the next of lates (in turn) before it reaches the
+// service, as a busy machine holds a process back between its turn and its send.
+type lateTransport struct {
+	inner http.RoundTripper
+	mu    sync.Mutex
+	lates []time.Duration
+	n     int
+}
+
+func (l *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	d := l.lates[l.n%len(l.lates)]
+	l.n++
+	l.mu.Unlock()
+	time.Sleep(d)
+	return l.inner.RoundTrip(r)
+}
+
+// Commands back to back on a brand-new budget, some of whose requests a busy machine holds back
+// after their turn (up to 20 ms), draw no 429 from a service that allows no burst: the
+// machine-wide pacing waits for the response before each request from the first one, not from a
+// first 429.
+func TestMachineWidePacingLateSendsOnANewBudget(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := pacedCLI(t)
+		late := &lateTransport{lates: []time.Duration{0, 20 * time.Millisecond, 0, 5 * time.Millisecond, 15 * time.Millisecond}}
+		h.transport = func(rt http.RoundTripper) http.RoundTripper { late.inner = rt; return late }
+		for range 20 {
+			r := h.run("ssh-key", "get", "key-ci", "-o", "id")
+			require.Equal(t, exitOK, r.code, r.stderr)
+		}
+		assert.Zero(t, count429(h.srv), "no 429 on a new budget")
 	})
 }

@@ -15,11 +15,12 @@
 //
 // The pacing is the one [compute.NewLimiter] describes, for all the processes together: grants at
 // least an interval (at the rate, less [compute.PacingHeadroom]) apart, whichever process takes
-// them; from the first 429 that any process sees, pacing from responses; each later 429 pauses
-// every process for its Retry-After and widens the spacing of every process by
-// [compute.PacingWiden] of an interval (up to [compute.PacingWidenMax]), which narrows back by as
-// much for each [compute.PacingNarrow] without one. A caller whose deadline ends before its turn or
-// a pause fails at once; no wait outlives the caller's context.
+// them; from the first 429 that any process sees (from the first request with
+// [WithResponsePacing]), pacing from responses; each later 429 pauses every process for its
+// Retry-After and widens the spacing of every process by [compute.PacingWiden] of an interval (up
+// to [compute.PacingWidenMax]), which narrows back by as much for each [compute.PacingNarrow]
+// without one. A caller whose deadline ends before its turn or a pause fails at once; no wait
+// outlives the caller's context.
 //
 // # The file
 //
@@ -104,9 +105,10 @@ type Limiter struct {
 
 // config collects the options of [New].
 type config struct {
-	rps     float64
-	dir     string
-	handler func(error)
+	rps           float64
+	dir           string
+	handler       func(error)
+	fromResponses bool
 }
 
 // Option configures a [Limiter].
@@ -145,6 +147,21 @@ func WithDir(dir string) Option {
 // token.
 func WithErrorHandler(h func(error)) Option {
 	return func(c *config) error { c.handler = h; return nil }
+}
+
+// WithResponsePacing turns the pacing from responses on from the budget's first request, not from
+// the first 429: each request also waits until an interval after the response to the one before
+// (less the fastest round trip), whichever process sent it. Use it for a service that allows no
+// burst (none sooner than an interval after the one before), where a request sent late after its
+// turn, as on a busy machine, lands less than an interval before the next one and draws a 429:
+// paced from responses, a request sent up to [compute.PacingHold] of an interval late only widens
+// the gap the service sees. What it costs: no request goes before the one ahead of it is
+// answered, or until [compute.PacingHold] of an interval past that one's turn, so a slow response
+// slows the next request; and the first 429, which then means that the budget is spent, pauses
+// every process for its Retry-After instead of only turning the pacing on. Every process that
+// shares the budget paces from responses once one of them turned it on.
+func WithResponsePacing() Option {
+	return func(c *config) error { c.fromResponses = true; return nil }
 }
 
 // DefaultDir returns the directory of the budgets' files when [WithDir] is not given:
@@ -193,6 +210,7 @@ func New(token string, opts ...Option) (*Limiter, error) {
 		recheck:  recheck,
 		turn:     make(chan struct{}, 1),
 		fsem:     make(chan struct{}, 1),
+		armed:    cfg.fromResponses, // as if it had seen the budget armed: its first ask arms it
 	}
 	if l.dir == "" {
 		l.dir, l.dirErr = defaultDir()
