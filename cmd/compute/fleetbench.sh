@@ -5,7 +5,8 @@
 #   xargs -P6:    xargs -P6 compute instance delete over M instances (one request each),
 # three ways: each process pacing alone (COMPUTE_RATE_DIR=off), the machine-wide pacing through a
 # file (the default), and the pacing shared through Redis (COMPUTE_REDIS_URL), the last two on a new
-# budget and then on the same budget again (a budget keeps what its first 429 taught it). For each
+# budget and then on the same budget again (a Redis budget paces from responses from its first 429
+# on; the file from its first request). For each
 # it prints the time, the floor the rate allows ((requests - 1) / rate), their ratio, the 429s that
 # compute-fake's request log holds and the commands that failed (exit code 6 once the 429s outlast
 # the retries), as a Markdown table for BENCHMARKS.md.
@@ -113,8 +114,8 @@ way() {
 echo "| pacing | fleet | requests | time | floor | time / floor | 429s | failed commands |"
 echo "|---|---|---|---|---|---|---|---|"
 COMPUTE_RATE_DIR=off way "each process alone"
-# A new budget meets its first 429 and learns from it (pacing from responses, which the budget
-# keeps): its first run, then the same budget again, as a user's machine has it after that.
+# Each shared way on a new budget, then on the same budget again, as a user's machine has it after
+# a while (a Redis budget keeps the pacing from responses that its first 429 turned on).
 COMPUTE_RATE_DIR="$work/rate" way "machine-wide (a file), a new file"
 COMPUTE_RATE_DIR="$work/rate" way "machine-wide (a file), again"
 if [ -n "$redis_url" ]; then
