@@ -115,10 +115,12 @@
 //     GiB.
 //   - Addresses: public ones (an instance's public_ip, a floating IP's ip_address) come from the
 //     ranges set aside for documentation, 192.0.2.0/24, 198.51.100.0/24 and 203.0.113.0/24 (.1 to
-//     .254 of each, 762 in all), each held by one resource until it is deleted; private ones from
-//     10.0.0.0/16. An instance with a floating IP shows its address and holds none of its own. When
-//     all 762 are held, an instance becomes active with public_ip null and a floating IP create is
-//     refused with 02049.
+//     .254 of each, 762 in all), then, for a fake filled by a load test, from the range set aside
+//     for benchmarking, 198.18.0.0/15 (130,048 more); none of them is a private network's or a real
+//     host's. Each is held by one resource until it is deleted; private ones come from 10.0.0.0/16.
+//     An instance with a floating IP shows its address and holds none of its own. When every one
+//     is held, an instance becomes active with public_ip null and a floating IP create is refused
+//     with 02049.
 //
 // # Faults, the request log and the control endpoint
 //

@@ -30,10 +30,12 @@ func isDocumentation(t *testing.T, s string) bool {
 }
 
 // Instances' public IPs and floating IPs' addresses come from the documentation ranges, never a
-// private range, each held by one resource at a time: all 762 of them, then none (an instance
-// without a public IP, a floating IP refused with 02049) until one is freed by a delete.
+// private range, each held by one resource at a time: all 762 of them, then (in a pool cut to
+// those, so that the test stays small) none (an instance without a public IP, a floating IP
+// refused with 02049) until one is freed by a delete.
 func TestPublicAddressesComeFromTheDocumentationRanges(t *testing.T) {
 	e := newEngine(Config{})
+	e.s.public.size = documentationAddresses
 	seen := map[string]string{}
 	publicIP := func(id string) any {
 		return ok(t, e, http.StatusOK, "GET", "/compute/v1/instances/"+id, "")["instance"].(map[string]any)["public_ip"]
@@ -45,7 +47,7 @@ func TestPublicAddressesComeFromTheDocumentationRanges(t *testing.T) {
 	seen[addr] = fipID
 
 	var ids []string
-	for len(seen) < publicAddresses {
+	for len(seen) < documentationAddresses {
 		in := ok(t, e, http.StatusCreated, "POST", "/compute/v1/instances", instanceBodyJSON)["instance"].(map[string]any)
 		id := in["id"].(string)
 		ip, isString := publicIP(id).(string)
@@ -85,4 +87,37 @@ func TestInstanceWithAFloatingIPHoldsNoAddressOfItsOwn(t *testing.T) {
 	got := ok(t, e, http.StatusOK, "GET", "/compute/v1/instances/"+in["id"].(string), "")["instance"].(map[string]any)
 	assert.Equal(t, addr, got["public_ip"])
 	assert.Len(t, e.s.public.holder, 1, "only the floating IP holds an address")
+}
+
+// Once the documentation ranges are all held, public addresses come from the range set aside for
+// benchmarking (198.18.0.0/15), never a private one, each distinct: a fake filled by a load test
+// gives every instance and floating IP an address.
+func TestPublicAddressesGoOnInTheBenchmarkingRange(t *testing.T) {
+	benchmarking := netip.MustParsePrefix("198.18.0.0/15")
+	seen := map[string]bool{}
+	for i := range publicAddresses {
+		s := publicAddress(i)
+		a, err := netip.ParseAddr(s)
+		require.NoError(t, err, s)
+		require.False(t, seen[s], "%s handed out twice (index %d)", s, i)
+		seen[s] = true
+		require.False(t, a.IsPrivate() || a.IsLoopback() || a.IsUnspecified(), s)
+		last := a.As4()[3]
+		require.True(t, last != 0 && last != 255, "%s ends a /24", s)
+		if i < documentationAddresses {
+			require.True(t, isDocumentation(t, s), "%d: %s", i, s)
+		} else {
+			require.True(t, benchmarking.Contains(a), "%d: %s", i, s)
+		}
+	}
+	require.Equal(t, "198.18.0.1", publicAddress(documentationAddresses))
+	require.Equal(t, "198.19.255.254", publicAddress(publicAddresses-1))
+
+	e := newEngine(Config{})
+	for range documentationAddresses {
+		ok(t, e, http.StatusCreated, "POST", "/compute/v1/floating-ips", `{"name":"ip","region":"NORD-NO-KRS-1"}`)
+	}
+	in := ok(t, e, http.StatusCreated, "POST", "/compute/v1/instances", instanceBodyJSON)["instance"].(map[string]any)
+	got := ok(t, e, http.StatusOK, "GET", "/compute/v1/instances/"+in["id"].(string), "")["instance"].(map[string]any)["public_ip"]
+	assert.Equal(t, "198.18.0.1", got)
 }

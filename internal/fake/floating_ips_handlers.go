@@ -32,7 +32,7 @@ func createFloatingIP(s *state, c call, r *floatingIPCreate) (*floatingIP, *Erro
 	// The address is taken now, shown once created: a create that finds every one held is refused.
 	if s.public.full() {
 		return nil, badRequest(codeStaticPublicIPQuotaReached,
-			"static public IP quota reached: all %d public addresses are held", publicAddresses)
+			"static public IP quota reached: all %d public addresses are held", s.public.size)
 	}
 	f := &floatingIP{ID: s.newID("fip"), Name: r.Name, Description: r.Description, IsPublic: true, Version: r.Version,
 		Region: r.Region, Status: fipCreating, CreatedAt: stamp(c.now), UpdatedAt: stamp(c.now)}
