@@ -12,11 +12,13 @@ import (
 
 // The constants of the pacing [NewLimiter] describes, which the Redis limiter (ratelimit/redis) uses.
 const (
-	PacingHeadroom = 0.003           // how far under the rate the schedule runs
-	PacingHold     = 0.25            // intervals a request waits past its due time for the last response
-	PacingWiden    = 0.05            // intervals each 429 after the first widens the spacing by
-	PacingWidenMax = 0.5             // intervals the spacing widens by at most
-	PacingNarrow   = 2 * time.Minute // how long without a 429 narrows the spacing by PacingWiden
+	PacingHeadroom  = 0.003           // how far under the rate the schedule runs
+	PacingHold      = 0.25            // intervals a request waits past its due time for the last response
+	PacingHoldLate  = 1.0             // intervals it waits at most for a late response, within PacingHoldShare
+	PacingHoldShare = 0.01            // the share of the time the waits past PacingHold may take
+	PacingWiden     = 0.05            // intervals each 429 after the first widens the spacing by
+	PacingWidenMax  = 0.5             // intervals the spacing widens by at most
+	PacingNarrow    = 2 * time.Minute // how long without a 429 narrows the spacing by PacingWiden
 )
 
 // NewLimiter returns the limiter a client builds from [WithRateLimit]: rps requests per second on
@@ -29,7 +31,12 @@ const (
 //     request that reaches it less than an interval after the one before. So each request also
 //     waits until an interval after the previous response arrived, less the fastest round trip
 //     seen (the service counted the request before it responded), but at most [PacingHold] of an
-//     interval past its due time.
+//     interval past its due time; or, for a response that comes later (a request that a busy
+//     machine, a jittery network or the service itself held up), up to [PacingHoldLate], while
+//     these longer waits have taken less than [PacingHoldShare] of the time. So a request that
+//     reached the service late delays the next one by its lateness, and no more; a service whose
+//     every response is slow, which counted each request long before it responded, costs at most
+//     that share more than a quarter interval per response.
 //
 // Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
 // on the token, a lower limit); a caller whose deadline ends before the pause fails at once with an
@@ -59,6 +66,8 @@ type gate struct {
 	sent      time.Time     // when
 	responded time.Time     // when its response arrived; zero until then
 	minRTT    time.Duration // the fastest round trip; -1 before the first
+	late      time.Duration // what the waits past PacingHold may still take, as of lateAt
+	lateAt    time.Time     // when late was last set; zero for the whole allowance
 }
 
 func newGate(rps float64, burst int) *gate {
@@ -120,6 +129,7 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 		return nil, ctx.Err()
 	}
 	defer func() { <-g.turn }()
+	asked := time.Now()
 	for {
 		d, err := g.hold(ctx)
 		switch {
@@ -132,7 +142,7 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 		case g.schedule == nil:
 			return nil, ctx.Err()
 		default:
-			return g.letGo(ctx)
+			return g.letGo(ctx, asked)
 		}
 	}
 }
@@ -153,16 +163,47 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 		}
 		return pause, nil
 	}
-	interval := time.Duration(float64(time.Second) / float64(g.schedule.Limit()))
-	end := g.sent.Add(interval + time.Duration(PacingHold*float64(interval))).Sub(now)
-	if g.responded.IsZero() {
-		return min(end, time.Millisecond), nil
+	_, end := g.holdEnd(now)
+	if d := end.Sub(now); g.responded.IsZero() && d > 0 {
+		return min(d, time.Millisecond), nil
 	}
-	return min(end, g.responded.Add(interval-g.minRTT).Sub(now)), nil
+	return end.Sub(now), nil
 }
 
-// letGo waits for the schedule and lets the attempt go; its done records the response.
-func (g *gate) letGo(ctx context.Context) (func(), error) {
+// holdEnd is when the pacing from responses lets the next attempt go, as it stands at now: an
+// interval after the last response less the fastest round trip, at most PacingHold of an interval
+// past the last attempt's time (base), or later by what the allowance for late responses holds at
+// now (up to PacingHoldLate). Call it with g.mu held and the pacing from responses on.
+func (g *gate) holdEnd(now time.Time) (base, end time.Time) {
+	interval := g.interval()
+	base = g.sent.Add(interval + time.Duration(PacingHold*float64(interval)))
+	end = base.Add(g.allowance(now, interval))
+	if r := g.responded.Add(interval - g.minRTT); !g.responded.IsZero() && r.Before(end) {
+		end = r
+	}
+	return base, end
+}
+
+// interval is the schedule's spacing. Call it with g.mu held.
+func (g *gate) interval() time.Duration {
+	return time.Duration(float64(time.Second) / float64(g.schedule.Limit()))
+}
+
+// allowance is how much longer than PacingHold past its due time an attempt may wait for a late
+// response at now: what is left of the share of the time PacingHoldShare gives these waits, at
+// most the rest of PacingHoldLate. Call it with g.mu held.
+func (g *gate) allowance(now time.Time, interval time.Duration) time.Duration {
+	most := time.Duration((PacingHoldLate - PacingHold) * float64(interval))
+	if g.lateAt.IsZero() {
+		return most
+	}
+	return min(most, g.late+time.Duration(PacingHoldShare*float64(now.Sub(g.lateAt))))
+}
+
+// letGo waits for the schedule and lets the attempt go; its done records the response. asked is
+// when the caller began to wait for it: the time it waited past PacingHold for the last response
+// comes out of the allowance for late responses.
+func (g *gate) letGo(ctx context.Context, asked time.Time) (func(), error) {
 	if err := g.schedule.Wait(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -171,8 +212,14 @@ func (g *gate) letGo(ctx context.Context) (func(), error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	now := time.Now()
+	if g.armed && g.minRTT >= 0 && g.seq > 0 {
+		base, end := g.holdEnd(now)
+		waited := max(0, earliest(now, end).Sub(latest(base, asked)))
+		g.late, g.lateAt = max(0, g.allowance(now, g.interval())-waited), now
+	}
 	g.seq++
-	seq, sent := g.seq, time.Now()
+	seq, sent := g.seq, now
 	g.sent, g.responded = sent, time.Time{}
 	return func() {
 		g.mu.Lock()
@@ -185,4 +232,20 @@ func (g *gate) letGo(ctx context.Context) (func(), error) {
 			g.responded = now
 		}
 	}, nil
+}
+
+// earliest returns the earlier of a and b.
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -131,7 +131,9 @@ func TestCallersTakeTurnsOnTheSchedule(t *testing.T) {
 // burst), with some requests reaching it late (as a busy machine or a network would make them): a
 // late request makes the next one look early to the server, by far more than the 0.3% headroom.
 // The client is refused once: that 429 arms the pacing from responses, and no late request makes
-// the next one early after that, up to the quarter interval it waits for a response at most.
+// the next one early after that: each late response holds the next request until an interval
+// after it, past the quarter interval while the waits that long take under their share of the
+// time (a request 60 ms late now and then, as a loaded machine's scheduler makes them).
 func TestStrictServerSeesFewRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -142,9 +144,12 @@ func TestStrictServerSeesFewRefusals(t *testing.T) {
 		{"1.5 ms late, one in 50", 50, 1500 * time.Microsecond, 0.98},
 		{"20 ms late, one in 10", 10, 20 * time.Millisecond, 0.95},
 		{"24 ms late, one in 4", 4, 24 * time.Millisecond, 0.92}, // each costs its delay once
+		{"60 ms late, one in 40", 40, 60 * time.Millisecond, 0.97},
+		{"90 ms late, one in 100", 100, 90 * time.Millisecond, 0.98},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ok, refused := strictServerRun(t, tc.every, tc.late)
+			ok, refused := strictServerRun(t, tc.every, tc.late, 0)
+			t.Logf("served %d, refused %d", ok, refused)
 			assert.GreaterOrEqual(t, float64(ok), tc.share*600, "served %d, refused %d", ok, refused)
 			assert.Equal(t, 1, refused)
 		})
@@ -156,14 +161,26 @@ func TestStrictServerSeesFewRefusals(t *testing.T) {
 // machine): each makes the next one early. The 429s after the first widen the spacing until the
 // late requests fit, and then few come, however long the run.
 func TestTheSpacingLearnsTheJitterItMeets(t *testing.T) {
-	ok, refused := strictServerRun(t, 4, 40*time.Millisecond)
+	ok, refused := strictServerRun(t, 4, 40*time.Millisecond, 0)
 	assert.LessOrEqual(t, refused, 8, "served %d", ok)
 	assert.GreaterOrEqual(t, float64(ok), 0.70*600, "refused %d", refused) // 138 served and 46 refused, each pausing a second, without the widening
 }
 
+// TestSlowResponsesCostLittle: the strict server counts every request when it arrives, but one
+// response in 2 comes 150 ms later (a slow endpoint). Waiting for each of them until an interval
+// after it would lose a third of the rate; the waits past the quarter interval take their share of
+// the time and no more, so the client keeps most of the rate, with no refusal but the first.
+func TestSlowResponsesCostLittle(t *testing.T) {
+	ok, refused := strictServerRun(t, 2, 0, 150*time.Millisecond)
+	t.Logf("served %d, refused %d", ok, refused)
+	assert.Equal(t, 1, refused)
+	assert.GreaterOrEqual(t, float64(ok), 0.85*600, "served") // 399 if every late response held the next one
+}
+
 // strictServerRun is one run of TestStrictServerSeesFewRefusals: how many requests the server
-// served and refused in a minute.
-func strictServerRun(t *testing.T, every int, late time.Duration) (ok, refused int) {
+// served and refused in a minute. One request in every reaches the server late, or, with slow,
+// has its response that much later than the others (the server counted it when it arrived).
+func strictServerRun(t *testing.T, every int, late, slow time.Duration) (ok, refused int) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var last time.Time
@@ -171,22 +188,30 @@ func strictServerRun(t *testing.T, every int, late time.Duration) (ok, refused i
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			n++
-			isLate := n%every == every/2
+			k := n
 			mu.Unlock()
-			if isLate {
+			isLate := k%every == every/2
+			switch {
+			case isLate:
 				time.Sleep(late)
+			case k == 2 && slow > 0: // late, so that the next is refused: that arms the pacing from responses
+				time.Sleep(30 * time.Millisecond)
 			}
 			mu.Lock()
-			defer mu.Unlock()
 			now := time.Now()
 			if !last.IsZero() && now.Sub(last) < 100*time.Millisecond {
 				refused++
+				mu.Unlock()
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
 				return
 			}
 			last = now
 			ok++
+			mu.Unlock()
+			if isLate {
+				time.Sleep(slow)
+			}
 			w.WriteHeader(http.StatusNoContent)
 		}, WithRateLimit(10, 1), WithRetry(RetryPolicy{MaxRetries: 10}))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -206,7 +231,10 @@ func strictServerRun(t *testing.T, every int, late time.Duration) (ok, refused i
 
 // TestPacingFromResponses: once a 429 armed it, the next attempt goes an interval after the previous
 // attempt's response, less the shortest round trip, but at most a quarter of an interval past its
-// due time, whether the response is slow or never comes; only the last attempt's response counts.
+// due time; for a later response, up to an interval past its due time while the waits past the
+// quarter interval have taken under PacingHoldShare of the time (a slow endpoint, or lost
+// responses, then hold the next attempt about a quarter interval again). Only the last attempt's
+// response counts.
 func TestPacingFromResponses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
@@ -220,27 +248,40 @@ func TestPacingFromResponses(t *testing.T) {
 		done = waitFor(t, g)
 		time.Sleep(20 * time.Millisecond) // a response 20 ms after the attempt left
 		done()
-		assert.Equal(t, interval-2*time.Millisecond, waitTook(t, g).Round(time.Microsecond),
+		took, done := waitDone(t, g)
+		assert.Equal(t, interval-2*time.Millisecond, took.Round(time.Microsecond),
 			"an interval after the response less the shortest round trip, not an interval after the grant")
 
-		done = waitFor(t, g)
-		time.Sleep(60 * time.Millisecond) // a slow response
+		time.Sleep(60 * time.Millisecond) // a late response, as for a request that reached the service late
 		done()
-		assert.Equal(t, interval+interval/4-60*time.Millisecond, waitTook(t, g).Round(time.Microsecond),
-			"a quarter interval past its due time at most, as for a response that never comes")
+		took, _ = waitDone(t, g) // its response never comes
+		assert.Equal(t, interval-2*time.Millisecond, took.Round(time.Microsecond),
+			"an interval after the late response too: 33 ms past the quarter interval")
 
-		// That attempt's response never comes: the next waits a quarter interval past its due time.
-		assert.Equal(t, interval+interval/4, waitTook(t, g).Round(time.Microsecond))
+		// The next waits for the lost response what is left of the allowance (75 ms less 33 ms, and
+		// the share of the time since), then a quarter interval past its due time and the share.
+		assert.Equal(t, 169*time.Millisecond, waitTook(t, g).Round(time.Millisecond))
+		assert.Equal(t, 127*time.Millisecond, waitTook(t, g).Round(time.Millisecond))
 
-		// A response to an attempt that is not the last one let go anchors nothing.
+		// After a minute without late responses, the allowance is whole again. A response to an
+		// attempt that is not the last one let go anchors nothing.
+		time.Sleep(time.Minute)
 		stale := waitFor(t, g)
-		latest := waitFor(t, g)
+		took, latest := waitDone(t, g)
+		assert.Equal(t, interval+interval, took.Round(time.Microsecond), "an interval past its due time at most")
 		time.Sleep(time.Millisecond)
 		stale()
-		took := waitTook(t, g)
-		assert.Equal(t, interval-time.Millisecond+interval/4, took.Round(time.Microsecond), "still held for the last one's response")
+		assert.Equal(t, 126*time.Millisecond, waitTook(t, g).Round(time.Millisecond), "still held for the last one's response")
 		latest()
 	})
+}
+
+// waitDone is how long g.Wait blocked, and the attempt's done.
+func waitDone(t *testing.T, g *gate) (time.Duration, func()) {
+	t.Helper()
+	start := time.Now()
+	done := waitFor(t, g)
+	return time.Since(start), done
 }
 
 // TestAWaitForAResponseDoesNotFailEarly: a caller whose deadline comes before the end of the hold
@@ -332,7 +373,7 @@ func TestThePacingFromResponsesLastsAndTheWideningNarrowsBack(t *testing.T) {
 		}
 		time.Sleep(time.Hour)
 		waitFor(t, g) // no response to it ever comes
-		assert.Equal(t, 100300*time.Microsecond*5/4, waitTook(t, g).Round(time.Microsecond), "still held for the last response")
+		assert.Equal(t, 2*100300*time.Microsecond, waitTook(t, g).Round(time.Microsecond), "still held for the last response, up to an interval past its due time")
 		assert.InDelta(t, 10/(1+PacingHeadroom), float64(g.schedule.Limit()), 1e-9, "narrowed back to the headroom")
 	})
 }
