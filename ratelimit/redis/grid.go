@@ -36,6 +36,8 @@ type fallback struct {
 	until      time.Time     // a pause ends
 	wide       float64       // the spacing's widening, in intervals, as of wideAt
 	wideAt     time.Time
+	late       time.Duration // the allowance for late responses, as of lateAt
+	lateAt     time.Time     // zero for the whole allowance
 }
 
 // spacing is the fallback's spacing at now: the schedule's, widened by the 429s it met.
@@ -81,6 +83,7 @@ func (l *Limiter) waitSlots(ctx context.Context) (func(), error) {
 	}
 	defer func() { <-l.fturn }()
 	deadline, hasDeadline := ctx.Deadline()
+	asked := time.Now()
 	for {
 		l.mu.Lock()
 		if !l.failing {
@@ -113,6 +116,10 @@ func (l *Limiter) waitSlots(ctx context.Context) (func(), error) {
 			l.mu.Unlock()
 			return nil, fmt.Errorf("ratelimit/redis: the next request may go in %s, past the context deadline: %w",
 				at.Sub(now).Round(time.Millisecond), context.DeadlineExceeded)
+		}
+		if base, end, ok := l.fbHold(now); ok { // what the caller waited past PacingHold is spent
+			waited := max(0, minTime(now, end).Sub(latest(base, asked)))
+			l.fb.late, l.fb.lateAt = max(0, l.fbAllowance(now)-waited), now
 		}
 		l.fb.prev, l.fb.last = l.fb.last, at
 		l.fb.seq++
@@ -156,17 +163,45 @@ func (l *Limiter) nextSlot(now time.Time) (at time.Time, poll time.Duration, ok 
 	// The schedule is fixed in advance, as Redis's is: a caller that wakes late does not delay the
 	// next (the pacing from responses covers a request that leaves late).
 	t := latest(now, l.promise, l.fb.until, l.lastDue.Add(step), l.fb.last.Add(step))
-	if (l.fb.armed || l.armed) && !l.fb.lastAt.IsZero() {
-		end := l.fb.last.Add(step + time.Duration(compute.PacingHold*float64(step)))
+	if _, end, ok := l.fbHold(now); ok {
 		switch {
 		case !l.fb.responded.IsZero():
-			t = latest(t, minTime(end, l.fb.responded.Add(step-max(0, l.fb.minRTT))))
+			t = latest(t, end)
 		case end.After(t):
 			return end, min(end.Sub(now), max(time.Millisecond, step/20)), true
 		}
 	}
 	at, ok = l.slotFrom(t)
 	return at, 0, ok
+}
+
+// fbHold is, once a 429 was seen and a fallback grant went, when the pacing from responses lets
+// the next fallback grant go, as it stands at now: an interval after the last response less the
+// fastest round trip, at most PacingHold of an interval past the last grant's time (base), or
+// later by what the allowance for late responses holds (up to PacingHoldLate), as
+// compute.NewLimiter does. Call it with l.mu held.
+func (l *Limiter) fbHold(now time.Time) (base, end time.Time, ok bool) {
+	if !(l.fb.armed || l.armed) || l.fb.lastAt.IsZero() {
+		return time.Time{}, time.Time{}, false
+	}
+	step := l.fb.spacing(l.step, now)
+	base = l.fb.last.Add(step + time.Duration(compute.PacingHold*float64(step)))
+	end = base.Add(l.fbAllowance(now))
+	if !l.fb.responded.IsZero() {
+		end = minTime(end, l.fb.responded.Add(step-max(0, l.fb.minRTT)))
+	}
+	return base, end, true
+}
+
+// fbAllowance is how much longer than PacingHold past its time a fallback grant may wait for a late
+// response at now: the share PacingHoldShare of the time since it was last spent, up to the rest of
+// PacingHoldLate. Call it with l.mu held.
+func (l *Limiter) fbAllowance(now time.Time) time.Duration {
+	most := time.Duration((compute.PacingHoldLate - compute.PacingHold) * float64(l.fb.spacing(l.step, now)))
+	if l.fb.lateAt.IsZero() {
+		return most
+	}
+	return min(most, l.fb.late+time.Duration(compute.PacingHoldShare*float64(now.Sub(l.fb.lateAt))))
 }
 
 // slotFrom returns the first time at or after t when this process may send on its fallback: at

@@ -11,20 +11,24 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
+	ratelimit "github.com/compute-sdk/compute-go/ratelimit/redis"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// lateTransport sends one request in 4 late, after the limiter let it go: a loaded machine, or a
-// jittery network, delivers it late, and it lands less than an interval before the next one.
+// lateTransport sends one request in every (4 by default) late, after the limiter let it go: a
+// loaded machine, or a jittery network, delivers it late, and it lands less than an interval before
+// the next one.
 type lateTransport struct {
-	base http.RoundTripper
-	late time.Duration
-	n    atomic.Int64
+	base  http.RoundTripper
+	late  time.Duration
+	every int64
+	n     atomic.Int64
 }
 
 func (t *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if t.n.Add(1)%4 == 2 {
+	every := max(t.every, 4)
+	if t.n.Add(1)%every == every/2 {
 		time.Sleep(t.late)
 	}
 	return t.base.RoundTrip(r)
@@ -32,61 +36,112 @@ func (t *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestTheFleetLearnsTheJitterItMeets: two processes share a budget in Redis (the real scripts, on
 // the bubble's clock) against the fake enforcing 10 requests a second with no burst, and one
-// request in 4 of each leaves 40 ms late (more than the quarter interval, 25 ms, that the pacing
-// from responses waits for a late response). The 429s after the first widen the fleet's spacing
-// until the late requests fit: a few come at first, each pausing the fleet for its Retry-After,
-// and then none, however long the run.
+// request in 4 of each leaves 40 ms late: more than the quarter interval, 25 ms, that the pacing
+// from responses waits for a late response, so often that the allowance for waiting longer runs
+// out. The 429s after the first widen the fleet's spacing until the late requests fit: a few come
+// at first, each pausing the fleet for its Retry-After, and then none, however long the run.
 func TestTheFleetLearnsTheJitterItMeets(t *testing.T) {
 	bubble(t, func(t *testing.T, addr string) {
 		const run = time.Minute
-		srv := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithRateLimit(fleetRate, 1))
-		t.Cleanup(srv.Close)
-		inst, err := srv.Client().Instances.Create(context.Background(), &compute.InstanceCreateRequest{
-			Name: "jitter-1", Hostname: "jitter-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
-			SSHKeys: []string{"key-ci"}})
-		require.NoError(t, err)
-		time.Sleep(time.Second)
-		srv.ResetRequests()
+		srv, id := strictServer(t)
 		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(t.Context(), run)
-		defer cancel()
-		var ok atomic.Int64
-		var wg sync.WaitGroup
-		for _, l := range f.limiters {
-			c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
-				compute.WithHTTPClient(&http.Client{Transport: &lateTransport{base: srv.HTTPClient().Transport, late: 40 * time.Millisecond}}))
-			require.NoError(t, err)
-			for range 4 {
-				wg.Go(func() {
-					for ctx.Err() == nil {
-						_, err := c.Instances.Get(ctx, inst.ID)
-						switch {
-						case err == nil:
-							ok.Add(1)
-						case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-							return
-						case !errors.Is(err, compute.ErrRateLimited):
-							assert.NoError(t, err)
-							return
-						}
-					}
-				})
-			}
-		}
-		wg.Wait()
-		var refused, late int
-		for _, r := range srv.Requests() {
-			if r.Status == http.StatusTooManyRequests {
-				refused++
-				if r.Time.Sub(start) >= run/2 {
-					late++
-				}
+		ok, refused := strictRun(t, srv, id, f.limiters, run, 40*time.Millisecond, 4)
+		var late int
+		for _, at := range refused {
+			if at.Sub(start) >= run/2 {
+				late++
 			}
 		}
 		// Without the widening: 44 429s, 21 of them in the second half, and 157 served.
-		assert.Zero(t, late, "429s in the second half of the run; %d in all, %d served", refused, ok.Load())
-		assert.LessOrEqual(t, refused, 6, "429s; served %d", ok.Load())
-		assert.GreaterOrEqual(t, ok.Load(), int64(0.7*fleetRate*run.Seconds()), "served; %d refused", refused)
+		assert.Zero(t, late, "429s in the second half of the run; %d in all, %d served", len(refused), ok)
+		assert.LessOrEqual(t, len(refused), 6, "429s; served %d", ok)
+		assert.GreaterOrEqual(t, ok, int64(0.7*fleetRate*run.Seconds()), "served; %d refused", len(refused))
 	})
+}
+
+// TestTheFleetWaitsForALateResponse: the same fleet, and one request in 80 of each process leaves
+// 60 ms late, as a loaded machine's scheduler holds a process or the service now and then (past the
+// quarter interval the pacing from responses waited for at most). Each late request's response
+// holds the next grant until an interval after it, whichever process takes it: no 429 but the one
+// that arms the pacing from responses, and each late request costs the fleet its lateness once.
+func TestTheFleetWaitsForALateResponse(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const run = time.Minute
+		srv, id := strictServer(t)
+		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
+		ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, 80)
+		// Before the allowance for late responses: 511 served and 6 refused.
+		assert.Len(t, refused, 1, "429s; served %d", ok)
+		assert.GreaterOrEqual(t, ok, int64(0.95*fleetRate*run.Seconds()), "served; %d refused", len(refused))
+	})
+}
+
+// TestALoneProcessOnItsFallbackWaitsForALateResponse: one process, Redis down from the start, its
+// fallback pacing it alone, one request in 40 leaving 60 ms late: its own pacing from responses
+// waits for each late response as compute.NewLimiter does, and no 429 comes but the first.
+func TestALoneProcessOnItsFallbackWaitsForALateResponse(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const run = time.Minute
+		srv, id := strictServer(t)
+		b := newBubbleBudget(t, addr)
+		b.kill()
+		f := newFleet(t, b, 1, nil)
+		ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, 40)
+		assert.Len(t, refused, 1, "429s; served %d", ok)
+		assert.GreaterOrEqual(t, ok, int64(0.95*fleetRate*run.Seconds()), "served; %d refused", len(refused))
+	})
+}
+
+// strictServer starts the fake enforcing the fleet's rate with no burst, with one instance to read.
+func strictServer(t *testing.T) (*computetest.Server, string) {
+	srv := computetest.NewServer(computetest.WithInMemoryNetwork(), computetest.WithRateLimit(fleetRate, 1))
+	t.Cleanup(srv.Close)
+	inst, err := srv.Client().Instances.Create(context.Background(), &compute.InstanceCreateRequest{
+		Name: "jitter-1", Hostname: "jitter-1", Type: "vcpu-2_memory-4g", Region: "NORD-NO-KRS-1", Image: "debian-12",
+		SSHKeys: []string{"key-ci"}})
+	require.NoError(t, err)
+	time.Sleep(time.Second)
+	srv.ResetRequests()
+	return srv, inst.ID
+}
+
+// strictRun reads instance id through each limiter, 4 callers a limiter, for run, one request in
+// every of each limiter leaving late after its grant; it returns the reads served and when the
+// server refused a request.
+func strictRun(t *testing.T, srv *computetest.Server, id string, limiters []*ratelimit.Limiter, run time.Duration,
+	late time.Duration, every int64) (ok int64, refused []time.Time) {
+	ctx, cancel := context.WithTimeout(t.Context(), run)
+	defer cancel()
+	var served atomic.Int64
+	var wg sync.WaitGroup
+	for _, l := range limiters {
+		c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
+			compute.WithHTTPClient(&http.Client{Transport: &lateTransport{base: srv.HTTPClient().Transport, late: late, every: every}}))
+		require.NoError(t, err)
+		for range 4 {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					_, err := c.Instances.Get(ctx, id)
+					switch {
+					case err == nil:
+						served.Add(1)
+					case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+						return
+					case !errors.Is(err, compute.ErrRateLimited):
+						assert.NoError(t, err)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for _, r := range srv.Requests() {
+		if r.Status == http.StatusTooManyRequests {
+			refused = append(refused, r.Time)
+		}
+	}
+	t.Logf("served %d, refused %d", served.Load(), len(refused))
+	return served.Load(), refused
 }

@@ -159,8 +159,9 @@ const maxMembers = 1 << 16
 // arguments every script takes. A budget is one hash, in microseconds of Redis's clock: tat (when
 // the schedule's next grant is due), until (the pause ends), armed (the pacing from responses is
 // on), seq and sent (the last grant and when it was due), resp (when its response was reported),
-// minrtt (the fastest round trip from a grant to its response's report), wide and wat (the
-// spacing's widening and when it was set), epoch (when the budget was created) and recover (until
+// minrtt (the fastest round trip from a grant to its response's report), late and lateat (the
+// allowance for late responses and when it was set), wide and wat (the spacing's widening and
+// when it was set), epoch (when the budget was created) and recover (until
 // when, after Redis lost the budget, slots nobody reported holding stay reserved: recoverFor past
 // the next recheck instant), and one record
 // per member ("p:" id, "h:" id and "s:" id: see memberScript). ARGV[1] is the time to use instead
@@ -170,7 +171,7 @@ const maxMembers = 1 << 16
 // restarted empty, turns it on again), ARGV[7] the slot's length, ARGV[8] the budget's epoch as
 // the limiter last learned it (empty before), ARGV[9] the recheck period and ARGV[10] the timeout.
 var scriptHeader = fmt.Sprintf(`
-local HEADROOM, HOLD, POLL, AHEAD = %v, %v, %v, %v
+local HEADROOM, HOLD, POLL, AHEAD, LATE, SHARE = %v, %v, %v, %v, %v, %v
 local WIDEN, WIDENMAX, NARROW, GRID, F, RECOVER = %v, %v, %d, %v, %d, %d
 local now = tonumber(ARGV[1])
 if not now then
@@ -241,11 +242,12 @@ local function ranked(recs, me)
   end
   return n + 1, rank
 end
-`, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead,
+`, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead, compute.PacingHoldLate, compute.PacingHoldShare,
 	compute.PacingWiden, compute.PacingWidenMax, compute.PacingNarrow.Microseconds(), gridMargin, frame, recoverFor.Microseconds())
 
-// waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline). It
-// replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
+// waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline),
+// ARGV[11] when it first asked for this grant (what it waited past the quarter interval for a late
+// response comes out of the allowance for late responses). It replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
 // and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses, or the wait
 // until the grant may be reserved}, after which the caller asks again; or {3, the wait}, reserving
 // nothing, when the grant is due past ARGV[4]. Every reply ends with the count of members and the
@@ -258,7 +260,7 @@ local recs = members()
 local me = ARGV[5]
 local n, rank = ranked(recs, me)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt')
+local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt', 'late', 'lateat')
 if ARGV[6] == '1' and not s[3] then
   redis.call('HSET', KEYS[1], 'armed', 1)
   s[3] = '1'
@@ -266,14 +268,21 @@ end
 local step = spacing()
 local pause = (tonumber(s[2]) or 0) - now
 if pause > 0 then return {1, math.ceil(pause), n, rank} end
+-- the allowance for late responses: how much longer than HOLD past its due time a grant may wait
+-- for the last response, the share SHARE of the time since it was last spent, up to LATE
+local allowance = step * (LATE - HOLD)
+local lat = tonumber(s[9])
+if lat then allowance = math.min(allowance, (tonumber(s[8]) or 0) + SHARE * math.max(0, now - lat)) end
+local waited = 0
 if s[3] and s[7] then
-  local hold = tonumber(s[5]) + step * (1 + HOLD) - now
-  if s[6] then
-    hold = math.min(hold, tonumber(s[6]) + step - tonumber(s[7]) - now)
-  else
-    hold = math.min(hold, math.max(1000, step * POLL))
-  end
+  local base = tonumber(s[5]) + step * (1 + HOLD)
+  local ends = base + allowance
+  if s[6] then ends = math.min(ends, tonumber(s[6]) + step - tonumber(s[7])) end
+  local hold = ends - now
+  if not s[6] then hold = math.min(hold, math.max(1000, step * POLL)) end
   if hold > 0 then return {2, math.ceil(hold), n, rank} end
+  -- what the caller waited past HOLD for the last response (it asked first at ARGV[11])
+  waited = math.max(0, math.min(now, ends) - math.max(base, tonumber(ARGV[11]) or now))
 end
 local recovering = now < recover
 -- the time from which at is clear of every time a member may send on its fallback, or nil
@@ -312,7 +321,8 @@ if tonumber(ARGV[4]) >= 0 and at - now > tonumber(ARGV[4]) then return {3, math.
 local early = math.floor(at - now - step * AHEAD)
 if early > 0 then return {2, early, n, rank} end
 local seq = (tonumber(s[4]) or 0) + 1
-redis.call('HSET', KEYS[1], 'tat', num(math.floor(at + step)), 'seq', seq, 'sent', num(math.floor(at)))
+redis.call('HSET', KEYS[1], 'tat', num(math.floor(at + step)), 'seq', seq, 'sent', num(math.floor(at)),
+  'late', num(math.max(0, allowance - waited)), 'lateat', num(now))
 redis.call('HDEL', KEYS[1], 'resp')
 if s[3] then return {0, math.ceil(at - now), seq, 1, n, rank} end
 return {0, math.ceil(at - now), seq, 0, n, rank}
@@ -774,6 +784,7 @@ type grant struct {
 // waitRedis asks Redis for a grant until it gets one; failed reports a Redis failure, after which
 // the caller waits for the fallback instead.
 func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err error) {
+	asked := time.Now()
 	for {
 		if l.down() { // another caller saw Redis fail while this one queued
 			return grant{}, true, nil
@@ -782,7 +793,7 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 		if deadline, ok := ctx.Deadline(); ok {
 			maxWait = max(0, time.Until(deadline).Microseconds())
 		}
-		r, err := l.eval(ctx, waitScript, maxWait)
+		r, err := l.eval(ctx, waitScript, maxWait, asked.UnixMicro())
 		if err != nil {
 			if ctx.Err() != nil {
 				return grant{}, false, ctx.Err()
@@ -957,10 +968,10 @@ func (l *Limiter) run(ctx context.Context, script *goredis.Script, args []any) (
 	}
 }
 
-// eval runs script with arg, its own argument, and refuses a reply the script never sends
-// (checkReply).
-func (l *Limiter) eval(ctx context.Context, script *goredis.Script, arg int64) ([]int64, error) {
-	v, err := l.run(ctx, script, l.args(arg))
+// eval runs script with arg, its own argument, and the arguments after it, extra, and refuses a
+// reply the script never sends (checkReply).
+func (l *Limiter) eval(ctx context.Context, script *goredis.Script, arg int64, extra ...any) ([]int64, error) {
+	v, err := l.run(ctx, script, append(l.args(arg), extra...))
 	if err != nil {
 		return nil, err
 	}

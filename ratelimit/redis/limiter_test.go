@@ -222,43 +222,59 @@ func TestScriptsWidenTheSpacingAfterEachLater429(t *testing.T) {
 
 // TestScriptsPaceFromResponses: once armed, a grant waits until an interval after the last grant's
 // response less the fastest round trip (not the last one), and at most a quarter interval past its
-// due time, whether the response is slow or missing (asking again every 5% of an interval
-// meanwhile); each hold is bounded from both sides, a microsecond before its end and at it; a
+// due time, or up to an interval past it while the allowance for late responses lasts (the share
+// of the time since it was spent), whether the response is late or missing (asking again every 5%
+// of an interval meanwhile); what a caller waited past the quarter interval, from when it first
+// asked, is spent; each hold is bounded from both sides, a microsecond before its end and at it; a
 // report for an earlier grant anchors nothing.
 func TestScriptsPaceFromResponses(t *testing.T) {
 	rdb, _ := sharedRedis(t)
 	key := ratelimit.Key(uniquePrefix(t), testToken)
-	const step, hold, poll = 100300, 125375, 5015
+	const step, hold, poll, late = 100300, 125375, 5015, 75225 // late: three quarters of an interval
+	wait := func(now, asked int64) []int64 {
+		t.Helper()
+		return script(t, rdb, ratelimit.WaitScript, key, now, -1, "member-1", "", "", "", "", "", asked)
+	}
 	sent := int64(1_000_000_000)
 	script(t, rdb, ratelimit.ThrottledScript, key, sent, 1_000_000)
-	require.Equal(t, []int64{0, 0, 1, 1, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent, -1))
+	require.Equal(t, []int64{0, 0, 1, 1, 1, 0}, wait(sent, sent))
 	script(t, rdb, ratelimit.RespondedScript, key, sent+2000, 1) // the fastest round trip: 2 ms
-	assert.Equal(t, []int64{2, step - 2000, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+2000, -1),
+	assert.Equal(t, []int64{2, step - 2000, 1, 0}, wait(sent+2000, sent+2000),
 		"an interval after the response less the fastest round trip")
-	require.Equal(t, []int64{0, 0, 2, 1, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+step, -1))
+	require.Equal(t, []int64{0, 0, 2, 1, 1, 0}, wait(sent+step, sent+2000))
 
-	sent += step // grant 2 has no response yet
-	assert.Equal(t, []int64{2, poll, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+10, -1), "ask again soon")
-	assert.Equal(t, []int64{2, 1, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+hold-1, -1))
-	require.Equal(t, []int64{0, 0, 3, 1, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+hold, -1),
-		"a missing response holds the next grant a quarter interval past its due time")
+	sent += step // grant 2's response never comes
+	asked := sent + 10
+	assert.Equal(t, []int64{2, poll, 1, 0}, wait(asked, asked), "ask again soon")
+	assert.Equal(t, []int64{2, poll, 1, 0}, wait(sent+hold, asked), "held past the quarter interval")
+	assert.Equal(t, []int64{2, 1, 1, 0}, wait(sent+hold+late-1, asked))
+	require.Equal(t, []int64{0, 0, 3, 1, 1, 0}, wait(sent+hold+late, asked),
+		"a missing response holds the next grant an interval past its due time at most")
 
-	sent += hold
-	script(t, rdb, ratelimit.RespondedScript, key, sent+60_000, 3) // a slow response
-	assert.Equal(t, []int64{2, hold - 60_000, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+60_000, -1),
-		"a quarter interval past its due time at most")
-	require.Equal(t, []int64{0, 0, 4, 1, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+hold, -1))
+	sent += hold + late // grant 3's response never comes either, and the allowance is spent
+	asked = sent + 10
+	// Held a quarter interval past its due time and the share of the time since the allowance was
+	// spent: 1% of 126.64 ms.
+	assert.Equal(t, []int64{2, 1, 1, 0}, wait(sent+126_641, asked))
+	require.Equal(t, []int64{0, 0, 4, 1, 1, 0}, wait(sent+126_642, asked))
 
-	sent += hold
-	script(t, rdb, ratelimit.RespondedScript, key, sent+1000, 3) // grant 3's again: not the last
-	assert.Equal(t, []int64{2, poll, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+1000, -1), "still held for grant 4's")
+	sent += 10_000_000 // ten seconds later the allowance is whole again: no hold
+	require.Equal(t, []int64{0, 0, 5, 1, 1, 0}, wait(sent, sent))
+	script(t, rdb, ratelimit.RespondedScript, key, sent+60_000, 5) // a late response
+	assert.Equal(t, []int64{2, step - 2000, 1, 0}, wait(sent+60_000, sent+60_000),
+		"an interval after the late response less the fastest round trip")
+	require.Equal(t, []int64{0, 0, 6, 1, 1, 0}, wait(sent+60_000+step-2000, sent+60_000))
 
-	script(t, rdb, ratelimit.RespondedScript, key, sent+5000, 4) // a 5 ms round trip: not the fastest
+	sent += 60_000 + step - 2000
+	script(t, rdb, ratelimit.RespondedScript, key, sent+1000, 5) // grant 5's again: not the last
+	assert.Equal(t, []int64{2, poll, 1, 0}, wait(sent+1000, sent+1000), "still held for grant 6's")
+
+	script(t, rdb, ratelimit.RespondedScript, key, sent+5000, 6) // a 5 ms round trip: not the fastest
 	const due = 5000 + step - 2000
-	assert.Equal(t, []int64{2, step - 2000, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+5000, -1),
+	assert.Equal(t, []int64{2, step - 2000, 1, 0}, wait(sent+5000, sent+1000),
 		"an interval after the response less the fastest round trip, not the last")
-	assert.Equal(t, []int64{2, 1, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+due-1, -1), "held until then")
-	assert.Equal(t, []int64{0, 0, 5, 1, 1, 0}, script(t, rdb, ratelimit.WaitScript, key, sent+due, -1), "and no longer")
+	assert.Equal(t, []int64{2, 1, 1, 0}, wait(sent+due-1, sent+1000), "held until then")
+	assert.Equal(t, []int64{0, 0, 7, 1, 1, 0}, wait(sent+due, sent+1000), "and no longer")
 }
 
 // TestTheMemberScriptCountsTheProcessesAndSharesTheSlots: each heartbeat records its limiter in
@@ -349,14 +365,13 @@ func TestARestartedBudgetIsArmedAgain(t *testing.T) {
 // TestTheScriptsUseTheComputePackagesConstants: the Lua header is generated from the compute
 // package's pacing constants; this fails when it is written by hand and drifts.
 func TestTheScriptsUseTheComputePackagesConstants(t *testing.T) {
-	m := regexp.MustCompile(`local HEADROOM, HOLD, POLL, AHEAD = ([0-9.e-]+), ([0-9.e-]+), `).FindStringSubmatch(ratelimit.ScriptHeader)
+	m := regexp.MustCompile(`local HEADROOM, HOLD, POLL, AHEAD, LATE, SHARE = ([0-9.e-]+), ([0-9.e-]+), [0-9.e-]+, [0-9.e-]+, ([0-9.e-]+), ([0-9.e-]+)\n`).FindStringSubmatch(ratelimit.ScriptHeader)
 	require.NotNil(t, m, "the header declares the constants")
-	headroom, err := strconv.ParseFloat(m[1], 64)
-	require.NoError(t, err)
-	hold, err := strconv.ParseFloat(m[2], 64)
-	require.NoError(t, err)
-	assert.Equal(t, compute.PacingHeadroom, headroom)
-	assert.Equal(t, compute.PacingHold, hold)
+	for i, want := range []float64{compute.PacingHeadroom, compute.PacingHold, compute.PacingHoldLate, compute.PacingHoldShare} {
+		got, err := strconv.ParseFloat(m[i+1], 64)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
 }
 
 func TestContextEndsTheWait(t *testing.T) {
