@@ -16,15 +16,16 @@
 // The pacing is the one [compute.NewLimiter] describes, for all the processes together: grants at
 // least an interval (at the rate, less [compute.PacingHeadroom]) apart, whichever process takes
 // them; from the first 429 that any process sees (from the first request with
-// [WithResponsePacing]), pacing from responses; each later 429 pauses every process for its
-// Retry-After and widens the spacing of every process by [compute.PacingWiden] of an interval (up
-// to [compute.PacingWidenMax]), which narrows back by as much for each [compute.PacingNarrow]
-// without one. A caller whose deadline ends before its turn or a pause fails at once; no wait
-// outlives the caller's context.
+// [WithResponsePacing]), pacing from responses (its allowance for late responses,
+// [compute.PacingHoldShare] of the time, shared by every process); each later 429 pauses every
+// process for its Retry-After and widens the spacing of every process by [compute.PacingWiden] of
+// an interval (up to [compute.PacingWidenMax]), which narrows back by as much for each
+// [compute.PacingNarrow] without one. A caller whose deadline ends before its turn or a pause fails
+// at once; no wait outlives the caller's context.
 //
 // # The file
 //
-// The budget of a token lives in a file of 96 bytes in the directory of [WithDir], by default
+// The budget of a token lives in a file of 112 bytes in the directory of [WithDir], by default
 // compute-go/ratelimit in the user's cache directory ([os.UserCacheDir]: ~/.cache on Linux,
 // ~/Library/Caches on macOS, %LocalAppData% on Windows). Its name is a SHA-256 of the token ([Name]);
 // the token is never written. A process takes the file's lock (flock on Unix, LockFileEx on
@@ -336,6 +337,7 @@ type grant struct {
 // waitFile asks the budget for a grant until it gets one; failed reports that the file failed,
 // after which the caller waits for the fallback instead.
 func (l *Limiter) waitFile(ctx context.Context) (g grant, failed bool, err error) {
+	asked := time.Now().UnixNano()
 	for {
 		if l.down() { // another caller saw the file fail while this one queued
 			return grant{}, true, nil
@@ -349,7 +351,7 @@ func (l *Limiter) waitFile(ctx context.Context) (g grant, failed bool, err error
 		var d int64
 		err := l.update(ctx, func(s *state, now int64) bool {
 			wasArmed := s.armed
-			v, d = s.ask(now, l.ival, maxWait, rearm)
+			v, d = s.ask(now, l.ival, maxWait, rearm, asked)
 			g = grant{due: time.Unix(0, now+d), seq: s.seq, armed: s.armed}
 			return v == granted || s.armed != wasArmed
 		})

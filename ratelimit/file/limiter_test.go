@@ -205,6 +205,29 @@ func TestA429InOneProcessPausesTheOthers(t *testing.T) {
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
 
+// TestALateResponseHoldsTheOtherProcesses: once the pacing from responses is on, a response that
+// comes 60 ms after its grant (past the quarter interval the next grant used to wait for at most)
+// holds another process's next grant until an interval after it, less the fastest round trip.
+func TestALateResponseHoldsTheOtherProcesses(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := newLimiter(t, dir, 10)
+	b, _ := newLimiter(t, dir, 10)
+	ctx := context.Background()
+	a.Throttled(ctx, 0) // the first 429: the pacing from responses is on
+	done, err := a.Wait(ctx)
+	require.NoError(t, err)
+	done() // the fastest round trip: about nothing
+	done, err = a.Wait(ctx)
+	require.NoError(t, err)
+	sent := time.Now()
+	time.Sleep(60 * time.Millisecond)
+	done()
+	require.NoError(t, wait(ctx, b))
+	// 125 ms (a quarter interval past its due time) before the allowance for late responses.
+	assert.GreaterOrEqual(t, time.Since(sent), 155*time.Millisecond, "an interval after the late response")
+	assert.Less(t, time.Since(sent), time.Second)
+}
+
 // TestContextEndsTheWait: a wait for a pause or a grant ends with the context; a pause or a grant
 // past the deadline fails at once, reserving nothing.
 func TestContextEndsTheWait(t *testing.T) {

@@ -34,6 +34,8 @@ type state struct {
 	minRTT int64  // the fastest round trip from a grant to its response; -1 before the first
 	wideAt int64  // when wide was last set
 	wide   int64  // the spacing's widening as of wideAt, in millionths of an interval
+	late   int64  // the allowance for late responses as of lateAt
+	lateAt int64  // when late was last set; 0 for the whole allowance
 	seq    uint64 // the last grant's number
 	armed  bool   // the pacing from responses is on
 }
@@ -44,23 +46,23 @@ func fresh(step int64) state { return state{step: step, minRTT: -1} }
 // The record the file holds: a magic that names the format's version, the fields, a CRC-32 of what
 // comes before it, and padding.
 const (
-	recordSize = 96
-	crcAt      = 88
+	recordSize = 112
+	crcAt      = 104
 )
 
-var magic = [8]byte{'c', 'g', 'o', 'r', 'l', 'f', '0', '1'}
+var magic = [8]byte{'c', 'g', 'o', 'r', 'l', 'f', '0', '2'}
 
 // encode writes s as the file's record.
 func (s state) encode() []byte {
 	b := make([]byte, recordSize)
 	copy(b, magic[:])
 	le := binary.LittleEndian
-	for i, v := range []int64{s.step, s.tat, s.until, s.sent, s.resp, s.minRTT, s.wideAt, s.wide} {
+	for i, v := range []int64{s.step, s.tat, s.until, s.sent, s.resp, s.minRTT, s.wideAt, s.wide, s.late, s.lateAt} {
 		le.PutUint64(b[8+8*i:], uint64(v))
 	}
-	le.PutUint64(b[72:], s.seq)
+	le.PutUint64(b[88:], s.seq)
 	if s.armed {
-		le.PutUint64(b[80:], 1)
+		le.PutUint64(b[96:], 1)
 	}
 	le.PutUint32(b[crcAt:], crc32.ChecksumIEEE(b[:crcAt]))
 	return b
@@ -80,13 +82,13 @@ func decode(b []byte, now int64) (state, error) {
 	if le.Uint32(b[crcAt:]) != crc32.ChecksumIEEE(b[:crcAt]) {
 		return state{}, fmt.Errorf("%w: the checksum does not match", errCorrupt)
 	}
-	var v [8]int64
+	var v [10]int64
 	for i := range v {
 		v[i] = int64(le.Uint64(b[8+8*i:]))
 	}
 	s := state{step: v[0], tat: v[1], until: v[2], sent: v[3], resp: v[4], minRTT: v[5], wideAt: v[6], wide: v[7],
-		seq: le.Uint64(b[72:])}
-	switch le.Uint64(b[80:]) {
+		late: v[8], lateAt: v[9], seq: le.Uint64(b[88:])}
+	switch le.Uint64(b[96:]) {
 	case 0:
 	case 1:
 		s.armed = true
@@ -125,6 +127,10 @@ func (s state) inRange(now int64) error {
 		return fmt.Errorf("a widening of %d millionths of an interval", s.wide)
 	case s.wideAt > now+horizon:
 		return fmt.Errorf("a widening set %s ahead", time.Duration(s.wideAt-now))
+	case s.late < 0 || s.late > s.step:
+		return fmt.Errorf("an allowance for late responses of %s", time.Duration(s.late))
+	case s.lateAt > now+horizon:
+		return fmt.Errorf("an allowance set %s ahead", time.Duration(s.lateAt-now))
 	}
 	return nil
 }
@@ -157,8 +163,10 @@ const (
 // caller's interval at the rate and maxWait the longest it can wait (-1 for no deadline), it
 // answers the caller and, for a grant, reserves it. Both mechanisms space the grants by the
 // interval, the headroom and the widening. rearm turns the pacing from responses on in a budget
-// that lost it (a reset file) when the caller's process saw it on.
-func (s *state) ask(now, interval, maxWait int64, rearm bool) (v verdict, d int64) {
+// that lost it (a reset file) when the caller's process saw it on. asked is when the caller first
+// asked for this grant: what it waited past the quarter interval for a late response comes out of
+// the allowance for late responses.
+func (s *state) ask(now, interval, maxWait int64, rearm bool, asked int64) (v verdict, d int64) {
 	step := spacing(interval, s.widening(now))
 	s.step = step
 	if rearm {
@@ -167,16 +175,22 @@ func (s *state) ask(now, interval, maxWait int64, rearm bool) (v verdict, d int6
 	if pause := s.until - now; pause > 0 {
 		return paused, pause
 	}
+	allowance := s.allowance(now, step)
+	var waited int64
 	if s.armed && s.minRTT >= 0 {
-		hold := s.sent + int64(float64(step)*(1+compute.PacingHold)) - now
+		base := s.sent + int64(float64(step)*(1+compute.PacingHold))
+		end := base + allowance
 		if s.resp != 0 {
-			hold = min(hold, s.resp+step-s.minRTT-now)
-		} else {
+			end = min(end, s.resp+step-s.minRTT)
+		}
+		hold := end - now
+		if s.resp == 0 {
 			hold = min(hold, max(int64(time.Millisecond), int64(float64(step)*pollEvery)))
 		}
 		if hold > 0 {
 			return held, hold
 		}
+		waited = max(0, min(now, end)-max(base, asked))
 	}
 	at := max(s.tat, now)
 	if maxWait >= 0 && at-now > maxWait {
@@ -187,7 +201,19 @@ func (s *state) ask(now, interval, maxWait int64, rearm bool) (v verdict, d int6
 	}
 	s.seq++
 	s.tat, s.sent, s.resp = at+step, at, 0
+	s.late, s.lateAt = max(0, allowance-waited), max(now, 1)
 	return granted, at - now
+}
+
+// allowance is how much longer than [compute.PacingHold] past its due time a grant may wait for a
+// late response at now, with grants step apart: the share [compute.PacingHoldShare] of the time
+// since it was last spent, up to the rest of [compute.PacingHoldLate].
+func (s *state) allowance(now, step int64) int64 {
+	most := int64(float64(step) * (compute.PacingHoldLate - compute.PacingHold))
+	if s.lateAt == 0 {
+		return most
+	}
+	return min(most, s.late+int64(compute.PacingHoldShare*float64(max(0, now-s.lateAt))))
 }
 
 // responded records that the response to grant seq arrived at now; only the last grant's counts.

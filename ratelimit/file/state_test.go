@@ -28,7 +28,12 @@ type answer struct {
 }
 
 func ask(s *state, now, maxWait int64) answer {
-	v, d := s.ask(now, testInterval, maxWait, false)
+	return askedAt(s, now, maxWait, now)
+}
+
+// askedAt asks for a grant at now for a caller that first asked at asked.
+func askedAt(s *state, now, maxWait, asked int64) answer {
+	v, d := s.ask(now, testInterval, maxWait, false, asked)
 	return answer{v, d}
 }
 
@@ -65,9 +70,12 @@ func TestBudgetScheduleAndPause(t *testing.T) {
 
 // TestBudgetPacesFromResponses: once armed, a grant waits until an interval after the last grant's
 // response less the fastest round trip (not the last one), and at most a quarter interval past its
-// due time, whether the response is slow or missing (asking again every 5% of an interval
-// meanwhile); a report for an earlier grant anchors nothing.
+// due time, or up to an interval past it while the allowance for late responses lasts (the share
+// of the time since it was spent), whether the response is late or missing (asking again every 5%
+// of an interval meanwhile); what a caller waited past the quarter interval, from when it first
+// asked, is spent; a report for an earlier grant anchors nothing.
 func TestBudgetPacesFromResponses(t *testing.T) {
+	const late = 75_225_000 // three quarters of a step
 	s := fresh(testStep)
 	sent := int64(1_000_000_000_000)
 	s.throttled(sent, 1e9, false)
@@ -76,26 +84,37 @@ func TestBudgetPacesFromResponses(t *testing.T) {
 	assert.Equal(t, answer{held, testStep - 2_000_000}, ask(&s, sent+2_000_000, -1), "an interval after the response less the fastest round trip")
 	require.Equal(t, answer{granted, 0}, ask(&s, sent+testStep, -1))
 
-	sent += testStep // grant 2 has no response yet
-	assert.Equal(t, answer{held, testPoll}, ask(&s, sent+10, -1), "ask again soon")
-	assert.Equal(t, answer{held, 1}, ask(&s, sent+testHold-1, -1))
-	require.Equal(t, answer{granted, 0}, ask(&s, sent+testHold, -1), "a missing response holds the next grant a quarter interval past its due time")
+	sent += testStep // grant 2's response never comes
+	asked := sent + 10
+	assert.Equal(t, answer{held, testPoll}, askedAt(&s, asked, -1, asked), "ask again soon")
+	assert.Equal(t, answer{held, testPoll}, askedAt(&s, sent+testHold, -1, asked), "held past the quarter interval")
+	assert.Equal(t, answer{held, 1}, askedAt(&s, sent+testHold+late-1, -1, asked))
+	require.Equal(t, answer{granted, 0}, askedAt(&s, sent+testHold+late, -1, asked),
+		"a missing response holds the next grant an interval past its due time at most")
 
-	sent += testHold
-	require.True(t, s.responded(sent+60_000_000, 3)) // a slow response
-	assert.Equal(t, answer{held, testHold - 60_000_000}, ask(&s, sent+60_000_000, -1), "a quarter interval past its due time at most")
-	require.Equal(t, answer{granted, 0}, ask(&s, sent+testHold, -1))
+	sent += testHold + late // grant 3's response never comes either, and the allowance is spent
+	asked = sent + 10
+	// Held a quarter interval past its due time and the share of the time since the allowance was
+	// spent: 1% of 126.64 ms.
+	assert.Equal(t, answer{held, 1}, askedAt(&s, sent+126_641_413, -1, asked))
+	require.Equal(t, answer{granted, 0}, askedAt(&s, sent+126_641_414, -1, asked))
 
-	sent += testHold
-	assert.False(t, s.responded(sent+1_000_000, 3), "grant 3's again: not the last")
-	assert.Equal(t, answer{held, testPoll}, ask(&s, sent+1_000_000, -1), "still held for grant 4's")
+	sent += 10_000_000_000 // ten seconds later the allowance is whole again: no hold
+	require.Equal(t, answer{granted, 0}, ask(&s, sent, -1))
+	require.True(t, s.responded(sent+60_000_000, 5)) // a late response
+	assert.Equal(t, answer{held, testStep - 2_000_000}, ask(&s, sent+60_000_000, -1), "an interval after the late response less the fastest round trip")
+	require.Equal(t, answer{granted, 0}, askedAt(&s, sent+60_000_000+testStep-2_000_000, -1, sent+60_000_000))
 
-	require.True(t, s.responded(sent+5_000_000, 4)) // a 5 ms round trip: not the fastest
+	sent += 60_000_000 + testStep - 2_000_000
+	assert.False(t, s.responded(sent+1_000_000, 5), "grant 5's again: not the last")
+	assert.Equal(t, answer{held, testPoll}, ask(&s, sent+1_000_000, -1), "still held for grant 6's")
+
+	require.True(t, s.responded(sent+5_000_000, 6)) // a 5 ms round trip: not the fastest
 	const due = 5_000_000 + testStep - 2_000_000
 	assert.Equal(t, answer{held, testStep - 2_000_000}, ask(&s, sent+5_000_000, -1), "an interval after the response less the fastest round trip, not the last")
 	assert.Equal(t, answer{held, 1}, ask(&s, sent+due-1, -1), "held until then")
 	assert.Equal(t, answer{granted, 0}, ask(&s, sent+due, -1), "and no longer")
-	assert.False(t, s.responded(sent+due+1, 4), "an earlier grant's response")
+	assert.False(t, s.responded(sent+due+1, 6), "an earlier grant's response")
 }
 
 // TestAResetBudgetIsArmedAgain: a process that saw the pacing from responses on turns it on again
@@ -104,7 +123,7 @@ func TestBudgetPacesFromResponses(t *testing.T) {
 func TestAResetBudgetIsArmedAgain(t *testing.T) {
 	now := int64(1_000_000_000_000)
 	s := fresh(testStep)
-	v, _ := s.ask(now, testInterval, -1, true)
+	v, _ := s.ask(now, testInterval, -1, true, now)
 	assert.Equal(t, granted, v)
 	assert.True(t, s.armed, "armed again")
 	s = fresh(testStep)
@@ -164,7 +183,7 @@ func TestEachLater429WidensTheSpacing(t *testing.T) {
 func TestRecordRoundTrips(t *testing.T) {
 	now := int64(1_000_000_000_000)
 	s := state{step: testStep, tat: now + testStep, until: now + 1e9, sent: now, resp: now + 1, minRTT: 2_000_000,
-		wideAt: now, wide: 150_000, seq: 7, armed: true}
+		wideAt: now, wide: 150_000, late: 40_000_000, lateAt: now - 1, seq: 7, armed: true}
 	b := s.encode()
 	require.Len(t, b, recordSize)
 	got, err := decode(b, now)
@@ -192,7 +211,7 @@ func TestRecordsThisPackageNeverWritesAreRefused(t *testing.T) {
 		"a field":           flip(20),
 		"the checksum":      flip(crcAt),
 		"padding":           func() []byte { b := good.encode(); b[recordSize-1] = 1; return b }(),
-		"flags":             func() []byte { b := good.encode(); b[80] = 2; return resum(b) }(),
+		"flags":             func() []byte { b := good.encode(); b[96] = 2; return resum(b) }(),
 		"step zero":         with(func(s *state) { s.step = 0 }),
 		"step too long":     with(func(s *state) { s.step = maxStep + 1 }),
 		"due years ahead":   with(func(s *state) { s.tat = now + year }),
@@ -204,6 +223,9 @@ func TestRecordsThisPackageNeverWritesAreRefused(t *testing.T) {
 		"widening < 0":      with(func(s *state) { s.wide = -1 }),
 		"widening too wide": with(func(s *state) { s.wide = maxWide + 1 }),
 		"widened years on":  with(func(s *state) { s.wideAt = now + year }),
+		"allowance < 0":     with(func(s *state) { s.late = -1 }),
+		"allowance > step":  with(func(s *state) { s.late = testStep + 1 }),
+		"allowed years on":  with(func(s *state) { s.lateAt = now + year }),
 		"due two steps out": with(func(s *state) { s.tat = now + 2*testStep + 1 }),
 	} {
 		_, err := decode(b, now)
