@@ -18,3 +18,9 @@ func (l *Limiter) SetClock(clock func() string) { l.clock = clock }
 
 // CheckMember reads memberScript's reply, refusing one the script never sends.
 var CheckMember = checkMember
+
+// SetSlotWoke makes f run each time a caller wakes for its fallback grant, until the test ends.
+func SetSlotWoke(t interface{ Cleanup(func()) }, f func(*Limiter)) {
+	slotWoke.Store(&f)
+	t.Cleanup(func() { slotWoke.Store(nil) })
+}

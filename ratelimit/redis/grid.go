@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
 )
 
 // gridMargin is how much longer than an interval a slot lasts, in intervals: room for the jitter
-// of requests on their way to the service.
-const gridMargin = 0.1
+// of requests on their way to the service. A process on its fallback that wakes for its slot later
+// than half of it gives the slot up (slack), leaving the other half for the network and the
+// service.
+const gridMargin = 0.25
 
 // errRecheck says that a caller left the fallback to ask Redis again.
 var errRecheck = errors.New("ratelimit/redis: back on Redis")
@@ -38,6 +41,7 @@ type fallback struct {
 	wideAt     time.Time
 	late       time.Duration // the allowance for late responses, as of lateAt
 	lateAt     time.Time     // zero for the whole allowance
+	skipped    bool          // the last grant was given up: no response to wait for
 }
 
 // spacing is the fallback's spacing at now: the schedule's, widened by the 429s it met.
@@ -132,9 +136,17 @@ func (l *Limiter) waitSlots(ctx context.Context) (func(), error) {
 		if err := l.paced(ctx); err != nil {
 			return nil, err
 		}
+		if f := slotWoke.Load(); f != nil {
+			(*f)(l)
+		}
 		sent := time.Now()
 		l.mu.Lock()
-		l.fb.lastAt = sent
+		if sent.Sub(at) > l.slack(at)/2 { // too late for the slot: the next process's is near
+			l.fb.skipped = true
+			l.mu.Unlock()
+			continue
+		}
+		l.fb.lastAt, l.fb.skipped = sent, false
 		l.mu.Unlock()
 		return func() { l.respondedSlots(seq, sent) }, nil
 	}
@@ -181,7 +193,7 @@ func (l *Limiter) nextSlot(now time.Time) (at time.Time, poll time.Duration, ok 
 // later by what the allowance for late responses holds (up to PacingHoldLate), as
 // compute.NewLimiter does. Call it with l.mu held.
 func (l *Limiter) fbHold(now time.Time) (base, end time.Time, ok bool) {
-	if !(l.fb.armed || l.armed) || l.fb.lastAt.IsZero() {
+	if !(l.fb.armed || l.armed) || l.fb.lastAt.IsZero() || l.fb.skipped {
 		return time.Time{}, time.Time{}, false
 	}
 	step := l.fb.spacing(l.step, now)
@@ -203,6 +215,26 @@ func (l *Limiter) fbAllowance(now time.Time) time.Duration {
 	}
 	return min(most, l.fb.late+time.Duration(compute.PacingHoldShare*float64(now.Sub(l.fb.lateAt))))
 }
+
+// slack is how late a fallback grant due at at may leave: until an interval (and the widening)
+// before the first slot after it that this process does not hold; for a process that holds them
+// all, or none, a frame. Call it with l.mu held.
+func (l *Limiter) slack(at time.Time) time.Duration {
+	s := int64(l.slot)
+	k := at.UnixNano() / s
+	if l.held != "" {
+		for j := k + 1; j <= k+frame; j++ {
+			if l.held[j%frame] != '1' {
+				return time.Unix(0, j*s).Sub(at) - l.fb.spacing(l.step, at)
+			}
+		}
+	}
+	return frame * l.slot
+}
+
+// slotWoke, when set, runs when a caller woke for its fallback grant; a test makes a process wake
+// late.
+var slotWoke atomic.Pointer[func(*Limiter)]
 
 // slotFrom returns the first time at or after t when this process may send on its fallback: at
 // the start of one of its slots, or between the starts of two of its slots in a row. A process

@@ -37,12 +37,13 @@
 // default) on the wall clock, without holding its callers, and they go back to Redis as soon as
 // it answers.
 //
-// The default fallback needs no setting. Wall-clock time is cut into slots a little longer than an
+// The default fallback needs no setting. Wall-clock time is cut into slots a quarter longer than an
 // interval at the rate, the same in every process; while Redis answers, each process renews its
 // membership of the budget a few times a second, from a second after its first Wait (a process
 // that lives less, a command-line run, never joins), and Redis gives each member its own share of
 // the slots, which no other member may hold (a process alone holds them all). On its fallback, a
-// process sends only in its own slots; Redis keeps every grant it makes a slot away from the slots
+// process sends only in its own slots, and gives a slot up when it wakes for it too late to leave
+// an interval before the next process's (a busy machine); Redis keeps every grant it makes a slot away from the slots
 // of a member that may be on its fallback (each member promises, while it renews, how long it will
 // not use them, and Redis lends them to the others only until then) and from every fallback grant
 // a member reported. So, whatever mix of processes is on Redis and on their fallbacks, a stall
