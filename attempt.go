@@ -83,6 +83,8 @@ type attemptTransport struct {
 	dump    *dumper // nil unless WithDebugDump
 	// request is the observers' Request hook, nil when none has one.
 	request func(context.Context, http.Header)
+	// load counts the attempts waiting for the limiter and granted, for the waits' pace.
+	load *clientLoad
 }
 
 // String keeps the transport's %v short.
@@ -96,17 +98,26 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if !st.ended.IsZero() {
 		st.backoff = asked.Sub(st.ended)
 	}
+	ahead := t.load.queued.Add(1) - 1 // the client's other requests waiting for their turn
 	done, err := t.limiter.Wait(parent)
+	t.load.queued.Add(-1)
 	st.sent = time.Now()
 	st.attemptWait = st.sent.Sub(asked)
 	st.limiterWait += st.attemptWait
 	if err != nil {
 		return nil, &notSentError{err}
 	}
+	t.load.granted.Add(1)
 	st.n++
 	n := st.n
 	st.written = true
-	attemptSent(parent) // a shared walk times its page from here
+	// A shared walk times its page from here. A wait in the limiter with none of the client's
+	// requests ahead was for others sharing the rate.
+	var others time.Duration
+	if ahead == 0 {
+		others = st.attemptWait
+	}
+	attemptSent(parent, others)
 	defer attemptEnded(parent)
 
 	// The trace tells a failure before the headers were written (no connection, a failed TLS

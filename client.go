@@ -141,6 +141,7 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		timeout: cfg.timeout,
 		logger:  cfg.logger,
 		dump:    newDumper(cfg.dump),
+		load:    &clientLoad{},
 	}
 	hc.Transport = at
 	observer := joinObservers(cfg.observers)

@@ -81,7 +81,8 @@
 //
 // # Waiting
 //
-// The WaitForStatus methods poll at once, then with jittered exponential backoff
+// The WaitForStatus methods poll at once, then every second while the client has nothing else
+// to send, backing off exponentially with jitter while other requests need the rate or polls fail
 // ([WithPollInterval]), until the target status, a failure status (an instance in "error"), a
 // non-temporary error or the end of the context, which return a [*WaitError]; [OnUpdate] reports
 // every poll. The WaitForDeletion methods wait until a deleted resource is gone. Waits on one kind

@@ -258,7 +258,8 @@ func TestObserverSeesNoTokenInARequestIDOrAStatus(t *testing.T) {
 			w.Header().Set("X-Request-Id", "rid-"+token)
 			replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "i-1", "status": "is-" + token}})
 		}, WithObserver(e.observer()), WithoutRateLimit())
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		// Between two polls (a second apart on an idle client): each poll answered.
+		ctx, cancel := context.WithTimeout(context.Background(), 3500*time.Millisecond)
 		defer cancel()
 		_, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
 		require.ErrorIs(t, err, context.DeadlineExceeded)

@@ -3,14 +3,18 @@ package compute
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // poller shares the polling of one client's waits on one kind of resource. While two or more waits
-// run and a walk of the list costs fewer requests than a GET each, it walks the list about once a
-// second per page (counted from each walk's start), and each wait takes its resource from the next
-// walk to start after it asked. Once a walk has found the list's end it reads from there back to the
+// run and a walk of the list costs fewer requests than a GET each, it walks the list, and each
+// wait takes its resource from the next walk to start after it asked. While the rate has room, a
+// walk follows the last when the most eager wait would poll alone (a second by default); while the
+// client's other requests wait for the rate (a fleet's creates), walking takes at most a twentieth
+// of the client's requests (see pace). Once a walk has found the list's end it reads from there back to the
 // first page, stopping as soon as it has seen every awaited resource: the newest resources, which a
 // fleet of creates awaits, come first, and resources shift only towards the pages still to read. A
 // resource the walk did not show is read with a GET: a list can lag, so only the GET's 404 says a
@@ -34,14 +38,15 @@ type poller[T any] struct {
 	list func(context.Context, *ListOptions) (*Page[T], error)
 
 	mu      sync.Mutex
-	waits   map[string]int     // the waits in flight on each ID
-	running bool               // the walking goroutine runs
-	stop    context.CancelFunc // ends the goroutine's walk or sleep when fewer than two waits remain
-	pages   int                // the pages of the whole list at the last walk of this run; 0 before it
-	refused bool               // a walk was refused for good: no more walks in this run
-	stalled bool               // a page of the walk in progress was sent and has not answered in stallAfter
-	next    *walkResult[T]     // what the next walk to start publishes; the polls waiting for it hold it
-	reads   *readWalk[T]       // the latest walk that shared reads take their resources from; nil when none
+	waits   map[string]int        // the waits in flight on each ID
+	every   map[time.Duration]int // the first poll interval of each wait in flight, counted
+	running bool                  // the walking goroutine runs
+	stop    context.CancelFunc    // ends the goroutine's walk or sleep when fewer than two waits remain
+	pages   int                   // the pages of the whole list at the last walk of this run; 0 before it
+	refused bool                  // a walk was refused for good: no more walks in this run
+	stalled bool                  // a page of the walk in progress was sent and has not answered in stallAfter
+	next    *walkResult[T]        // what the next walk to start publishes; the polls waiting for it hold it
+	reads   *readWalk[T]          // the latest walk that shared reads take their resources from; nil when none
 }
 
 // stallAfter is how long a page of a shared walk may take, from its sending, before the waits
@@ -69,14 +74,16 @@ func (r *walkResult[T]) publish() {
 func newWalkResult[T any]() *walkResult[T] { return &walkResult[T]{done: make(chan struct{})} }
 
 func newPoller[T any](c *Client, list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
-	return &poller[T]{c: c, list: list, waits: map[string]int{}, next: newWalkResult[T]()}
+	return &poller[T]{c: c, list: list, waits: map[string]int{}, every: map[time.Duration]int{}, next: newWalkResult[T]()}
 }
 
-// join records a wait on id, starting the walks when worth it, and returns the wait's leave.
-func (p *poller[T]) join(id string) (leave func()) {
+// join records a wait on id whose first poll interval is every, starting the walks when worth it,
+// and returns the wait's leave.
+func (p *poller[T]) join(id string, every time.Duration) (leave func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.waits[id]++
+	p.every[every]++
 	if len(p.waits) >= 2 && !p.running {
 		p.start()
 	}
@@ -85,6 +92,9 @@ func (p *poller[T]) join(id string) (leave func()) {
 		defer p.mu.Unlock()
 		if p.waits[id]--; p.waits[id] == 0 {
 			delete(p.waits, id)
+		}
+		if p.every[every]--; p.every[every] == 0 {
+			delete(p.every, every)
 		}
 		if len(p.waits) < 2 && p.stop != nil {
 			p.stop()
@@ -163,13 +173,70 @@ func (p *poller[T]) run(ctx context.Context) {
 			p.release()
 		}
 		p.mu.Unlock()
-		read, started := 1, time.Now()
+		read, others, started, granted := 1, time.Duration(0), time.Now(), p.c.transport.load.granted.Load()
 		if worth {
-			read = p.walk(ctx)
+			read, others = p.walk(ctx)
 		}
-		// About a second per page read, from the walk's start: a walk whose pages waited in the
-		// limiter's queue (behind the creates of a fleet, say) is followed by the next at once.
-		_ = sleep(ctx, time.Duration(max(read, 1))*DefaultPollMin-time.Since(started))
+		p.pace(ctx, started, granted, max(read, 1), others)
+	}
+}
+
+// The pace of the shared walks while other requests need the rate.
+const (
+	// walkShare is the most of a client's requests its walks take while its other requests wait
+	// for the rate: a walk of k pages is followed by the next once k/walkShare of the client's
+	// requests have gone since it started.
+	walkShare = 0.05
+	// walkMaxGap bounds that wait, from the walk's start, when the client's own requests are few
+	// (a process sharing the rate with others): the waits see their resources settle within
+	// about that, and a second a page.
+	walkMaxGap = 6 * time.Second
+	// busyWait is how long a request may wait in the limiter, with none of its client's requests
+	// ahead, without telling that others sharing the rate (another process on the same budget)
+	// use it: longer than a request waits for the one before it.
+	busyWait = DefaultPollMin / 4
+	// walkCheck is how often a walk spaced out for the rate looks whether the client's other
+	// requests are done.
+	walkCheck = 100 * time.Millisecond
+)
+
+// pace waits from a walk's start until the next walk may start. The walk started at started,
+// when the client had let granted requests go, read pages, and its pages waited at most others in
+// the limiter for others sharing the rate. While the rate has room (no other request of the client
+// waits in its limiter, and others was short), walking delays nobody: the next walk starts when the most eager
+// wait in flight would poll alone (a second after, by default), a walk costing no more than the
+// waits' own GETs would. While other requests wait for the rate, walking takes at most walkShare
+// of the client's requests: the next walk starts once pages/walkShare of them have gone since this
+// one started (and a second a page has passed), or once the others are done, and at most
+// walkMaxGap (or a second a page) after this one started.
+func (p *poller[T]) pace(ctx context.Context, started time.Time, granted int64, pages int, others time.Duration) {
+	p.mu.Lock()
+	every := DefaultPollMin
+	for d := range p.every {
+		every = min(every, d)
+	}
+	p.mu.Unlock()
+	paced := time.Duration(pages) * DefaultPollMin
+	latest := max(walkMaxGap, paced)
+	need := int64(math.Ceil(float64(pages) / walkShare))
+	load := p.c.transport.load
+	for {
+		since := time.Since(started)
+		switch {
+		case since >= latest:
+			return
+		case since >= every && load.queued.Load() == 0 && others <= busyWait:
+			return // the rate has room
+		case since >= paced && load.granted.Load()-granted >= need:
+			return // walking took its share
+		}
+		d := walkCheck
+		if since < every {
+			d = every - since
+		}
+		if sleep(ctx, d) != nil {
+			return
+		}
 	}
 }
 
@@ -195,24 +262,25 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 
 // walk reads the list with the page walker behind All until it has seen every awaited resource, to
 // its end, or until walking costs more than a GET each; it publishes what it saw to the polls that
-// asked before it started, and returns the pages read. Waits can join while a page comes, so the
-// awaited set is read after each page. A page that stalls publishes nothing to them at once (see
-// stallAfter).
-func (p *poller[T]) walk(ctx context.Context) int {
+// asked before it started, and returns the pages read and the longest any of them waited in the
+// limiter for others sharing the rate. Waits can join while a page comes, so the awaited set is
+// read after each page. A page that stalls publishes nothing to them at once (see stallAfter).
+func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration) {
 	p.mu.Lock()
 	res := p.next
 	p.next = newWalkResult[T]()
 	p.mu.Unlock()
 
 	seen := map[string]T{}
-	read, enough := 0, false
+	enough := false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		pg, err := p.page(ctx, o, func() {
+		pg, w, err := p.page(ctx, o, func() {
 			p.stalled = true // the waits read on their own until a page answers
 			res.publish()
 			p.release()
 		}, func() { p.stalled = false })
+		others = max(others, w)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +332,7 @@ func (p *poller[T]) walk(ctx context.Context) int {
 	if !p.sharing() {
 		p.release() // walking stopped paying: no wait waits for the next walk
 	}
-	return read
+	return read, others
 }
 
 // walkBack reads the list from its end, page last as the previous walk found it, to its first
@@ -325,15 +393,18 @@ type pageWatch struct {
 	mu             *sync.Mutex // the poller's lock
 	late, answered func()
 
-	tmu   sync.Mutex
-	timer *time.Timer // runs while an attempt is in flight
-	done  bool        // the request returned; under mu
+	tmu    sync.Mutex
+	timer  *time.Timer   // runs while an attempt is in flight
+	others time.Duration // the longest an attempt waited in the limiter for others sharing the rate
+	done   bool          // the request returned; under mu
 }
 
-// sent is called as each attempt of the page is sent: it starts the attempt's timer.
-func (w *pageWatch) sent() {
+// sent is called as each attempt of the page is sent, with how long it waited in the limiter for
+// others sharing the rate: it starts the attempt's timer.
+func (w *pageWatch) sent(others time.Duration) {
 	w.tmu.Lock()
 	defer w.tmu.Unlock()
+	w.others = max(w.others, others)
 	if w.timer != nil {
 		w.timer.Stop()
 	}
@@ -364,36 +435,59 @@ func (w *pageWatch) returned() {
 	w.answered()
 }
 
-// page reads one page of list through a pageWatch.
-func (p *poller[T]) page(ctx context.Context, o *ListOptions, late, answered func()) (*Page[T], error) {
+// page reads one page of list through a pageWatch, and says how long its attempts waited in the
+// limiter for others sharing the rate, at most.
+func (p *poller[T]) page(ctx context.Context, o *ListOptions, late, answered func()) (*Page[T], time.Duration, error) {
 	w := &pageWatch{mu: &p.mu, late: late, answered: answered}
 	pg, err := guarded(p.list)(withAttemptHooks(ctx, attemptHooks{sent: w.sent, ended: w.ended}), o)
 	w.returned()
-	return pg, err
+	w.tmu.Lock()
+	defer w.tmu.Unlock()
+	return pg, w.others, err
 }
 
 // attemptHooksKey is the context key of the attemptHooks the transport calls for each attempt.
 type attemptHooksKey struct{}
 
 // attemptHooks are called by the transport as each attempt of a call is sent, after the limiter's
-// grant, and as it ends, answered or failed.
-type attemptHooks struct{ sent, ended func() }
+// grant, and as it ends, answered or failed. sent is told how long the attempt waited in the
+// limiter for others sharing the rate: its whole wait when none of the client's own requests was
+// ahead of it, else 0.
+type attemptHooks struct {
+	sent  func(others time.Duration)
+	ended func()
+}
 
 // withAttemptHooks returns ctx with h called for each attempt of its calls.
 func withAttemptHooks(ctx context.Context, h attemptHooks) context.Context {
 	return context.WithValue(ctx, attemptHooksKey{}, h)
 }
 
-// attemptSent calls the sent hook withAttemptHooks put in ctx, if any.
-func attemptSent(ctx context.Context) {
-	if h, ok := ctx.Value(attemptHooksKey{}).(attemptHooks); ok {
-		h.sent()
+// attemptSent calls the sent hook withAttemptHooks put in ctx, if any, with how long the attempt
+// waited in the limiter for others sharing the rate.
+func attemptSent(ctx context.Context, others time.Duration) {
+	if h, ok := ctx.Value(attemptHooksKey{}).(attemptHooks); ok && h.sent != nil {
+		h.sent(others)
 	}
 }
 
 // attemptEnded calls the ended hook withAttemptHooks put in ctx, if any.
 func attemptEnded(ctx context.Context) {
-	if h, ok := ctx.Value(attemptHooksKey{}).(attemptHooks); ok {
+	if h, ok := ctx.Value(attemptHooksKey{}).(attemptHooks); ok && h.ended != nil {
 		h.ended()
 	}
+}
+
+// clientLoad counts a client's attempts: those waiting in its limiter now, and those it let go.
+// The shared walks read it to space themselves out while other requests need the rate.
+type clientLoad struct {
+	queued  atomic.Int64 // attempts waiting in the limiter
+	granted atomic.Int64 // attempts the limiter let go
+}
+
+// busy reports whether other requests need the rate: some of the client's wait in its limiter, or
+// the caller's own request waited longer than busyWait for others sharing the rate (another process
+// on the same budget).
+func (l *clientLoad) busy(others time.Duration) bool {
+	return l.queued.Load() > 0 || others > busyWait
 }

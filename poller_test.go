@@ -617,10 +617,10 @@ func TestAWalkOfAFleetOfCreatesReadsFromTheEnd(t *testing.T) {
 	})
 }
 
-// TestAWalkQueuedInTheLimiterIsFollowedAtOnce: the walks start a second per page read apart,
-// counted from each walk's start: when the limiter holds each page for two seconds (a busy
-// budget), the next walk starts as soon as the last one ends, not a second later.
-func TestAWalkQueuedInTheLimiterIsFollowedAtOnce(t *testing.T) {
+// TestAWalkWhosePagesWaitInTheLimiterIsSpacedOut: when the limiter holds each page for two
+// seconds (another process sharing the budget uses the rate), the walks are spaced out to one
+// every walkMaxGap from its start, not one as soon as the last ends.
+func TestAWalkWhosePagesWaitInTheLimiterIsSpacedOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newPollServer()
 		s.set("a", "creating")
@@ -641,10 +641,101 @@ func TestAWalkQueuedInTheLimiterIsFollowedAtOnce(t *testing.T) {
 		require.NoError(t, waitActive(context.Background(), c))
 		mu.Lock()
 		defer mu.Unlock()
-		require.Greater(t, len(at), 3)
+		require.Greater(t, len(at), 2)
 		for i := 2; i < len(at); i++ {
-			assert.Equal(t, 2*time.Second, at[i].Sub(at[i-1]), "walk %d: a page every two seconds, the limiter's", i)
+			assert.Equal(t, walkMaxGap, at[i].Sub(at[i-1]), "walk %d", i)
 		}
+	})
+}
+
+// busyClient keeps workers goroutines reading instance "other" through c until stop is closed,
+// so that c's limiter always holds requests waiting for their turn: a fleet of creates, say.
+func busyClient(c *Client, workers int, stop <-chan struct{}) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, _ = c.Instances.Get(context.Background(), "other")
+			}
+		})
+	}
+	return &wg
+}
+
+// TestWalksTakeAFewPercentOfABusyClientsRequests: while 5 other callers keep the client's limiter
+// (10 a second) full, three waits sharing walks of a one-page list take no more than walkShare of
+// the requests sent, and still see an instance turn active within walkMaxGap, a page's wait in the
+// queue and a second of it. Once the others are done, the walks come a second apart again.
+func TestWalksTakeAFewPercentOfABusyClientsRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		for _, id := range []string{"a", "b", "c"} {
+			s.set(id, "creating")
+		}
+		s.set("other", "active")
+		var mu sync.Mutex
+		var total, busy int
+		start := time.Now()
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			total++
+			if r.URL.Path == "/compute/v1/instances" && time.Since(start) < 90*time.Second {
+				busy++
+			}
+			mu.Unlock()
+			s.ServeHTTP(w, r)
+		}, WithRateLimit(10, 1))
+		stop := make(chan struct{})
+		others := busyClient(c, 5, stop)
+		time.AfterFunc(60*time.Second, func() { s.set("a", "active") })
+		time.AfterFunc(90*time.Second, func() { close(stop) })
+		time.AfterFunc(100*time.Second, func() { s.set("b", "active"); s.set("c", "active") })
+		var endedA time.Duration
+		err := WaitAll(boundedCtx(t), []string{"a", "b", "c"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			if id == "a" {
+				endedA = time.Since(start)
+			}
+			return err
+		})
+		require.NoError(t, err)
+		others.Wait()
+		end := time.Since(start)
+		mu.Lock()
+		defer mu.Unlock()
+		// About 900 requests in the 90 busy seconds, at most 5% of them pages.
+		t.Logf("%d list pages in the busy 90 s, %d requests in all; a ended at %s, b and c at %s", busy, total, endedA, end)
+		assert.LessOrEqual(t, float64(busy), walkShare*float64(total)+1, "list pages while busy")
+		assert.LessOrEqual(t, endedA, 60*time.Second+walkMaxGap+4*time.Second, "a seen active soon after it turned")
+		assert.LessOrEqual(t, end, 100*time.Second+1100*time.Millisecond, "b and c seen at the next walk, a second apart once the others were done")
+	})
+}
+
+// TestWalksComeASecondApartOnceTheClientsOwnRequestsAreDone: a walk whose page waited seconds in
+// the limiter behind the client's own requests (a fleet's creates) is no sign that others share
+// the rate: once those requests are done, the next walk comes a second after the last, not
+// walkMaxGap after it.
+func TestWalksComeASecondApartOnceTheClientsOwnRequestsAreDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.set("other", "active")
+		c, _ := newTestClient(t, s.ServeHTTP, WithRateLimit(10, 1))
+		stop := make(chan struct{})
+		others := busyClient(c, 30, stop) // each request waits about 3 s for its turn
+		time.AfterFunc(20*time.Second, func() { close(stop) })
+		time.AfterFunc(25*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		start := time.Now()
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		others.Wait()
+		// The others' last requests are done by 23 s; from then on a walk a second.
+		assert.LessOrEqual(t, time.Since(start), 26100*time.Millisecond)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -69,8 +70,10 @@ type waitOptionFunc func(*waitConfig)
 
 func (f waitOptionFunc) applyWait(c *waitConfig) { f(c) }
 
-// WithPollInterval sets the bounds of the wait between polls, which grows exponentially with jitter
-// from minInterval to maxInterval (default 1 s and 15 s).
+// WithPollInterval sets the bounds of the wait between polls (default 1 s and 15 s). A wait that
+// polls on its own waits minInterval while its polls go out at once and nothing else of the client
+// waits for the rate; while other requests need the rate, or polls fail, the wait grows
+// exponentially with jitter up to maxInterval.
 func WithPollInterval(minInterval, maxInterval time.Duration) WaitOption {
 	return waitOptionFunc(func(c *waitConfig) {
 		if minInterval <= 0 || maxInterval < minInterval {
@@ -154,10 +157,17 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 	if w.gone != nil {
 		ctx = expectGone(ctx, w.gone) // observers are told its reads' not-found is no failure
 	}
-	defer w.shared.join(w.id)()
+	defer w.shared.join(w.id, cfg.minInterval)()
 	werr := &WaitError{Resource: w.resource, ID: w.id, Target: string(target)}
-	for n := 0; ; { // n counts the wait's own polls, which set its backoff
-		res, shared, err := w.shared.poll(ctx, w.id, w.get)
+	var others atomic.Int64 // how long the poll's own GET waited in the limiter for others sharing the rate
+	get := func(ctx context.Context) (*T, error) {
+		return w.get(withAttemptHooks(ctx, attemptHooks{sent: func(d time.Duration) {
+			others.Store(max(others.Load(), int64(d)))
+		}}))
+	}
+	for n := 0; ; { // n counts the wait's own polls that failed or met the rate in use: its backoff
+		others.Store(0)
+		res, shared, err := w.shared.poll(ctx, w.id, get)
 		if w.c.observer.Poll != nil {
 			p := Poll{Resource: w.resource, ID: w.id, Target: string(target), Shared: shared, Err: err,
 				Gone: err != nil && w.gone != nil && w.gone(err)}
@@ -197,8 +207,18 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 		if shared {
 			continue // the next poll waits for the next walk
 		}
-		wait := jitter(cfg.minInterval, cfg.maxInterval, n)
-		n++
+		// The backoff grows while polls fail or other requests need the rate. A poll that went
+		// out at once, with nothing else of the client waiting for its turn, delayed nobody: the
+		// next comes after the first interval.
+		if err != nil || w.c.transport.load.busy(time.Duration(others.Load())) {
+			n++
+		} else {
+			n = 0
+		}
+		wait := cfg.minInterval
+		if n > 0 {
+			wait = jitter(cfg.minInterval, cfg.maxInterval, n-1)
+		}
 		if err := sleep(ctx, wait); err != nil {
 			werr.Err = context.Cause(ctx)
 			return nil, werr

@@ -69,6 +69,49 @@ func TestInstanceWaitPollInterval(t *testing.T) {
 	})
 }
 
+// A wait alone on a client with nothing else to send polls at its first interval, a second, for as
+// long as it waits: each poll went out at once and delayed nobody.
+func TestALoneWaitOnAnIdleClientPollsAtItsFirstInterval(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		statuses := slices.Repeat([]string{"creating"}, 20)
+		srv := newStatusServer(append(statuses, "active")...)
+		c, _ := newTestClient(t, srv.handle, WithRateLimit(10, 1))
+		_, err := c.Instances.WaitForStatus(boundedCtx(t), "i-1", InstanceStatusActive)
+		require.NoError(t, err)
+		times := srv.times()
+		require.Len(t, times, 21)
+		for i, at := range times {
+			assert.Equal(t, time.Duration(i)*time.Second, at, "poll %d", i)
+		}
+	})
+}
+
+// A wait alone while other callers keep the client's limiter full backs off, from 1-2 s to 15 s,
+// as it would with nothing to tell it the rate has room.
+func TestALoneWaitOnABusyClientBacksOff(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var polls atomic.Int32
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances/i-1" {
+				polls.Add(1)
+			}
+			replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "i-1", "status": "creating"}})
+		}, WithRateLimit(10, 1))
+		stop := make(chan struct{})
+		others := busyClient(c, 5, stop)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		_, err := c.Instances.WaitForStatus(ctx, "i-1", InstanceStatusActive)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		close(stop)
+		others.Wait()
+		// Polls 1-2 s, 1-4 s, 1-8 s and then 1-15 s apart: about 17 in two minutes, never 120.
+		assert.Less(t, int(polls.Load()), 40)
+	})
+}
+
 func TestInstanceWaitForbiddenEndsAtOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -382,7 +425,10 @@ func TestWaitDeadlineNamesTheLastStatus(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				c, rec := newTestClient(t, w.serve(w.pending))
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				// Between two polls (a second apart on an idle client), so that each poll sent
+				// was answered.
+				deadline := 30500 * time.Millisecond
+				ctx, cancel := context.WithTimeout(context.Background(), deadline)
 				defer cancel()
 				start := time.Now()
 				status, err := w.wait(ctx, c, w.id, w.settled)
@@ -396,7 +442,7 @@ func TestWaitDeadlineNamesTheLastStatus(t *testing.T) {
 				assert.Contains(t, err.Error(), `last status "`+w.pending+`"`)
 				assert.Equal(t, rec.count(), werr.Polls)
 				assert.Greater(t, werr.Polls, 2)
-				assert.Equal(t, 30*time.Second, time.Since(start), "the wait ends with the context, not later")
+				assert.Equal(t, deadline, time.Since(start), "the wait ends with the context, not later")
 			})
 		})
 	}

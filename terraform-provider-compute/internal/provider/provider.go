@@ -75,7 +75,7 @@ func (p *computeProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Sensitive:           true,
 			},
 			"polling_interval": schema.StringAttribute{
-				MarkdownDescription: "The first wait between two reads while a create, an update or a delete waits for the resource to settle, as a duration (`2s`). Later waits grow from it to at most 15 seconds (or to it, if it is longer). Waits of one kind that run at once share one walk of the list instead.",
+				MarkdownDescription: "The first wait between two reads while a create, an update or a delete waits for the resource to settle, as a duration (`2s`). The reads stay that far apart while nothing else the provider sends waits for the rate; while other requests need it, later waits grow from it to at most 15 seconds (or to it, if it is longer). Waits of one kind that run at once share one walk of the list instead.",
 				Optional:            true,
 			},
 			"rate": schema.Float64Attribute{
