@@ -25,8 +25,8 @@ type model struct {
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 }
 
-// set copies the filesystem as the service shows it into m.
-func (m *model) set(f *compute.Filesystem) {
+// Set copies the filesystem as the service shows it into m.
+func (m *model) Set(f *compute.Filesystem) {
 	m.ID = types.StringValue(f.ID)
 	m.Name = types.StringValue(f.Name)
 	m.Description = types.StringValue(f.Description)

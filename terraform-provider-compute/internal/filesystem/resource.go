@@ -31,9 +31,11 @@ var (
 	_ resource.ResourceWithMoveState   = &filesystemResource{}
 )
 
-const kind = "filesystem"
-
-var fields = kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "size": path.Root("size"), "type": path.Root("type")}
+var kind = kit.Kind[compute.Filesystem]{
+	Name:   "filesystem",
+	Fields: kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "size": path.Root("size"), "type": path.Root("type")},
+	ID:     func(f *compute.Filesystem) string { return f.ID },
+}
 
 func (r *filesystemResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_filesystem"
@@ -117,7 +119,7 @@ func (r *filesystemResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	if err := plan.request().Validate(); err != nil {
-		kit.AddError(&resp.Diagnostics, "create the filesystem", err, fields)
+		kit.AddError(&resp.Diagnostics, "create the filesystem", err, kind.Fields)
 	}
 	if !req.State.Raw.IsNull() {
 		var state model
@@ -127,7 +129,7 @@ func (r *filesystemResource) ModifyPlan(ctx context.Context, req resource.Modify
 				fmt.Sprintf("The filesystem holds %d GiB; the service can only grow it, so size must be at least that, got %d.", state.Size.ValueInt64(), plan.Size.ValueInt64()))
 		}
 	}
-	r.Meta.CheckName(ctx, kind, req, resp)
+	r.Meta.CheckName(ctx, kind.Name, req, resp)
 }
 
 func (r *filesystemResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -142,24 +144,9 @@ func (r *filesystemResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	c := r.Meta.Client.Filesystems
-	v, err := c.CreateOnce(ctx, plan.request(), r.Meta.Once()...)
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "create the filesystem", err, fields)
-		return
-	}
-	plan.set(v)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if v.Status == compute.FilesystemStatusCreated {
-		return
-	}
-	v, err = c.WaitForStatus(ctx, v.ID, compute.FilesystemStatusCreated, r.Meta.Wait...)
-	if v != nil {
-		plan.set(v)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	}
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "wait for the filesystem "+kit.Safe(plan.ID.ValueString())+" to be created", err, fields)
-	}
+	kit.CreateAndWait(ctx, r.Meta, kind, kit.Into(&plan, &resp.State, &resp.Diagnostics),
+		func() (*compute.Filesystem, error) { return c.CreateOnce(ctx, plan.request(), r.Meta.Once()...) },
+		c.WaitForStatus, compute.FilesystemStatusCreated, func(v *compute.Filesystem) bool { return v.Status == compute.FilesystemStatusCreated })
 }
 
 func (r *filesystemResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -170,10 +157,7 @@ func (r *filesystemResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if v, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Filesystems.Get, resp); ok {
-		state.set(v)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	kind.Read(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.Filesystems.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *filesystemResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -206,10 +190,10 @@ func (r *filesystemResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	v, err := r.Meta.Client.Filesystems.Update(ctx, id, &up)
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "update the filesystem "+kit.Safe(id), err, fields)
+		kit.AddError(&resp.Diagnostics, "update the filesystem "+kit.Safe(id), err, kind.Fields)
 		return
 	}
-	plan.set(v)
+	plan.Set(v)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -222,21 +206,17 @@ func (r *filesystemResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	id := state.ID.ValueString()
-	if state.RetainOnDelete.ValueBool() {
-		resp.Diagnostics.AddWarning("Filesystem retained", fmt.Sprintf("The filesystem %s left the state; retain_on_delete kept it in the account.", kit.Safe(id)))
+	if kind.Retained(id, state.RetainOnDelete, &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
-	r.Meta.Delete(ctx, kind, id, r.Meta.Client.Filesystems.DeleteAndWait, &resp.Diagnostics)
+	kind.Delete(ctx, r.Meta, id, r.Meta.Client.Filesystems.DeleteAndWait, &resp.Diagnostics)
 }
 
 // ImportState takes a filesystem's ID, or name=<name> for the one filesystem with that name.
 func (r *filesystemResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.Filesystems.FindByName, func(v *compute.Filesystem) string { return v.ID }, &resp.Diagnostics)
-	if ok {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	}
+	kind.Import(ctx, req.ID, r.Meta.Client.Filesystems.FindByName, path.Root("id"), resp)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_filesystem.

@@ -23,8 +23,8 @@ type model struct {
 	Timeouts    timeouts.Value `tfsdk:"timeouts"`
 }
 
-// set copies the floating IP as the service shows it into m.
-func (m *model) set(f *compute.FloatingIP) {
+// Set copies the floating IP as the service shows it into m.
+func (m *model) Set(f *compute.FloatingIP) {
 	m.ID = types.StringValue(f.ID)
 	m.Name = types.StringValue(f.Name)
 	m.Description = types.StringValue(f.Description)

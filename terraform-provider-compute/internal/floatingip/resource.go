@@ -5,7 +5,6 @@ import (
 	"context"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -13,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/compute-sdk/compute-go/terraform-provider-compute/internal/kit"
 )
@@ -30,9 +28,11 @@ var (
 	_ resource.ResourceWithMoveState   = &floatingIPResource{}
 )
 
-const kind = "floating IP"
-
-var fields = kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "version": path.Root("version")}
+var kind = kit.Kind[compute.FloatingIP]{
+	Name:   "floating IP",
+	Fields: kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "version": path.Root("version")},
+	ID:     func(f *compute.FloatingIP) string { return f.ID },
+}
 
 func (r *floatingIPResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_floating_ip"
@@ -111,9 +111,9 @@ func (r *floatingIPResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	if err := plan.request().Validate(); err != nil {
-		kit.AddError(&resp.Diagnostics, "create the floating IP", err, fields)
+		kit.AddError(&resp.Diagnostics, "create the floating IP", err, kind.Fields)
 	}
-	r.Meta.CheckName(ctx, kind, req, resp)
+	r.Meta.CheckName(ctx, kind.Name, req, resp)
 }
 
 func (r *floatingIPResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -127,29 +127,13 @@ func (r *floatingIPResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	f, err := r.Meta.Client.FloatingIPs.CreateOnce(ctx, plan.request(), r.Meta.Once()...)
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "create the floating IP", err, fields)
-		return
-	}
-	plan.set(f)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.settle(ctx, &plan, f, &resp.State, &resp.Diagnostics)
-}
-
-// settle waits until the floating IP is created (its address assigned), and saves it as it then is.
-func (r *floatingIPResource) settle(ctx context.Context, m *model, f *compute.FloatingIP, state *tfsdk.State, diags *diag.Diagnostics) {
-	if f.Status == compute.FloatingIPStatusCreated && f.IPAddress != "" {
-		return
-	}
-	f, err := r.Meta.Client.FloatingIPs.WaitForStatus(ctx, f.ID, compute.FloatingIPStatusCreated, r.Meta.Wait...)
-	if f != nil {
-		m.set(f)
-		diags.Append(state.Set(ctx, m)...)
-	}
-	if err != nil {
-		kit.AddError(diags, "wait for the floating IP "+kit.Safe(m.ID.ValueString())+" to be created", err, fields)
-	}
+	c := r.Meta.Client.FloatingIPs
+	// Settled once created with its address assigned.
+	kit.CreateAndWait(ctx, r.Meta, kind, kit.Into(&plan, &resp.State, &resp.Diagnostics),
+		func() (*compute.FloatingIP, error) { return c.CreateOnce(ctx, plan.request(), r.Meta.Once()...) },
+		c.WaitForStatus, compute.FloatingIPStatusCreated, func(f *compute.FloatingIP) bool {
+			return f.Status == compute.FloatingIPStatusCreated && f.IPAddress != ""
+		})
 }
 
 func (r *floatingIPResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -160,10 +144,7 @@ func (r *floatingIPResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if f, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.FloatingIPs.Get, resp); ok {
-		state.set(f)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	kind.Read(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.FloatingIPs.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *floatingIPResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -193,10 +174,10 @@ func (r *floatingIPResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	f, err := r.Meta.Client.FloatingIPs.Update(ctx, id, &up)
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "update the floating IP "+kit.Safe(id), err, fields)
+		kit.AddError(&resp.Diagnostics, "update the floating IP "+kit.Safe(id), err, kind.Fields)
 		return
 	}
-	plan.set(f)
+	plan.Set(f)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -208,15 +189,12 @@ func (r *floatingIPResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
-	r.Meta.Delete(ctx, kind, state.ID.ValueString(), r.Meta.Client.FloatingIPs.DeleteAndWait, &resp.Diagnostics)
+	kind.Delete(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.FloatingIPs.DeleteAndWait, &resp.Diagnostics)
 }
 
 // ImportState takes a floating IP's ID, or name=<name> for the one floating IP with that name.
 func (r *floatingIPResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.FloatingIPs.FindByName, func(f *compute.FloatingIP) string { return f.ID }, &resp.Diagnostics)
-	if ok {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	}
+	kind.Import(ctx, req.ID, r.Meta.Client.FloatingIPs.FindByName, path.Root("id"), resp)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_floating_ip.

@@ -40,10 +40,10 @@ type metadata struct {
 	StartupScript types.String `tfsdk:"startup_script"`
 }
 
-// set copies the instance as the service shows it into m. What the service does not show (the
+// Set copies the instance as the service shows it into m. What the service does not show (the
 // image as configured, the startup script, the password) stays as it was; the image of an imported
 // instance is its image's ID.
-func (m *model) set(in *compute.Instance) {
+func (m *model) Set(in *compute.Instance) {
 	m.ID = types.StringValue(in.ID)
 	m.Name = types.StringValue(in.Name)
 	m.Hostname = types.StringValue(in.Hostname)

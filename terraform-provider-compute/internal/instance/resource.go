@@ -30,15 +30,18 @@ var (
 	_ resource.ResourceWithMoveState   = &instanceResource{}
 )
 
-const kind = "instance"
-
-// fields maps the requests' fields to the attributes.
-var fields = kit.Fields{
-	"name": path.Root("name"), "hostname": path.Root("hostname"), "type": path.Root("type"),
-	"region": path.Root("region"), "image": path.Root("image"), "placement_option": path.Root("placement_option"),
-	"floating_ip": path.Root("floating_ip_id"), "ssh_keys[]": path.Root("ssh_key_ids"), "password": path.Root("password"),
-	"volumes[]": path.Root("volume_ids"), "security_groups[]": path.Root("security_group_ids"),
-	"disk_size": path.Root("disk_size"), "metadata": path.Root("metadata"), "reservation_id": path.Root("reservation_id"),
+// kind names the resource in messages and in the name checks, and maps the requests' fields to the
+// attributes.
+var kind = kit.Kind[compute.Instance]{
+	Name: "instance",
+	Fields: kit.Fields{
+		"name": path.Root("name"), "hostname": path.Root("hostname"), "type": path.Root("type"),
+		"region": path.Root("region"), "image": path.Root("image"), "placement_option": path.Root("placement_option"),
+		"floating_ip": path.Root("floating_ip_id"), "ssh_keys[]": path.Root("ssh_key_ids"), "password": path.Root("password"),
+		"volumes[]": path.Root("volume_ids"), "security_groups[]": path.Root("security_group_ids"),
+		"disk_size": path.Root("disk_size"), "metadata": path.Root("metadata"), "reservation_id": path.Root("reservation_id"),
+	},
+	ID: func(i *compute.Instance) string { return i.ID },
 }
 
 func (r *instanceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -213,7 +216,7 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	if req.State.Raw.IsNull() {
 		if err := plan.request(password, true).Validate(); err != nil {
-			kit.AddError(&resp.Diagnostics, "create the instance", err, fields)
+			kit.AddError(&resp.Diagnostics, "create the instance", err, kind.Fields)
 		}
 	} else {
 		var state model
@@ -228,7 +231,7 @@ func (r *instanceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 				fmt.Sprintf("disk_size must be at least %d GiB, got %d.", compute.MinDiskSize, plan.DiskSize.ValueInt64()))
 		}
 	}
-	r.Meta.CheckName(ctx, kind, req, resp)
+	r.Meta.CheckName(ctx, kind.Name, req, resp)
 }
 
 func (r *instanceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -246,22 +249,10 @@ func (r *instanceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	c := r.Meta.Client.Instances
-	inst, err := c.CreateOnce(ctx, createReq, r.Meta.Once()...)
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "create the instance", err, fields)
-		return
-	}
-	plan.set(inst)
-	// In the state before the wait: an instance that never becomes active is still destroyed later.
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	inst, err = c.WaitForStatus(ctx, inst.ID, compute.InstanceStatusActive, r.Meta.Wait...)
-	if inst != nil {
-		plan.set(inst)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	}
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "wait for the instance "+kit.Safe(plan.ID.ValueString())+" to be active", err, fields)
-	}
+	// Always waits: a create answers before the instance is active.
+	kit.CreateAndWait(ctx, r.Meta, kind, kit.Into(&plan, &resp.State, &resp.Diagnostics),
+		func() (*compute.Instance, error) { return c.CreateOnce(ctx, createReq, r.Meta.Once()...) },
+		c.WaitForStatus, compute.InstanceStatusActive, nil)
 }
 
 func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -275,10 +266,7 @@ func (r *instanceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if inst, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Instances.Get, resp); ok {
-		state.set(inst)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	kind.Read(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.Instances.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *instanceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -319,7 +307,7 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 	var err error
 	if changed {
 		if inst, err = c.Update(ctx, id, &up); err != nil {
-			kit.AddError(&resp.Diagnostics, "update the instance "+kit.Safe(id), err, fields)
+			kit.AddError(&resp.Diagnostics, "update the instance "+kit.Safe(id), err, kind.Fields)
 			return
 		}
 		if inst.Status != compute.InstanceStatusActive {
@@ -330,12 +318,12 @@ func (r *instanceResource) Update(ctx context.Context, req resource.UpdateReques
 		inst, err = c.Get(ctx, id)
 	}
 	if inst != nil {
-		plan.set(inst)
+		plan.Set(inst)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		resp.Diagnostics.Append(kit.ClearImported(ctx, resp.Private)...)
 	}
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "update the instance "+kit.Safe(id), err, fields)
+		kit.AddError(&resp.Diagnostics, "update the instance "+kit.Safe(id), err, kind.Fields)
 	}
 }
 
@@ -350,19 +338,14 @@ func (r *instanceResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.Meta.Client.Instances.DeleteAndWait(ctx, state.ID.ValueString(), r.Meta.DeleteOptions()...); err != nil {
-		kit.AddError(&resp.Diagnostics, "delete the instance "+kit.Safe(state.ID.ValueString()), err, fields)
-	}
+	kind.Delete(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.Instances.DeleteAndWait, &resp.Diagnostics)
 }
 
 // ImportState takes an instance's ID, or name=<name> for the one instance with that name.
 func (r *instanceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.Instances.FindByName, func(i *compute.Instance) string { return i.ID }, &resp.Diagnostics)
-	if !ok {
-		return
+	if kind.Import(ctx, req.ID, r.Meta.Client.Instances.FindByName, path.Root("id"), resp) {
+		resp.Diagnostics.Append(kit.MarkImported(ctx, resp.Private)...)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	resp.Diagnostics.Append(kit.MarkImported(ctx, resp.Private)...)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_instance.

@@ -38,6 +38,15 @@ type model struct {
 	Timeouts   timeouts.Value `tfsdk:"timeouts"`
 }
 
+// Set copies the instance's status as the service shows it into m.
+func (m *model) Set(inst *compute.Instance) {
+	m.InstanceID = types.StringValue(inst.ID)
+	m.Status = types.StringValue(string(inst.Status))
+}
+
+// instance is the kind the resource reads and imports.
+var instance = kit.Kind[compute.Instance]{Name: "instance", ID: func(i *compute.Instance) string { return i.ID }}
+
 func (r *statusResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_instance_status"
 }
@@ -157,11 +166,7 @@ func (r *statusResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if inst, ok := kit.Read(ctx, r.Meta, "instance", state.InstanceID.ValueString(), r.Meta.Client.Instances.Get, resp); ok {
-		state.InstanceID = types.StringValue(inst.ID)
-		state.Status = types.StringValue(string(inst.Status))
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	instance.Read(ctx, r.Meta, state.InstanceID.ValueString(), r.Meta.Client.Instances.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *statusResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -185,10 +190,7 @@ func (r *statusResource) Delete(context.Context, resource.DeleteRequest, *resour
 
 // ImportState takes the instance's ID, or name=<name> for the one instance with that name.
 func (r *statusResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := kit.ImportID(ctx, req.ID, "instance", r.Meta.Client.Instances.FindByName, func(i *compute.Instance) string { return i.ID }, &resp.Diagnostics)
-	if ok {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("instance_id"), id)...)
-	}
+	instance.Import(ctx, req.ID, r.Meta.Client.Instances.FindByName, path.Root("instance_id"), resp)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_instance_status.

@@ -28,8 +28,8 @@ type rule struct {
 	PortRangeMax types.Int64  `tfsdk:"port_range_max"`
 }
 
-// set copies the group as the service shows it into m.
-func (m *model) set(g *compute.SecurityGroup) {
+// Set copies the group as the service shows it into m.
+func (m *model) Set(g *compute.SecurityGroup) {
 	m.ID = types.StringValue(g.ID)
 	m.Name = types.StringValue(g.Name)
 	m.Description = types.StringValue(g.Description)

@@ -5,14 +5,12 @@ import (
 	"context"
 
 	compute "github.com/compute-sdk/compute-go"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/compute-sdk/compute-go/terraform-provider-compute/internal/kit"
 )
@@ -29,9 +27,11 @@ var (
 	_ resource.ResourceWithMoveState   = &securityGroupResource{}
 )
 
-const kind = "security group"
-
-var fields = kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "rules": path.Root("rules")}
+var kind = kit.Kind[compute.SecurityGroup]{
+	Name:   "security group",
+	Fields: kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "rules": path.Root("rules")},
+	ID:     func(g *compute.SecurityGroup) string { return g.ID },
+}
 
 func (r *securityGroupResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_security_group"
@@ -121,9 +121,9 @@ func (r *securityGroupResource) ModifyPlan(ctx context.Context, req resource.Mod
 	}
 	check := &compute.SecurityGroupCreateRequest{Name: name, Region: region, Rules: plan.rules()}
 	if err := check.Validate(); err != nil {
-		kit.AddError(&resp.Diagnostics, "create or update the security group", err, fields)
+		kit.AddError(&resp.Diagnostics, "create or update the security group", err, kind.Fields)
 	}
-	r.Meta.CheckName(ctx, kind, req, resp)
+	r.Meta.CheckName(ctx, kind.Name, req, resp)
 }
 
 func (r *securityGroupResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -138,32 +138,15 @@ func (r *securityGroupResource) Create(ctx context.Context, req resource.CreateR
 		return
 	}
 	c := r.Meta.Client.SecurityGroups
-	g, err := c.CreateOnce(ctx, &compute.SecurityGroupCreateRequest{
-		Name: plan.Name.ValueString(), Description: plan.Description.ValueString(), Region: plan.Region.ValueString(), Rules: plan.rules(),
-	}, r.Meta.Once()...)
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "create the security group", err, fields)
-		return
-	}
-	plan.set(g)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.settle(ctx, &plan, g, &resp.State, &resp.Diagnostics)
+	kit.CreateAndWait(ctx, r.Meta, kind, kit.Into(&plan, &resp.State, &resp.Diagnostics), func() (*compute.SecurityGroup, error) {
+		return c.CreateOnce(ctx, &compute.SecurityGroupCreateRequest{
+			Name: plan.Name.ValueString(), Description: plan.Description.ValueString(), Region: plan.Region.ValueString(), Rules: plan.rules(),
+		}, r.Meta.Once()...)
+	}, c.WaitForStatus, compute.SecurityGroupStatusCreated, created)
 }
 
-// settle waits until the group is created, and saves it as it then is.
-func (r *securityGroupResource) settle(ctx context.Context, m *model, g *compute.SecurityGroup, state *tfsdk.State, diags *diag.Diagnostics) {
-	if g.Status == compute.SecurityGroupStatusCreated {
-		return
-	}
-	g, err := r.Meta.Client.SecurityGroups.WaitForStatus(ctx, g.ID, compute.SecurityGroupStatusCreated, r.Meta.Wait...)
-	if g != nil {
-		m.set(g)
-		diags.Append(state.Set(ctx, m)...)
-	}
-	if err != nil {
-		kit.AddError(diags, "wait for the security group "+kit.Safe(m.ID.ValueString())+" to be created", err, fields)
-	}
-}
+// created reports whether the group is created: a create or an update then needs no wait.
+func created(g *compute.SecurityGroup) bool { return g.Status == compute.SecurityGroupStatusCreated }
 
 func (r *securityGroupResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state model
@@ -173,10 +156,7 @@ func (r *securityGroupResource) Read(ctx context.Context, req resource.ReadReque
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if g, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.SecurityGroups.Get, resp); ok {
-		state.set(g)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	kind.Read(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.SecurityGroups.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *securityGroupResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -192,16 +172,15 @@ func (r *securityGroupResource) Update(ctx context.Context, req resource.UpdateR
 		return
 	}
 	id := state.ID.ValueString()
-	g, err := r.Meta.Client.SecurityGroups.Update(ctx, id, &compute.SecurityGroupUpdateRequest{
+	c := r.Meta.Client.SecurityGroups
+	g, err := c.Update(ctx, id, &compute.SecurityGroupUpdateRequest{
 		Name: plan.Name.ValueString(), Description: plan.Description.ValueString(), Rules: plan.rules(),
 	})
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "update the security group "+kit.Safe(id), err, fields)
+		kit.AddError(&resp.Diagnostics, "update the security group "+kit.Safe(id), err, kind.Fields)
 		return
 	}
-	plan.set(g)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.settle(ctx, &plan, g, &resp.State, &resp.Diagnostics)
+	kit.Settle(ctx, r.Meta, kind, kit.Into(&plan, &resp.State, &resp.Diagnostics), g, c.WaitForStatus, compute.SecurityGroupStatusCreated, created)
 }
 
 func (r *securityGroupResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -212,15 +191,12 @@ func (r *securityGroupResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
-	r.Meta.Delete(ctx, kind, state.ID.ValueString(), r.Meta.Client.SecurityGroups.DeleteAndWait, &resp.Diagnostics)
+	kind.Delete(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.SecurityGroups.DeleteAndWait, &resp.Diagnostics)
 }
 
 // ImportState takes a security group's ID, or name=<name> for the one group with that name.
 func (r *securityGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.SecurityGroups.FindByName, func(g *compute.SecurityGroup) string { return g.ID }, &resp.Diagnostics)
-	if ok {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	}
+	kind.Import(ctx, req.ID, r.Meta.Client.SecurityGroups.FindByName, path.Root("id"), resp)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_security_group.

@@ -23,9 +23,9 @@ type model struct {
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
-// set copies the snapshot as the service shows it into m. The sources stay as configured when the
+// Set copies the snapshot as the service shows it into m. The sources stay as configured when the
 // service does not show them.
-func (m *model) set(s *compute.Snapshot) {
+func (m *model) Set(s *compute.Snapshot) {
 	m.ID = types.StringValue(s.ID)
 	m.Name = types.StringValue(s.Name)
 	if s.SourceInstanceID != "" {

@@ -4,7 +4,6 @@ package snapshot
 
 import (
 	"context"
-	"fmt"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -30,9 +29,11 @@ var (
 	_ resource.ResourceWithMoveState   = &snapshotResource{}
 )
 
-const kind = "snapshot"
-
-var fields = kit.Fields{"name": path.Root("name"), "replicated_region": path.Root("replicated_region"), "region": path.Root("region")}
+var kind = kit.Kind[compute.Snapshot]{
+	Name:   "snapshot",
+	Fields: kit.Fields{"name": path.Root("name"), "replicated_region": path.Root("replicated_region"), "region": path.Root("region")},
+	ID:     func(s *compute.Snapshot) string { return s.ID },
+}
 
 func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_snapshot"
@@ -136,10 +137,10 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 				"replicated_region goes with source_instance_id; a copy of a snapshot is made in region.")
 		}
 		if err := (&compute.SnapshotCreateRequest{Name: kit.Known(cfg.Name)}).Validate(); err != nil {
-			kit.AddError(&resp.Diagnostics, "create the snapshot", err, fields)
+			kit.AddError(&resp.Diagnostics, "create the snapshot", err, kind.Fields)
 		}
 	}
-	r.Meta.CheckName(ctx, kind, req, resp)
+	r.Meta.CheckName(ctx, kind.Name, req, resp)
 }
 
 func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -154,34 +155,18 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	c := r.Meta.Client.Snapshots
-	var s *compute.Snapshot
-	var err error
-	if !plan.SourceInstanceID.IsNull() {
-		s, err = c.CreateOnce(ctx, plan.SourceInstanceID.ValueString(), &compute.SnapshotCreateRequest{
-			Name: plan.Name.ValueString(), ReplicatedRegion: plan.ReplicatedRegion.ValueString(),
-		}, r.Meta.Once()...)
-	} else {
-		s, err = c.CloneOnce(ctx, plan.SourceSnapshotID.ValueString(), &compute.SnapshotCloneRequest{
+	create := func() (*compute.Snapshot, error) {
+		if !plan.SourceInstanceID.IsNull() {
+			return c.CreateOnce(ctx, plan.SourceInstanceID.ValueString(), &compute.SnapshotCreateRequest{
+				Name: plan.Name.ValueString(), ReplicatedRegion: plan.ReplicatedRegion.ValueString(),
+			}, r.Meta.Once()...)
+		}
+		return c.CloneOnce(ctx, plan.SourceSnapshotID.ValueString(), &compute.SnapshotCloneRequest{
 			Name: plan.Name.ValueString(), Region: plan.Region.ValueString(),
 		}, r.Meta.Once()...)
 	}
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "create the snapshot", err, fields)
-		return
-	}
-	plan.set(s)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if s.Status == compute.SnapshotStatusCreated {
-		return
-	}
-	s, err = c.WaitForStatus(ctx, s.ID, compute.SnapshotStatusCreated, r.Meta.Wait...)
-	if s != nil {
-		plan.set(s)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	}
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "wait for the snapshot "+kit.Safe(plan.ID.ValueString())+" to be created", err, fields)
-	}
+	kit.CreateAndWait(ctx, r.Meta, kind, kit.Into(&plan, &resp.State, &resp.Diagnostics), create,
+		c.WaitForStatus, compute.SnapshotStatusCreated, func(s *compute.Snapshot) bool { return s.Status == compute.SnapshotStatusCreated })
 }
 
 func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -192,10 +177,7 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if s, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Snapshots.Get, resp); ok {
-		state.set(s)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	kind.Read(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.Snapshots.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -218,10 +200,10 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	s, err := r.Meta.Client.Snapshots.Update(ctx, id, &compute.SnapshotUpdateRequest{Name: plan.Name.ValueString()})
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "rename the snapshot "+kit.Safe(id), err, fields)
+		kit.AddError(&resp.Diagnostics, "rename the snapshot "+kit.Safe(id), err, kind.Fields)
 		return
 	}
-	plan.set(s)
+	plan.Set(s)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -234,21 +216,17 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	id := state.ID.ValueString()
-	if state.RetainOnDelete.ValueBool() {
-		resp.Diagnostics.AddWarning("Snapshot retained", fmt.Sprintf("The snapshot %s left the state; retain_on_delete kept it in the account.", kit.Safe(id)))
+	if kind.Retained(id, state.RetainOnDelete, &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
 	defer cancel()
-	r.Meta.Delete(ctx, kind, id, r.Meta.Client.Snapshots.DeleteAndWait, &resp.Diagnostics)
+	kind.Delete(ctx, r.Meta, id, r.Meta.Client.Snapshots.DeleteAndWait, &resp.Diagnostics)
 }
 
 // ImportState takes a snapshot's ID, or name=<name> for the one snapshot with that name.
 func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.Snapshots.FindByName, func(s *compute.Snapshot) string { return s.ID }, &resp.Diagnostics)
-	if ok {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	}
+	kind.Import(ctx, req.ID, r.Meta.Client.Snapshots.FindByName, path.Root("id"), resp)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_snapshot.

@@ -19,9 +19,9 @@ type model struct {
 	Timeouts    timeouts.Value `tfsdk:"timeouts"`
 }
 
-// set copies the key as the service shows it into m. The public key stays as configured when the
+// Set copies the key as the service shows it into m. The public key stays as configured when the
 // service shows it with other white space around it.
-func (m *model) set(k *compute.SSHKey) {
+func (m *model) Set(k *compute.SSHKey) {
 	m.ID = types.StringValue(k.ID)
 	m.Name = types.StringValue(k.Name)
 	if strings.TrimSpace(m.PublicKey.ValueString()) != strings.TrimSpace(k.Value) {

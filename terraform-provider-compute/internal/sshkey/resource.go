@@ -26,11 +26,13 @@ var (
 	_ resource.ResourceWithMoveState   = &sshKeyResource{}
 )
 
-// kind names the resource in messages and in the name checks.
-const kind = "SSH key"
-
-// fields maps the request's fields to the attributes.
-var fields = kit.Fields{"name": path.Root("name"), "value": path.Root("public_key")}
+// kind names the resource in messages and in the name checks, and maps the request's fields to the
+// attributes.
+var kind = kit.Kind[compute.SSHKey]{
+	Name:   "SSH key",
+	Fields: kit.Fields{"name": path.Root("name"), "value": path.Root("public_key")},
+	ID:     func(k *compute.SSHKey) string { return k.ID },
+}
 
 func (r *sshKeyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_ssh_key"
@@ -82,10 +84,10 @@ func (r *sshKeyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	if !plan.Name.IsUnknown() && !plan.PublicKey.IsUnknown() {
 		if err := plan.request().Validate(); err != nil {
-			kit.AddError(&resp.Diagnostics, "create the SSH key", err, fields)
+			kit.AddError(&resp.Diagnostics, "create the SSH key", err, kind.Fields)
 		}
 	}
-	r.Meta.CheckName(ctx, kind, req, resp)
+	r.Meta.CheckName(ctx, kind.Name, req, resp)
 }
 
 func (r *sshKeyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -101,10 +103,10 @@ func (r *sshKeyResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	key, err := r.Meta.Client.SSHKeys.CreateOnce(ctx, plan.request(), r.Meta.Once()...)
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "create the SSH key", err, fields)
+		kit.AddError(&resp.Diagnostics, "create the SSH key", err, kind.Fields)
 		return
 	}
-	plan.set(key)
+	plan.Set(key)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -119,10 +121,7 @@ func (r *sshKeyResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if key, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.SSHKeys.Get, resp); ok {
-		state.set(key)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	kind.Read(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.SSHKeys.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *sshKeyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -140,10 +139,10 @@ func (r *sshKeyResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if !plan.Name.Equal(state.Name) {
 		key, err := r.Meta.Client.SSHKeys.Update(ctx, state.ID.ValueString(), &compute.SSHKeyUpdateRequest{Name: plan.Name.ValueString()})
 		if err != nil {
-			kit.AddError(&resp.Diagnostics, "rename the SSH key "+kit.Safe(state.ID.ValueString()), err, fields)
+			kit.AddError(&resp.Diagnostics, "rename the SSH key "+kit.Safe(state.ID.ValueString()), err, kind.Fields)
 			return
 		}
-		plan.set(key)
+		plan.Set(key)
 	} else {
 		plan.ID, plan.Fingerprint, plan.CreatedAt = state.ID, state.Fingerprint, state.CreatedAt
 	}
@@ -161,9 +160,7 @@ func (r *sshKeyResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.Meta.Client.SSHKeys.DeleteAndWait(ctx, state.ID.ValueString(), r.Meta.DeleteOptions()...); err != nil {
-		kit.AddError(&resp.Diagnostics, "delete the SSH key "+kit.Safe(state.ID.ValueString()), err, fields)
-	}
+	kind.Delete(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.SSHKeys.DeleteAndWait, &resp.Diagnostics)
 }
 
 // ImportState takes an SSH key's ID, or name=<name> for the one key with that name.
@@ -172,11 +169,7 @@ func (r *sshKeyResource) ImportState(ctx context.Context, req resource.ImportSta
 		resp.Diagnostics.AddError("Provider not configured", "The provider must be configured to import.")
 		return
 	}
-	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.SSHKeys.FindByName, func(k *compute.SSHKey) string { return k.ID }, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	kind.Import(ctx, req.ID, r.Meta.Client.SSHKeys.FindByName, path.Root("id"), resp)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_ssh_key.

@@ -22,8 +22,8 @@ type model struct {
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
-// set copies the volume as the service shows it into m.
-func (m *model) set(v *compute.Volume) {
+// Set copies the volume as the service shows it into m.
+func (m *model) Set(v *compute.Volume) {
 	m.ID = types.StringValue(v.ID)
 	m.Name = types.StringValue(v.Name)
 	m.Description = types.StringValue(v.Description)

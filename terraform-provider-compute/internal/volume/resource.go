@@ -30,9 +30,11 @@ var (
 	_ resource.ResourceWithMoveState   = &volumeResource{}
 )
 
-const kind = "volume"
-
-var fields = kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "size": path.Root("size"), "type": path.Root("type")}
+var kind = kit.Kind[compute.Volume]{
+	Name:   "volume",
+	Fields: kit.Fields{"name": path.Root("name"), "description": path.Root("description"), "region": path.Root("region"), "size": path.Root("size"), "type": path.Root("type")},
+	ID:     func(v *compute.Volume) string { return v.ID },
+}
 
 func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_volume"
@@ -105,7 +107,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if err := plan.request().Validate(); err != nil {
-		kit.AddError(&resp.Diagnostics, "create the volume", err, fields)
+		kit.AddError(&resp.Diagnostics, "create the volume", err, kind.Fields)
 	}
 	if !req.State.Raw.IsNull() {
 		var state model
@@ -115,7 +117,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 				fmt.Sprintf("The volume holds %d GiB; the service can only grow it, so size must be at least that, got %d.", state.Size.ValueInt64(), plan.Size.ValueInt64()))
 		}
 	}
-	r.Meta.CheckName(ctx, kind, req, resp)
+	r.Meta.CheckName(ctx, kind.Name, req, resp)
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -130,24 +132,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	c := r.Meta.Client.Volumes
-	v, err := c.CreateOnce(ctx, plan.request(), r.Meta.Once()...)
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "create the volume", err, fields)
-		return
-	}
-	plan.set(v)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if v.Status == compute.VolumeStatusCreated {
-		return
-	}
-	v, err = c.WaitForStatus(ctx, v.ID, compute.VolumeStatusCreated, r.Meta.Wait...)
-	if v != nil {
-		plan.set(v)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	}
-	if err != nil {
-		kit.AddError(&resp.Diagnostics, "wait for the volume "+kit.Safe(plan.ID.ValueString())+" to be created", err, fields)
-	}
+	kit.CreateAndWait(ctx, r.Meta, kind, kit.Into(&plan, &resp.State, &resp.Diagnostics),
+		func() (*compute.Volume, error) { return c.CreateOnce(ctx, plan.request(), r.Meta.Once()...) },
+		c.WaitForStatus, compute.VolumeStatusCreated, func(v *compute.Volume) bool { return v.Status == compute.VolumeStatusCreated })
 }
 
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -158,10 +145,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Read, &resp.Diagnostics)
 	defer cancel()
-	if v, ok := kit.Read(ctx, r.Meta, kind, state.ID.ValueString(), r.Meta.Client.Volumes.Get, resp); ok {
-		state.set(v)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	kind.Read(ctx, r.Meta, state.ID.ValueString(), r.Meta.Client.Volumes.Get, kit.Into(&state, &resp.State, &resp.Diagnostics))
 }
 
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -194,10 +178,10 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	v, err := r.Meta.Client.Volumes.Update(ctx, id, &up)
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "update the volume "+kit.Safe(id), err, fields)
+		kit.AddError(&resp.Diagnostics, "update the volume "+kit.Safe(id), err, kind.Fields)
 		return
 	}
-	plan.set(v)
+	plan.Set(v)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -210,8 +194,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	id := state.ID.ValueString()
-	if state.RetainOnDelete.ValueBool() {
-		resp.Diagnostics.AddWarning("Volume retained", fmt.Sprintf("The volume %s left the state; retain_on_delete kept it in the account.", kit.Safe(id)))
+	if kind.Retained(id, state.RetainOnDelete, &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := kit.Deadline(ctx, state.Timeouts.Delete, &resp.Diagnostics)
@@ -221,7 +204,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	if err != nil {
-		kit.AddError(&resp.Diagnostics, "read the volume "+kit.Safe(id)+" before deleting it", err, fields)
+		kit.AddError(&resp.Diagnostics, "read the volume "+kit.Safe(id)+" before deleting it", err, kind.Fields)
 		return
 	}
 	var refused error
@@ -238,19 +221,16 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 			return
 		}
 		if err != nil || len(v.Instances) > 0 {
-			kit.AddError(&resp.Diagnostics, "delete the volume "+kit.Safe(id), refused, fields)
+			kit.AddError(&resp.Diagnostics, "delete the volume "+kit.Safe(id), refused, kind.Fields)
 			return
 		}
 	}
-	r.Meta.Delete(ctx, kind, id, r.Meta.Client.Volumes.DeleteAndWait, &resp.Diagnostics)
+	kind.Delete(ctx, r.Meta, id, r.Meta.Client.Volumes.DeleteAndWait, &resp.Diagnostics)
 }
 
 // ImportState takes a volume's ID, or name=<name> for the one volume with that name.
 func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := kit.ImportID(ctx, req.ID, kind, r.Meta.Client.Volumes.FindByName, func(v *compute.Volume) string { return v.ID }, &resp.Diagnostics)
-	if ok {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	}
+	kind.Import(ctx, req.ID, r.Meta.Client.Volumes.FindByName, path.Root("id"), resp)
 }
 
 // MoveState takes over the state of the official provider's genesiscloud_volume.
