@@ -61,11 +61,18 @@ func (k Kind) exactly(t *testing.T, srv *computetest.Server, name string, n int)
 
 // Standard runs the acceptance tests every resource passes, each in parallel: lifecycle (create,
 // import by ID and by name with verification, update in place, replace, a plan with no change,
-// destroy), drift (deleted outside Terraform: the plan creates it again), lostCreate (the create's
-// response lost after the service made it: one resource, in the state) and gateway404 (a gateway's
-// 404 on the refresh's read: the plan fails, the state keeps the resource, no second one is made).
+// destroy), then Failures.
 func Standard(t *testing.T, k Kind) {
 	t.Run("lifecycle", func(t *testing.T) { k.lifecycle(t) })
+	Failures(t, k)
+}
+
+// Failures runs the acceptance tests of what goes wrong around a resource, each in parallel: drift
+// (deleted outside Terraform: the plan creates it again), lostCreate (the create's response lost
+// after the service made it: one resource, in the state) and gateway404 (a gateway's 404 on the
+// refresh's read: the plan fails, the state keeps the resource, no second one is made). They use
+// only k.Config's "create" step: a resource whose lifecycle test is its own runs these alone.
+func Failures(t *testing.T, k Kind) {
 	t.Run("drift", func(t *testing.T) { k.drift(t) })
 	t.Run("lostCreate", func(t *testing.T) { k.lostCreate(t) })
 	t.Run("gateway404", func(t *testing.T) { k.gateway404(t) })

@@ -28,7 +28,12 @@ const addr = "compute_instance.test"
 // config is a compute_instance named name with body's extra lines. Every operation is bounded by
 // a minute, so that a test that goes wrong fails instead of waiting for the default 20 minutes.
 func config(srv *computetest.Server, name, body string) string {
-	return acctest.Provider(srv) + fmt.Sprintf(`
+	return acctest.Provider(srv) + resourceConfig(name, body)
+}
+
+// resourceConfig is config without the provider block.
+func resourceConfig(name, body string) string {
+	return fmt.Sprintf(`
 resource "compute_instance" "test" {
   name   = %q
   region = "NORD-NO-KRS-1"
@@ -166,73 +171,21 @@ func TestAccInstance_everyOptional(t *testing.T) {
 	})
 }
 
-// TestAccInstance_drift deletes the instance outside Terraform: the plan creates it again.
-func TestAccInstance_drift(t *testing.T) {
-	srv := acctest.Server(t)
-	var id string
-	acctest.Test(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config: config(srv, "drift", minimal),
-				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
-			},
-			{
-				PreConfig: func() {
-					if err := acctest.Client(t, srv).Instances.DeleteAndWait(context.Background(), id); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:             config(srv, "drift", minimal),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-				}},
-			},
-		},
-	})
-}
-
-// TestAccInstance_lostCreate loses the create's response after the service made the instance: the
-// apply succeeds with that instance, and the account holds exactly one with the name.
-func TestAccInstance_lostCreate(t *testing.T) {
-	srv := acctest.Server(t)
-	acctest.Test(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				srv.FailNext(1, computetest.Match{Method: "POST", Path: "/compute/v1/instances"}, computetest.Fault{DropAfterProcessing: true})
-			},
-			Config: config(srv, "lost", minimal),
-			Check:  exactly(t, srv, "lost", 1),
-		}},
-	})
-}
-
-// TestAccInstance_gateway404 answers the refresh's read with a gateway's 404 page: the plan fails
-// with the error, the instance stays in the state and no second one is made.
-func TestAccInstance_gateway404(t *testing.T) {
-	srv := acctest.Server(t)
-	var id string
-	acctest.Test(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config: config(srv, "gw", minimal),
-				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
-			},
-			{
-				PreConfig:   func() { acctest.GatewayNotFound(srv, "/compute/v1/instances/"+id) },
-				Config:      config(srv, "gw", minimal),
-				ExpectError: regexp.MustCompile(`HTTP 404`),
-			},
-			{
-				PreConfig: srv.ClearFaults,
-				Config:    config(srv, "gw", minimal),
-				PlanOnly:  true,
-			},
-			{
-				Config: config(srv, "gw", minimal),
-				Check:  exactly(t, srv, "gw", 1),
-			},
+// TestAccInstance runs the standard tests of what goes wrong: drift (deleted outside Terraform, the
+// plan creates it again), a lost create (exactly one instance with the name, in the state) and a
+// gateway's 404 on the refresh (the plan fails, the instance stays in the state, no second one is
+// made).
+func TestAccInstance(t *testing.T) {
+	acctest.Failures(t, acctest.Kind{
+		Type:       "compute_instance",
+		Config:     func(name, _ string) string { return resourceConfig(name, minimal) },
+		CreatePath: "/compute/v1/instances",
+		GetPath:    func(id string) string { return "/compute/v1/instances/" + id },
+		Count: acctest.Counter(func(c *compute.Client) func(context.Context, string) ([]compute.Instance, error) {
+			return c.Instances.FindByName
+		}),
+		Delete: func(ctx context.Context, c *compute.Client, id string) error {
+			return c.Instances.DeleteAndWait(ctx, id)
 		},
 	})
 }

@@ -29,7 +29,12 @@ const (
 const addr = "compute_ssh_key.test"
 
 func config(srv *computetest.Server, name, key string) string {
-	return acctest.Provider(srv) + fmt.Sprintf(`
+	return acctest.Provider(srv) + resourceConfig(name, key)
+}
+
+// resourceConfig is the compute_ssh_key named name with the public key key.
+func resourceConfig(name, key string) string {
+	return fmt.Sprintf(`
 resource "compute_ssh_key" "test" {
   name       = %q
   public_key = %q
@@ -88,82 +93,19 @@ func TestAccSSHKey_lifecycle(t *testing.T) {
 	})
 }
 
-// TestAccSSHKey_drift deletes the key outside Terraform: the refresh finds it gone (the service's
-// not-found) and the plan creates it again.
-func TestAccSSHKey_drift(t *testing.T) {
-	srv := acctest.Server(t)
-	var id string
-	acctest.Test(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config: config(srv, "drift", key1),
-				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
-			},
-			{
-				PreConfig: func() {
-					if err := acctest.Client(t, srv).SSHKeys.Delete(context.Background(), id); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:             config(srv, "drift", key1),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-				}},
-			},
-		},
-	})
-}
-
-// TestAccSSHKey_lostCreate loses the response of the create after the service made the key: the
-// apply succeeds with the key it made, and no second one.
-func TestAccSSHKey_lostCreate(t *testing.T) {
-	srv := acctest.Server(t)
-	acctest.Test(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				srv.FailNext(1, computetest.Match{Method: "POST", Path: "/compute/v1/ssh-keys"}, computetest.Fault{DropAfterProcessing: true})
-			},
-			Config: config(srv, "lost", key1),
-			Check: func(*terraform.State) error {
-				if n := count(t, srv, "lost"); n != 1 {
-					return fmt.Errorf("%d SSH keys named lost, want 1", n)
-				}
-				return nil
-			},
-		}},
-	})
-}
-
-// TestAccSSHKey_gateway404 answers the refresh's read with a gateway's 404 page: the plan fails
-// with the error and the key stays in the state, so that no second key is created.
-func TestAccSSHKey_gateway404(t *testing.T) {
-	srv := acctest.Server(t)
-	var id string
-	acctest.Test(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config: config(srv, "gw", key1),
-				Check:  resource.TestCheckResourceAttrWith(addr, "id", func(v string) error { id = v; return nil }),
-			},
-			{
-				PreConfig:   func() { acctest.GatewayNotFound(srv, "/compute/v1/ssh-keys/"+id) },
-				Config:      config(srv, "gw", key1),
-				ExpectError: regexp.MustCompile(`HTTP 404`),
-			},
-			{
-				PreConfig: srv.ClearFaults,
-				Config:    config(srv, "gw", key1),
-				PlanOnly:  true,
-				Check: func(*terraform.State) error {
-					if n := count(t, srv, "gw"); n != 1 {
-						return fmt.Errorf("%d SSH keys named gw, want 1", n)
-					}
-					return nil
-				},
-			},
-		},
+// TestAccSSHKey runs the standard tests of what goes wrong: drift (deleted outside Terraform, the
+// plan creates it again), a lost create (one key, in the state) and a gateway's 404 on the refresh
+// (the plan fails, the key stays in the state, no second one is made).
+func TestAccSSHKey(t *testing.T) {
+	acctest.Failures(t, acctest.Kind{
+		Type:       "compute_ssh_key",
+		Config:     func(name, _ string) string { return resourceConfig(name, key1) },
+		CreatePath: "/compute/v1/ssh-keys",
+		GetPath:    func(id string) string { return "/compute/v1/ssh-keys/" + id },
+		Count: acctest.Counter(func(c *compute.Client) func(context.Context, string) ([]compute.SSHKey, error) {
+			return c.SSHKeys.FindByName
+		}),
+		Delete: func(ctx context.Context, c *compute.Client, id string) error { return c.SSHKeys.Delete(ctx, id) },
 	})
 }
 
