@@ -5,64 +5,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/compute-sdk/compute-go/internal/fakelog"
 )
 
 // controlHeader carries compute-fake's control token.
 const controlHeader = "X-Fake-Control-Token"
 
-// entry is one request of compute-fake's log (GET /_fake/requests).
-type entry struct {
-	Time      string              `json:"time"`
-	Method    string              `json:"method"`
-	Path      string              `json:"path"`
-	Query     map[string][]string `json:"query"`
-	Body      string              `json:"body"`
-	Status    int                 `json:"status"`
-	Processed bool                `json:"processed"`
-}
-
-// same reports whether a and b are one request: its status and outcome may have been filled in
-// between two reads of the log, the rest never changes.
-func (a *entry) same(b *entry) bool {
-	return a.Time == b.Time && a.Method == b.Method && a.Path == b.Path && a.Body == b.Body &&
-		url.Values(a.Query).Encode() == url.Values(b.Query).Encode()
-}
-
-// requestLog is the whole log of a run, put together from reads of compute-fake's log, which keeps
-// only its last requests.
-type requestLog struct {
-	all     []entry
-	window  int  // how many of the last entries of all the previous read showed
-	overrun bool // a read shared nothing with the one before: requests may be missing
-}
-
-// merge adds a read of the log: the oldest requests it shows are the newest the previous read
-// showed, less those the fake dropped since, and the requests after them are new.
-func (l *requestLog) merge(read []entry) {
-	prev := l.all[len(l.all)-l.window:]
-	for dropped := 0; dropped <= len(prev); dropped++ {
-		overlap := prev[dropped:]
-		if len(overlap) > len(read) || !sameRequests(overlap, read[:len(overlap)]) {
-			continue
-		}
-		copy(overlap, read[:len(overlap)]) // statuses filled in since
-		l.all = append(l.all, read[len(overlap):]...)
-		l.window = len(read)
-		l.overrun = l.overrun || len(overlap) == 0 && len(prev) > 0
-		return
-	}
-}
-
-func sameRequests(a, b []entry) bool {
-	return slices.EqualFunc(a, b, func(x, y entry) bool { return x.same(&y) })
-}
-
 // readLog reads compute-fake's request log through its control endpoint.
-func readLog(hc *http.Client, base, controlToken string) ([]entry, error) {
+func readLog(hc *http.Client, base, controlToken string) ([]fakelog.Entry, error) {
 	req, err := http.NewRequest(http.MethodGet, base+"/_fake/requests", nil)
 	if err != nil {
 		return nil, err
@@ -81,7 +34,7 @@ func readLog(hc *http.Client, base, controlToken string) ([]entry, error) {
 		return nil, fmt.Errorf("GET /_fake/requests: %s", resp.Status)
 	}
 	var doc struct {
-		Requests []entry `json:"requests"`
+		Requests []fakelog.Entry `json:"requests"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, fmt.Errorf("GET /_fake/requests: %w", err)
@@ -107,7 +60,7 @@ type counts struct {
 const instancesPath = "/compute/v1/instances"
 
 // count classifies the log's requests.
-func count(log []entry) counts {
+func count(log []fakelog.Entry) counts {
 	var c counts
 	creates := map[string]int{}
 	for i := range log {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
+	"github.com/compute-sdk/compute-go/internal/fakelog"
 )
 
 // fakePackage is compute-fake's package, built when -fake is not given.
@@ -254,7 +255,7 @@ func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr 
 	stop := make(chan struct{})
 	var bg sync.WaitGroup
 	hc := &http.Client{Timeout: 10 * time.Second}
-	var rlog requestLog
+	var rlog fakelog.Log
 	var logErr error
 	bg.Go(func() {
 		for {
@@ -266,7 +267,7 @@ func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr 
 			if read, err := readLog(hc, url, control); err != nil {
 				logErr = err
 			} else {
-				rlog.merge(read)
+				rlog.Merge(read)
 			}
 		}
 	})
@@ -341,10 +342,10 @@ func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr 
 	if logErr != nil {
 		fmt.Fprintf(stderr, "scalerun: a read of the request log failed during the run: %v\n", logErr)
 	}
-	rlog.merge(read)
-	r.log, r.overrun = count(rlog.all), rlog.overrun
+	rlog.Merge(read)
+	r.log, r.overrun = count(rlog.All), rlog.Overrun
 	if s.logFile != "" {
-		if err := appendLog(s.logFile, mode, start, rlog.all); err != nil {
+		if err := appendLog(s.logFile, mode, start, rlog.All); err != nil {
 			fmt.Fprintf(stderr, "scalerun: -log: %v\n", err)
 		}
 	}
@@ -376,7 +377,7 @@ func runOnce(ctx context.Context, s settings, mode string, f fakeBinary, stderr 
 }
 
 // appendLog appends the run's request log to the file at path, one JSON object a request.
-func appendLog(path, mode string, start time.Time, log []entry) error {
+func appendLog(path, mode string, start time.Time, log []fakelog.Entry) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -386,7 +387,7 @@ func appendLog(path, mode string, start time.Time, log []entry) error {
 		if err := enc.Encode(struct {
 			Mode  string `json:"mode"`
 			Start string `json:"start"`
-			entry
+			fakelog.Entry
 		}{mode, start.UTC().Format(time.RFC3339Nano), e}); err != nil {
 			_ = f.Close()
 			return err

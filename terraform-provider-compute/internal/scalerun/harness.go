@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/compute-sdk/compute-go/internal/fakelog"
 )
 
 // logEvery is how often the run reads compute-fake's request log, which keeps its last 1,000
@@ -132,7 +134,7 @@ func (h *harness) take(ctx context.Context, step string) error {
 type measured struct {
 	row     *row
 	results []tfResult
-	log     requestLog
+	log     fakelog.Log
 	all     int // every instance the account held at the end
 }
 
@@ -154,12 +156,12 @@ func (h *harness) measure(ctx context.Context, f *fakeServer, name string, floor
 		return nil, fmt.Errorf("reading the request log: %w", logErr)
 	}
 	if h.s.logFile != "" {
-		if err := appendLog(h.s.logFile, name, log.all); err != nil {
+		if err := appendLog(h.s.logFile, name, log.All); err != nil {
 			fmt.Fprintf(h.stderr, "scalerun: -log: %v\n", err)
 		}
 	}
 	m := &measured{results: results, log: log,
-		row: &row{step: name, ours: true, wall: wall, floor: floor, c: count(log.all), overrun: log.overrun}}
+		row: &row{step: name, ours: true, wall: wall, floor: floor, c: count(log.All), overrun: log.Overrun}}
 	for _, r := range results {
 		m.row.errors += r.errors()
 	}
@@ -208,7 +210,7 @@ func loadAverage() string {
 }
 
 // appendLog appends a step's request log to the file at path, one JSON object a request.
-func appendLog(path, step string, log []entry) error {
+func appendLog(path, step string, log []fakelog.Entry) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
@@ -217,7 +219,7 @@ func appendLog(path, step string, log []entry) error {
 	for _, e := range log {
 		if err := enc.Encode(struct {
 			Step string `json:"step"`
-			entry
+			fakelog.Entry
 		}{step, e}); err != nil {
 			_ = f.Close()
 			return err

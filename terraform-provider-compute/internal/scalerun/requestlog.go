@@ -3,60 +3,12 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/compute-sdk/compute-go/internal/fakelog"
 )
-
-// entry is one request of compute-fake's log (GET /_fake/requests).
-type entry struct {
-	Time      string              `json:"time"`
-	Method    string              `json:"method"`
-	Path      string              `json:"path"`
-	Query     map[string][]string `json:"query"`
-	Body      string              `json:"body"`
-	Status    int                 `json:"status"`
-	Fault     bool                `json:"fault"`
-	Processed bool                `json:"processed"`
-}
-
-// same reports whether a and b are one request: its status and outcome may have been filled in
-// between two reads of the log, the rest never changes.
-func (a *entry) same(b *entry) bool {
-	return a.Time == b.Time && a.Method == b.Method && a.Path == b.Path && a.Body == b.Body &&
-		url.Values(a.Query).Encode() == url.Values(b.Query).Encode()
-}
-
-// requestLog is the whole log of a step, put together from reads of compute-fake's log, which
-// keeps only its last 1,000 requests.
-type requestLog struct {
-	all     []entry
-	window  int  // how many of the last entries of all the previous read showed
-	overrun bool // a read shared nothing with the one before: requests may be missing
-}
-
-// merge adds a read of the log: the oldest requests it shows are the newest the previous read
-// showed, less those the fake dropped since, and the requests after them are new.
-func (l *requestLog) merge(read []entry) {
-	prev := l.all[len(l.all)-l.window:]
-	for dropped := 0; dropped <= len(prev); dropped++ {
-		overlap := prev[dropped:]
-		if len(overlap) > len(read) || !sameRequests(overlap, read[:len(overlap)]) {
-			continue
-		}
-		copy(overlap, read[:len(overlap)]) // statuses filled in since
-		l.all = append(l.all, read[len(overlap):]...)
-		l.window = len(read)
-		l.overrun = l.overrun || len(overlap) == 0 && len(prev) > 0
-		return
-	}
-}
-
-func sameRequests(a, b []entry) bool {
-	return slices.EqualFunc(a, b, func(x, y entry) bool { return x.same(&y) })
-}
 
 // logWatch reads compute-fake's log while a step runs, so that none of the step's requests is lost
 // when the fake forgets its oldest.
@@ -66,7 +18,7 @@ type logWatch struct {
 	done chan struct{}
 
 	mu  sync.Mutex
-	log requestLog
+	log fakelog.Log
 	err error // the last read's failure, if it failed
 }
 
@@ -92,14 +44,14 @@ func (f *fakeServer) watchLog(every time.Duration) (*logWatch, error) {
 
 func (w *logWatch) read() {
 	var doc struct {
-		Requests []entry `json:"requests"`
+		Requests []fakelog.Entry `json:"requests"`
 	}
 	err := w.f.control(http.MethodGet, "/_fake/requests", nil, &doc)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.err = err
 	if err == nil {
-		w.log.merge(doc.Requests)
+		w.log.Merge(doc.Requests)
 	}
 }
 
@@ -107,11 +59,11 @@ func (w *logWatch) read() {
 func (w *logWatch) counts() counts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return count(w.log.all)
+	return count(w.log.All)
 }
 
 // finish stops the reads and returns the whole log, after a last read.
-func (w *logWatch) finish() (requestLog, error) {
+func (w *logWatch) finish() (fakelog.Log, error) {
 	close(w.stop)
 	<-w.done
 	w.read()
@@ -138,7 +90,7 @@ type counts struct {
 }
 
 // count classifies the log's requests.
-func count(log []entry) counts {
+func count(log []fakelog.Entry) counts {
 	var c counts
 	created := map[string]int{} // by collection and name
 	for i := range log {

@@ -1,69 +1,24 @@
 package main
 
 import (
-	"slices"
 	"testing"
+
+	"github.com/compute-sdk/compute-go/internal/fakelog"
 )
 
-func req(at, method, path string, status int) entry {
-	return entry{Time: "2026-11-28T06:00:" + at + "Z", Method: method, Path: path, Status: status, Processed: status < 400}
-}
-
-func paths(log []entry) []string {
-	var out []string
-	for _, e := range log {
-		out = append(out, e.Time[17:23]+" "+e.Path)
-	}
-	return out
-}
-
-func TestMergeJoinsReadsOfALogThatKeepsItsLastRequests(t *testing.T) {
-	a := req("00.100", "GET", "/a", 200)
-	b := req("00.200", "GET", "/b", 200)
-	c := req("00.300", "GET", "/c", 200)
-	d := req("00.400", "GET", "/d", 200)
-	var l requestLog
-	l.merge(nil)
-	l.merge([]entry{a, b})
-	l.merge([]entry{a, b, c}) // grew
-	l.merge([]entry{c, d})    // a and b dropped by the fake
-	l.merge([]entry{c, d})    // nothing new
-	if want := paths([]entry{a, b, c, d}); !slices.Equal(paths(l.all), want) {
-		t.Fatalf("merged %v, want %v", paths(l.all), want)
-	}
-	if l.overrun {
-		t.Fatal("reads that overlap reported as an overrun")
-	}
-
-	e := req("00.500", "GET", "/e", 200)
-	l.merge([]entry{e}) // c and d gone and nothing of the previous read left
-	if !l.overrun || len(l.all) != 5 {
-		t.Fatalf("a read sharing nothing with the previous: overrun %v, %d entries", l.overrun, len(l.all))
-	}
-}
-
-func TestMergeTakesTheStatusOfARequestAnsweredBetweenReads(t *testing.T) {
-	pending := req("00.100", "POST", apiPrefix+"instances", 0)
-	pending.Processed = false
-	answered := pending
-	answered.Status, answered.Processed = 201, true
-	var l requestLog
-	l.merge([]entry{pending})
-	l.merge([]entry{answered, req("00.200", "GET", apiPrefix+"instances", 200)})
-	if len(l.all) != 2 || l.all[0].Status != 201 || !l.all[0].Processed {
-		t.Fatalf("got %+v, want the create answered 201 then the list", l.all)
-	}
+func req(at, method, path string, status int) fakelog.Entry {
+	return fakelog.Entry{Time: "2026-11-28T06:00:" + at + "Z", Method: method, Path: path, Status: status, Processed: status < 400}
 }
 
 func TestCountClassifiesTheRequestsAndFindsDuplicateCreatesOfEachKind(t *testing.T) {
-	create := func(at, collection, name string, status int) entry {
+	create := func(at, collection, name string, status int) fakelog.Entry {
 		e := req(at, "POST", apiPrefix+collection, status)
 		e.Body = `{"name":"` + name + `","region":"NORD-NO-KRS-1"}`
 		return e
 	}
 	lost := create("00.450", "instances", "web-2", 0)
 	lost.Processed, lost.Fault = true, true // processed, its response dropped
-	log := []entry{
+	log := []fakelog.Entry{
 		req("00.000", "GET", apiPrefix+"instances", 429),
 		req("00.100", "GET", apiPrefix+"instances", 200),
 		create("00.150", "ssh-keys", "web-1", 201),    // another kind: not a duplicate of the instance

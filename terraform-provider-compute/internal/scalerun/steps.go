@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/compute-sdk/compute-go/internal/fakelog"
 )
 
 // mainStep applies N instances, plans with nothing to change and destroys them.
@@ -123,7 +125,7 @@ func (h *harness) crashStep(ctx context.Context, f *fakeServer) error {
 	}
 	r := second.row
 	r.step = "crash (apply again)"
-	both := count(append(append([]entry(nil), first.log.all...), second.log.all...))
+	both := count(append(append([]fakelog.Entry(nil), first.log.All...), second.log.All...))
 	r.c.duplicates = both.duplicates // over both applies
 	r.checkCommon(s)
 	r.want(providers != nil, "the apply was not killed halfway")
