@@ -99,7 +99,8 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		st.backoff = asked.Sub(st.ended)
 	}
 	ahead := t.load.queued.Add(1) - 1 // the client's other requests waiting for their turn
-	done, err := t.limiter.Wait(parent)
+	note := &writeNote{}
+	done, err := t.limiter.Wait(withWriteNote(parent, note))
 	t.load.queued.Add(-1)
 	st.sent = time.Now()
 	st.attemptWait = st.sent.Sub(asked)
@@ -125,6 +126,12 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	tr := &attemptTrace{}
 	tr.GetConn = func(string) { tr.gotConn.Store(true) }
 	tr.WroteHeaders = func() { tr.wroteHeaders.Store(true) }
+	tr.WroteRequest = func(i httptrace.WroteRequestInfo) {
+		if i.Err == nil {
+			note.fire(time.Now(), true) // the limiter spaces the next attempt from here
+		}
+	}
+	defer note.fire(time.Time{}, false) // no word of a write: the attempt has ended
 	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &tr.ClientTrace), t.timeout)
 	defer cancel()
 	out := req.Clone(ctx)

@@ -36,7 +36,11 @@ const (
 //     these longer waits have taken less than [PacingHoldShare] of the time. So a request that
 //     reached the service late delays the next one by its lateness, and no more; a service whose
 //     every response is slow, which counted each request long before it responded, costs at most
-//     that share more than a quarter interval per response.
+//     that share more than a quarter interval per response. A client tells its limiter when each
+//     request was written to its connection: these waits count from that instant, not from the
+//     request's turn, and the next request waits (up to a second) for the last one to be written.
+//     So a request that a busy process writes late delays the next one by its lateness, whatever
+//     the allowance holds.
 //
 // Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
 // on the token, a lower limit); a caller whose deadline ends before the pause fails at once with an
@@ -68,7 +72,13 @@ type gate struct {
 	minRTT    time.Duration // the fastest round trip; -1 before the first
 	late      time.Duration // what the waits past PacingHold may still take, as of lateAt
 	lateAt    time.Time     // when late was last set; zero for the whole allowance
+	wrote     bool          // the last attempt let go was written, or ended: no write to wait for
+	traced    bool          // the client tells when its requests are written (see writeNote)
 }
+
+// writeWaitMax bounds how long the pacing from responses waits for the last attempt's request to
+// be written before it lets the next one go anyway.
+const writeWaitMax = time.Second
 
 func newGate(rps float64, burst int) *gate {
 	g := &gate{turn: make(chan struct{}, 1), minRTT: -1, rps: rps}
@@ -163,6 +173,9 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 		}
 		return pause, nil
 	}
+	if !g.wrote && g.traced && now.Before(g.sent.Add(writeWaitMax)) {
+		return time.Millisecond, nil // the last request is not written yet: it will reach the service late
+	}
 	_, end := g.holdEnd(now)
 	if d := end.Sub(now); g.responded.IsZero() && d > 0 {
 		return min(d, time.Millisecond), nil
@@ -219,19 +232,43 @@ func (g *gate) letGo(ctx context.Context, asked time.Time) (func(), error) {
 		g.late, g.lateAt = max(0, g.allowance(now, g.interval())-waited), now
 	}
 	g.seq++
-	seq, sent := g.seq, now
-	g.sent, g.responded = sent, time.Time{}
+	seq, sent := g.seq, &now
+	g.sent, g.responded, g.wrote = now, time.Time{}, true
+	if n := writeNoteOf(ctx); n != nil {
+		g.wrote = false
+		n.on(func(at time.Time, traced bool) { g.written(seq, sent, at, traced) })
+	}
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		now := time.Now()
-		if rtt := now.Sub(sent); g.minRTT < 0 || rtt < g.minRTT {
+		if rtt := now.Sub(*sent); g.minRTT < 0 || rtt < g.minRTT {
 			g.minRTT = rtt
 		}
 		if seq == g.seq && g.responded.IsZero() { // only the last attempt anchors the next
 			g.responded = now
 		}
 	}, nil
+}
+
+// written records that attempt seq, let go at *sent, was written at at (traced), or ended with no
+// word of a write. The pacing from responses counts from when the last attempt was written, and
+// an attempt's round trip from its write.
+func (g *gate) written(seq uint64, sent *time.Time, at time.Time, traced bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if traced {
+		g.traced = true
+		if at.After(*sent) {
+			*sent = at
+		}
+	}
+	if seq == g.seq {
+		g.wrote = true
+		if traced && at.After(g.sent) {
+			g.sent = at
+		}
+	}
 }
 
 // earliest returns the earlier of a and b.

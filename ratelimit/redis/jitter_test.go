@@ -77,6 +77,23 @@ func TestTheFleetWaitsForALateResponse(t *testing.T) {
 	})
 }
 
+// TestTheFleetSpacesFromALateWrite: the same fleet, one request in 4 of each process written 60
+// ms after its turn (a busy machine: the goroutine waits for a CPU before it writes), so often that
+// the allowance for late responses would run out within seconds. Each process reports how late
+// its request was written with its response, and Redis counts the next turn's hold from the write:
+// no 429 but the one that arms the pacing from responses, and each late request costs the fleet
+// its lateness once (counting from the turn instead: 7 refused and 395 served).
+func TestTheFleetSpacesFromALateWrite(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const run = time.Minute
+		srv, id := strictServer(t)
+		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
+		ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, 4)
+		assert.Len(t, refused, 1, "429s; served %d", ok)
+		assert.GreaterOrEqual(t, ok, int64(0.8*fleetRate*run.Seconds()), "served; %d refused", len(refused))
+	})
+}
+
 // TestALoneProcessOnItsFallbackWaitsForALateResponse: one process, Redis down from the start, its
 // fallback pacing it alone, one request in 40 leaving 60 ms late: its own pacing from responses
 // waits for each late response as compute.NewLimiter does, and no 429 comes but the first.

@@ -91,6 +91,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -395,15 +396,21 @@ redis.call('HSET', KEYS[1], 'p:' .. me, num(up) .. ' ' .. num(promise) .. ' ' ..
 return {0, n, rank, epoch, sent}
 `, memberWindow.Microseconds(), upGap.Microseconds()))
 
-// respondedScript reports that the response to grant ARGV[4] arrived; only the last grant's counts.
-var respondedScript = goredis.NewScript(scriptHeader + `
+// maxLag bounds the lateness of a request's write that a process reports with its response.
+const maxLag = time.Second
+
+// respondedScript reports that the response to grant ARGV[4] arrived, its request written ARGV[11]
+// microseconds past its turn; only the last grant's counts. The grant's time moves to the write,
+// from which the next grant's hold and the round trip count.
+var respondedScript = goredis.NewScript(scriptHeader + fmt.Sprintf(`
 local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'minrtt')
 if tonumber(s[1]) ~= tonumber(ARGV[4]) or s[3] then return {0} end
-local rtt = math.max(0, now - tonumber(s[2]))
-redis.call('HSET', KEYS[1], 'resp', num(now), 'minrtt', num(math.min(rtt, tonumber(s[4]) or rtt)))
+local sent = tonumber(s[2]) + math.min(math.max(0, tonumber(ARGV[11]) or 0), %d)
+local rtt = math.max(0, now - sent)
+redis.call('HSET', KEYS[1], 'sent', num(sent), 'resp', num(now), 'minrtt', num(math.min(rtt, tonumber(s[4]) or rtt)))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {0}
-`)
+`, maxLag.Microseconds()))
 
 // throttledScript reports a 429 whose request waits ARGV[4]: the first turns the pacing from
 // responses on and replies {0, 0}; a later one pauses every process, widens the spacing, and
@@ -699,6 +706,7 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 			if err == nil && !failed {
 				err = sleep(ctx, g.wait)
 			}
+			due := time.Now()
 			<-l.turn
 			if !failed {
 				if err == nil {
@@ -707,7 +715,13 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 				if err != nil || !g.armed {
 					return nil, err
 				}
-				return func() { l.responded(context.WithoutCancel(ctx), g.seq) }, nil
+				// How late the request was written past its turn: Redis counts the next turn's
+				// hold from then, as compute.NewLimiter does.
+				var lag atomic.Int64
+				compute.OnWritten(ctx, func(at time.Time) { lag.Store(int64(max(0, at.Sub(due)))) })
+				return func() {
+					l.responded(context.WithoutCancel(ctx), g.seq, time.Duration(lag.Load()))
+				}, nil
 			}
 		}
 		var done func()
@@ -891,13 +905,13 @@ func (l *Limiter) paused(d time.Duration) {
 	}
 }
 
-// responded reports to Redis that the response to grant seq arrived. It is bounded like every
-// command; a failure makes the limiter fall back, as in Wait.
-func (l *Limiter) responded(ctx context.Context, seq int64) {
+// responded reports to Redis that the response to grant seq arrived, its request written lag past
+// its turn. It is bounded like every command; a failure makes the limiter fall back, as in Wait.
+func (l *Limiter) responded(ctx context.Context, seq int64, lag time.Duration) {
 	if l.down() {
 		return
 	}
-	if _, err := l.eval(ctx, respondedScript, seq); err != nil {
+	if _, err := l.eval(ctx, respondedScript, seq, min(lag, maxLag).Microseconds()); err != nil {
 		l.fail(err)
 		return
 	}
