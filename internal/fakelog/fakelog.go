@@ -10,14 +10,14 @@ import (
 
 // Entry is one request of compute-fake's log.
 type Entry struct {
-	Time      string              `json:"time"`
-	Method    string              `json:"method"`
-	Path      string              `json:"path"`
-	Query     map[string][]string `json:"query"`
-	Body      string              `json:"body"`
-	Status    int                 `json:"status"`
-	Fault     bool                `json:"fault"`
-	Processed bool                `json:"processed"`
+	Time      string              `json:"time"`      // when the fake received it, RFC 3339 with nanoseconds
+	Method    string              `json:"method"`    // the HTTP method
+	Path      string              `json:"path"`      // the path as sent
+	Query     map[string][]string `json:"query"`     // the query string's values
+	Body      string              `json:"body"`      // the request's body
+	Status    int                 `json:"status"`    // the response's status, 0 if none went back (yet)
+	Fault     bool                `json:"fault"`     // an injected fault hit it
+	Processed bool                `json:"processed"` // it took effect on the fake's state
 }
 
 // Same reports whether a and b are one request: its status and outcome may have been filled in

@@ -31,9 +31,9 @@ type Model[T any] interface{ Set(*T) }
 // Target is where a step keeps the resource the service answered with: in the model, which
 // State then holds, with the step's problems in Diags.
 type Target[T any] struct {
-	Model Model[T]
-	State *tfsdk.State
-	Diags *diag.Diagnostics
+	Model Model[T]          // the resource's model, a pointer
+	State *tfsdk.State      // the state that holds the model
+	Diags *diag.Diagnostics // the step's problems
 }
 
 // Into returns the Target of model in state, with diags.
