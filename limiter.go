@@ -40,7 +40,8 @@ const (
 //     request was written to its connection: these waits count from that instant, not from the
 //     request's turn, and the next request waits (up to a second) for the last one to be written.
 //     So a request that a busy process writes late delays the next one by its lateness, whatever
-//     the allowance holds.
+//     the allowance holds. With a burst of one, the schedule counts from the last write too,
+//     before the first 429 as after it.
 //
 // Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
 // on the token, a lower limit); a caller whose deadline ends before the pause fails at once with an
@@ -158,7 +159,8 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 }
 
 // hold is how long the next attempt waits: the pause left (an error when it outlasts ctx's
-// deadline), or the pacing from responses (polling every millisecond for a missing response).
+// deadline), the last request's write (with no burst, an interval after it), or the pacing from
+// responses (polling every millisecond for a missing response or write).
 func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -166,15 +168,24 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 	if g.schedule != nil {
 		g.respace(now) // the widening narrows as time passes
 	}
-	if pause := g.until.Sub(now); pause > 0 || !g.armed || g.minRTT < 0 {
-		if deadline, ok := ctx.Deadline(); ok && pause > 0 && deadline.Sub(now) < pause {
+	if pause := g.until.Sub(now); pause > 0 {
+		if deadline, ok := ctx.Deadline(); ok && deadline.Sub(now) < pause {
 			return 0, fmt.Errorf("compute: the service asked for a pause of %s, past the context deadline: %w (%w)",
 				pause.Round(time.Millisecond), ErrRateLimited, context.DeadlineExceeded)
 		}
 		return pause, nil
 	}
-	if !g.wrote && g.traced && now.Before(g.sent.Add(writeWaitMax)) {
-		return time.Millisecond, nil // the last request is not written yet: it will reach the service late
+	// Without a burst, or with the pacing from responses on, the next request goes after the last
+	// one was written: one written late reaches the service late.
+	byWrites := g.traced && g.seq > 0 && (g.armed || g.schedule != nil && g.schedule.Burst() == 1)
+	if byWrites && !g.wrote && now.Before(g.sent.Add(writeWaitMax)) {
+		return time.Millisecond, nil // the last request is not written yet
+	}
+	if !g.armed || g.minRTT < 0 {
+		if byWrites {
+			return g.sent.Add(g.interval()).Sub(now), nil // an interval after the last write
+		}
+		return 0, nil
 	}
 	_, end := g.holdEnd(now)
 	if d := end.Sub(now); g.responded.IsZero() && d > 0 {
