@@ -179,8 +179,9 @@ func TestSlowResponsesCostLittle(t *testing.T) {
 
 // strictServerRun is one run of TestStrictServerSeesFewRefusals: how many requests the server
 // served and refused in a minute. One request in every reaches the server late, or, with slow,
-// has its response that much later than the others (the server counted it when it arrived).
-func strictServerRun(t *testing.T, every int, late, slow time.Duration) (ok, refused int) {
+// has its response that much later than the others (the server counted it when it arrived). opts
+// are the client's further options.
+func strictServerRun(t *testing.T, every int, late, slow time.Duration, opts ...Option) (ok, refused int) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var last time.Time
@@ -213,7 +214,7 @@ func strictServerRun(t *testing.T, every int, late, slow time.Duration) (ok, ref
 				time.Sleep(slow)
 			}
 			w.WriteHeader(http.StatusNoContent)
-		}, WithRateLimit(10, 1), WithRetry(RetryPolicy{MaxRetries: 10}))
+		}, append([]Option{WithRateLimit(10, 1), WithRetry(RetryPolicy{MaxRetries: 10})}, opts...)...)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		var wg sync.WaitGroup

@@ -2,15 +2,12 @@ package compute
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/compute-sdk/compute-go/internal/memnet"
+	"github.com/compute-sdk/compute-go/internal/latesend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,51 +19,21 @@ import (
 // from the turn instead, the first late request draws a 429, which turns the pacing from responses
 // on, and the allowance for late responses runs out within seconds: more 429s follow.
 func TestARequestWrittenLateDelaysTheNext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var mu sync.Mutex
-		var last time.Time
-		ok, refused := 0, 0
-		srv, hc, closeAll := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			defer mu.Unlock()
-			now := time.Now()
-			if !last.IsZero() && now.Sub(last) < 100*time.Millisecond {
-				refused++
-				w.Header().Set("Retry-After", "1")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			}
-			last = now
-			ok++
-			w.WriteHeader(http.StatusNoContent)
-		}))
-		defer closeAll()
-		var n atomic.Int64
-		inner := hc.Transport
-		late := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if n.Add(1)%4 == 2 {
-				time.Sleep(60 * time.Millisecond) // before the transport writes it
-			}
-			return inner.RoundTrip(r)
-		})
-		c, err := NewClient(testToken, WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: late}),
-			WithRateLimit(10, 1), WithRetry(RetryPolicy{MaxRetries: 10}))
-		require.NoError(t, err)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		var wg sync.WaitGroup
-		for range 16 {
-			wg.Go(func() {
-				for !errors.Is(testCall(ctx, c, opGetInstance, []string{"i"}, nil), context.DeadlineExceeded) {
-				}
-			})
-		}
-		wg.Wait()
-		t.Logf("served %d, refused %d", ok, refused)
-		assert.Zero(t, refused, "refusals; served %d", ok)
-		// Each late request costs its lateness once: 4 requests in 460 ms.
-		assert.GreaterOrEqual(t, ok, int(0.85*600), "served; refused %d", refused)
-	})
+	ok, refused := strictServerRun(t, 1, 0, 0, writingLate(latesend.Every(4, 2, 60*time.Millisecond)))
+	t.Logf("served %d, refused %d", ok, refused)
+	assert.Zero(t, refused, "refusals; served %d", ok)
+	// Each late request costs its lateness once: 4 requests in 460 ms.
+	assert.GreaterOrEqual(t, ok, int(0.85*600), "served; refused %d", refused)
+}
+
+// writingLate holds the client's requests back by late(n) between their turn and their write.
+func writingLate(late func(n int64) time.Duration) Option {
+	return func(c *config) error {
+		hc := *c.httpClient
+		hc.Transport = &latesend.Transport{Inner: hc.Transport, Late: late}
+		c.httpClient = &hc
+		return nil
+	}
 }
 
 // TestTheNextRequestWaitsForTheLastOneToBeWritten: once the pacing from responses is on, an

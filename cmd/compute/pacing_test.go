@@ -5,13 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/compute-sdk/compute-go/internal/latesend"
 	ratelimitfile "github.com/compute-sdk/compute-go/ratelimit/file"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,24 +135,6 @@ func TestMachineWidePacingRefusedFile(t *testing.T) {
 	})
 }
 
-// lateTransport holds each request back by the next of lates (in turn) before it reaches the
-// service, as a busy machine holds a process back between its turn and its send.
-type lateTransport struct {
-	inner http.RoundTripper
-	mu    sync.Mutex
-	lates []time.Duration
-	n     int
-}
-
-func (l *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	l.mu.Lock()
-	d := l.lates[l.n%len(l.lates)]
-	l.n++
-	l.mu.Unlock()
-	time.Sleep(d)
-	return l.inner.RoundTrip(r)
-}
-
 // Commands back to back on a brand-new budget, some of whose requests a busy machine holds back
 // after their turn (up to 20 ms), draw no 429 from a service that allows no burst: the
 // machine-wide pacing waits for the response before each request from the first one, not from a
@@ -161,8 +143,10 @@ func TestMachineWidePacingLateSendsOnANewBudget(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := pacedCLI(t)
-		late := &lateTransport{lates: []time.Duration{0, 20 * time.Millisecond, 0, 5 * time.Millisecond, 15 * time.Millisecond}}
-		h.transport = func(rt http.RoundTripper) http.RoundTripper { late.inner = rt; return late }
+		h.transport = func(rt http.RoundTripper) http.RoundTripper {
+			return &latesend.Transport{Inner: rt,
+				Late: latesend.Cycle(0, 20*time.Millisecond, 0, 5*time.Millisecond, 15*time.Millisecond)}
+		}
 		for range 20 {
 			r := h.run("ssh-key", "get", "key-ci", "-o", "id")
 			require.Equal(t, exitOK, r.code, r.stderr)

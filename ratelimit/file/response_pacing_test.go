@@ -11,28 +11,11 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/compute-sdk/compute-go/internal/latesend"
 	ratelimitfile "github.com/compute-sdk/compute-go/ratelimit/file"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// lateTransport holds each request back by the next of lates (in turn) before it reaches the
-// service, as a busy machine holds a process back between its turn and its send.
-type lateTransport struct {
-	inner http.RoundTripper
-	mu    sync.Mutex
-	lates []time.Duration
-	n     int
-}
-
-func (l *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	l.mu.Lock()
-	d := l.lates[l.n%len(l.lates)]
-	l.n++
-	l.mu.Unlock()
-	time.Sleep(d)
-	return l.inner.RoundTrip(r)
-}
 
 // TestResponsePacingOnABrandNewBudget: commands that each make one request, one process each, on
 // a brand-new budget against a service that allows no burst (10 a second, none sooner than a tenth
@@ -57,7 +40,7 @@ func TestResponsePacingOnABrandNewBudget(t *testing.T) {
 						computetest.WithRateLimit(compute.DefaultRateLimit, 1))
 					defer srv.Close()
 					dir := filepath.Join(t.TempDir(), "rate")
-					late := &lateTransport{inner: srv.HTTPClient().Transport, lates: lates}
+					late := &latesend.Transport{Inner: srv.HTTPClient().Transport, Late: latesend.Cycle(lates...)}
 					command := func() {
 						opts := []ratelimitfile.Option{ratelimitfile.WithDir(dir)}
 						if responses {

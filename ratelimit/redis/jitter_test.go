@@ -11,39 +11,11 @@ import (
 
 	compute "github.com/compute-sdk/compute-go"
 	"github.com/compute-sdk/compute-go/computetest"
+	"github.com/compute-sdk/compute-go/internal/latesend"
 	ratelimit "github.com/compute-sdk/compute-go/ratelimit/redis"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// lateTransport sends one request in every (4 by default) late, after the limiter let it go: a
-// loaded machine, or a jittery network, delivers it late, and it lands less than an interval before
-// the next one.
-type lateTransport struct {
-	base  http.RoundTripper
-	late  time.Duration
-	every int64
-	n     atomic.Int64
-	// unseen: the late request is written on time and the network holds it up, so the client
-	// cannot tell (its trace hooks do not see the write).
-	unseen bool
-}
-
-func (t *lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	every := max(t.every, 4)
-	if t.n.Add(1)%every != every/2 {
-		return t.base.RoundTrip(r)
-	}
-	time.Sleep(t.late)
-	if !t.unseen {
-		return t.base.RoundTrip(r)
-	}
-	ctx, cancel := context.WithCancel(context.Background()) // the same request, without its trace
-	defer cancel()
-	stop := context.AfterFunc(r.Context(), cancel)
-	defer stop()
-	return t.base.RoundTrip(r.WithContext(ctx))
-}
 
 // TestTheFleetLearnsTheJitterItMeets: two processes share a budget in Redis (the real scripts, on
 // the bubble's clock) against the fake enforcing 10 requests a second with no burst, and one
@@ -152,8 +124,9 @@ func strictRunUnseen(t *testing.T, srv *computetest.Server, id string, limiters 
 	var served atomic.Int64
 	var wg sync.WaitGroup
 	for i, l := range limiters {
-		lt := &lateTransport{base: srv.HTTPClient().Transport, late: late, every: every, unseen: unseen}
-		lt.n.Store(int64(i) * every / 2) // the processes' late requests apart
+		// One request in every of each limiter late, the processes' late requests apart.
+		lt := &latesend.Transport{Inner: srv.HTTPClient().Transport, Unseen: unseen,
+			Late: latesend.Every(every, ((every/2-int64(i)*every/2)%every+every)%every, late)}
 		c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
 			compute.WithHTTPClient(&http.Client{Transport: lt}))
 		require.NoError(t, err)
