@@ -90,8 +90,10 @@ func (s settings) planFloor(n int) time.Duration {
 }
 
 // planRequests is the most requests a plan of n instances may send: n/50, and never fewer than
-// the pages of the instances' list and a read of the SSH key and of the security group.
-func planRequests(n int) int { return max(n/50, listPages(n)+2) }
+// the pages of the instances' list, a read of the SSH key and of the security group, and the one
+// read sent again after the 429 that every step may meet (the first, before the pacing has seen
+// how late the service receives what is sent).
+func planRequests(n int) int { return max(n/50, listPages(n)+3) }
 
 // commandBound is when a terraform command whose floor is floor is killed, finished or not.
 func commandBound(floor time.Duration) time.Duration { return 3*floor + 2*time.Minute }
