@@ -174,10 +174,11 @@ func (p *poller[T]) run(ctx context.Context) {
 		}
 		p.mu.Unlock()
 		read, others, started, granted := 1, time.Duration(0), time.Now(), p.c.transport.load.granted.Load()
+		sent := started
 		if worth {
-			read, others = p.walk(ctx)
+			read, others, sent = p.walk(ctx)
 		}
-		p.pace(ctx, started, granted, max(read, 1), others)
+		p.pace(ctx, sent, granted, max(read, 1), others)
 	}
 }
 
@@ -200,16 +201,19 @@ const (
 	walkCheck = 100 * time.Millisecond
 )
 
-// pace waits from a walk's start until the next walk may start. The walk started at started,
-// when the client had let granted requests go, read pages, and its pages waited at most others in
-// the limiter for others sharing the rate. While the rate has room (no other request of the client
+// pace waits from a walk's start until the next walk may start. The walk's first page was sent at
+// sent, its turn having come after granted requests of the client had gone (so the requests that
+// went while it waited in the limiter count towards the next walk's share, and the walk's time
+// from its sending: a walk whose page waited behind the client's own requests is not followed at
+// once by another that shows the same), read pages, and its pages waited at most others in the
+// limiter for others sharing the rate. While the rate has room (no other request of the client
 // waits in its limiter, and others was short), walking delays nobody: the next walk starts when the most eager
 // wait in flight would poll alone (a second after, by default), a walk costing no more than the
 // waits' own GETs would. While other requests wait for the rate, walking takes at most walkShare
 // of the client's requests: the next walk starts once pages/walkShare of them have gone since this
 // one started (and a second a page has passed), or once the others are done, and at most
 // walkMaxGap (or a second a page) after this one started.
-func (p *poller[T]) pace(ctx context.Context, started time.Time, granted int64, pages int, others time.Duration) {
+func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pages int, others time.Duration) {
 	p.mu.Lock()
 	every := DefaultPollMin
 	for d := range p.every {
@@ -221,7 +225,7 @@ func (p *poller[T]) pace(ctx context.Context, started time.Time, granted int64, 
 	need := int64(math.Ceil(float64(pages) / walkShare))
 	load := p.c.transport.load
 	for {
-		since := time.Since(started)
+		since := time.Since(sent)
 		switch {
 		case since >= latest:
 			return
@@ -262,10 +266,12 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 
 // walk reads the list with the page walker behind All until it has seen every awaited resource, to
 // its end, or until walking costs more than a GET each; it publishes what it saw to the polls that
-// asked before it started, and returns the pages read and the longest any of them waited in the
-// limiter for others sharing the rate. Waits can join while a page comes, so the awaited set is
+// asked before it started, and returns the pages read, the longest any of them waited in the
+// limiter for others sharing the rate, and when its first page was sent (when it was called, if no
+// page was). Waits can join while a page comes, so the awaited set is
 // read after each page. A page that stalls publishes nothing to them at once (see stallAfter).
-func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration) {
+func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, sent time.Time) {
+	called := time.Now()
 	p.mu.Lock()
 	res := p.next
 	p.next = newWalkResult[T]()
@@ -275,12 +281,15 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration) {
 	enough := false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		pg, w, err := p.page(ctx, o, func() {
+		pg, w, at, err := p.page(ctx, o, func() {
 			p.stalled = true // the waits read on their own until a page answers
 			res.publish()
 			p.release()
 		}, func() { p.stalled = false })
 		others = max(others, w)
+		if sent.IsZero() {
+			sent = at
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +341,10 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration) {
 	if !p.sharing() {
 		p.release() // walking stopped paying: no wait waits for the next walk
 	}
-	return read, others
+	if sent.IsZero() {
+		sent = called
+	}
+	return read, others, sent
 }
 
 // walkBack reads the list from its end, page last as the previous walk found it, to its first
@@ -396,6 +408,7 @@ type pageWatch struct {
 	tmu    sync.Mutex
 	timer  *time.Timer   // runs while an attempt is in flight
 	others time.Duration // the longest an attempt waited in the limiter for others sharing the rate
+	first  time.Time     // when the first attempt was sent
 	done   bool          // the request returned; under mu
 }
 
@@ -405,6 +418,9 @@ func (w *pageWatch) sent(others time.Duration) {
 	w.tmu.Lock()
 	defer w.tmu.Unlock()
 	w.others = max(w.others, others)
+	if w.first.IsZero() {
+		w.first = time.Now()
+	}
 	if w.timer != nil {
 		w.timer.Stop()
 	}
@@ -436,14 +452,14 @@ func (w *pageWatch) returned() {
 }
 
 // page reads one page of list through a pageWatch, and says how long its attempts waited in the
-// limiter for others sharing the rate, at most.
-func (p *poller[T]) page(ctx context.Context, o *ListOptions, late, answered func()) (*Page[T], time.Duration, error) {
+// limiter for others sharing the rate, at most, and when the first was sent (zero when none was).
+func (p *poller[T]) page(ctx context.Context, o *ListOptions, late, answered func()) (*Page[T], time.Duration, time.Time, error) {
 	w := &pageWatch{mu: &p.mu, late: late, answered: answered}
 	pg, err := guarded(p.list)(withAttemptHooks(ctx, attemptHooks{sent: w.sent, ended: w.ended}), o)
 	w.returned()
 	w.tmu.Lock()
 	defer w.tmu.Unlock()
-	return pg, w.others, err
+	return pg, w.others, w.first, err
 }
 
 // attemptHooksKey is the context key of the attemptHooks the transport calls for each attempt.

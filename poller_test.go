@@ -618,8 +618,9 @@ func TestAWalkOfAFleetOfCreatesReadsFromTheEnd(t *testing.T) {
 }
 
 // TestAWalkWhosePagesWaitInTheLimiterIsSpacedOut: when the limiter holds each page for two
-// seconds (another process sharing the budget uses the rate), the walks are spaced out to one
-// every walkMaxGap from its start, not one as soon as the last ends.
+// seconds (another process sharing the budget uses the rate), the walks are spaced out: the next
+// starts walkMaxGap after the last one's page was sent (and its page then waits two seconds too),
+// not as soon as the last ends.
 func TestAWalkWhosePagesWaitInTheLimiterIsSpacedOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newPollServer()
@@ -643,7 +644,7 @@ func TestAWalkWhosePagesWaitInTheLimiterIsSpacedOut(t *testing.T) {
 		defer mu.Unlock()
 		require.Greater(t, len(at), 2)
 		for i := 2; i < len(at); i++ {
-			assert.Equal(t, walkMaxGap, at[i].Sub(at[i-1]), "walk %d", i)
+			assert.Equal(t, walkMaxGap+2*time.Second, at[i].Sub(at[i-1]), "walk %d", i)
 		}
 	})
 }
@@ -744,3 +745,42 @@ type limiterFunc func(ctx context.Context) (func(), error)
 
 func (f limiterFunc) Wait(ctx context.Context) (func(), error) { return f(ctx) }
 func (limiterFunc) Throttled(context.Context, time.Duration)   {}
+
+// TestAWalkWhosePageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce: the first walk's page waits
+// about 5 s in the limiter behind a burst of the client's own requests (a fleet's creates); by
+// the time it is sent, more than its share of requests have gone, but the next walk still comes
+// a second after that page was sent, not at once: it would show what the last one just showed.
+func TestAWalkWhosePageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.set("other", "active")
+		var mu sync.Mutex
+		var at []time.Time
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances" {
+				mu.Lock()
+				at = append(at, time.Now())
+				mu.Unlock()
+			}
+			s.ServeHTTP(w, r)
+		}, WithRateLimit(10, 1))
+		var burst sync.WaitGroup
+		for range 50 { // about 5 s of the client's requests, queued at once
+			burst.Go(func() { _, _ = c.Instances.Get(context.Background(), "other") })
+		}
+		time.Sleep(time.Millisecond) // the burst is queued first
+		start := time.Now()
+		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		burst.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		require.Greater(t, len(at), 2)
+		assert.Greater(t, at[0].Sub(start), 4*time.Second, "the first walk's page waited behind the burst")
+		for i := 1; i < len(at); i++ {
+			assert.GreaterOrEqual(t, at[i].Sub(at[i-1]), DefaultPollMin, "walk %d came %s after the one before", i+1, at[i].Sub(at[i-1]))
+		}
+	})
+}
