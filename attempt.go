@@ -125,13 +125,14 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	// handshake): the service cannot have processed it. Without GetConn, it counts as written.
 	tr := &attemptTrace{}
 	tr.GetConn = func(string) { tr.gotConn.Store(true) }
+	tr.GotConn = func(i httptrace.GotConnInfo) { tr.fresh.Store(!i.Reused) }
 	tr.WroteHeaders = func() { tr.wroteHeaders.Store(true) }
 	tr.WroteRequest = func(i httptrace.WroteRequestInfo) {
 		if i.Err == nil {
-			note.fire(time.Now(), true) // the limiter spaces the next attempt from here
+			note.fire(time.Now(), true, tr.fresh.Load()) // the limiter spaces the next attempt from here
 		}
 	}
-	defer note.fire(time.Time{}, false) // no word of a write: the attempt has ended
+	defer note.fire(time.Time{}, false, false) // no word of a write: the attempt has ended
 	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(parent, &tr.ClientTrace), t.timeout)
 	defer cancel()
 	out := req.Clone(ctx)
@@ -187,6 +188,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 type attemptTrace struct {
 	httptrace.ClientTrace
 	gotConn, wroteHeaders atomic.Bool
+	fresh                 atomic.Bool // the connection was new, not one reused
 }
 
 // log writes one debug line about an attempt, when the logger wants debug lines.

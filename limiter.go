@@ -41,7 +41,9 @@ const (
 //     request's turn, and the next request waits (up to a second) for the last one to be written.
 //     So a request that a busy process writes late delays the next one by its lateness, whatever
 //     the allowance holds. With a burst of one, the schedule counts from the last write too,
-//     before the first 429 as after it.
+//     before the first 429 as after it; and after a request written on a new connection, which
+//     the service reads only once it has accepted the connection, the next one waits for its
+//     response and an interval after it (at most [PacingHoldLate] of an interval past its due time).
 //
 // Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
 // on the token, a lower limit); a caller whose deadline ends before the pause fails at once with an
@@ -74,6 +76,7 @@ type gate struct {
 	late      time.Duration // what the waits past PacingHold may still take, as of lateAt
 	lateAt    time.Time     // when late was last set; zero for the whole allowance
 	wrote     bool          // the last attempt let go was written, or ended: no write to wait for
+	fresh     bool          // the last attempt let go was written on a new connection
 	traced    bool          // the client tells when its requests are written (see writeNote)
 }
 
@@ -181,6 +184,9 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 	if byWrites && !g.wrote && now.Before(g.sent.Add(writeWaitMax)) {
 		return time.Millisecond, nil // the last request is not written yet
 	}
+	if byWrites && g.fresh {
+		return g.holdFresh(now), nil
+	}
 	if !g.armed || g.minRTT < 0 {
 		if byWrites {
 			return g.sent.Add(g.interval()).Sub(now), nil // an interval after the last write
@@ -192,6 +198,25 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 		return min(d, time.Millisecond), nil
 	}
 	return end.Sub(now), nil
+}
+
+// holdFresh is how long the next attempt waits after one written on a new connection: the service
+// reads such a request later than it was written, since it accepts the connection first (a busy
+// machine's service, many milliseconds later), so an interval after the write may be less than
+// one after the service counted it. The next attempt waits for its response, then an interval
+// after it; but at most PacingHoldLate of an interval past its due time, as for a late response.
+// A new connection is rare (a process's first requests, a burst past the idle pool): the wait
+// costs a round trip then. Call it with g.mu held.
+func (g *gate) holdFresh(now time.Time) time.Duration {
+	interval := g.interval()
+	end := g.sent.Add(interval + time.Duration(PacingHoldLate*float64(interval)))
+	if g.responded.IsZero() {
+		if now.Before(end) {
+			return min(end.Sub(now), time.Millisecond) // look again for the response
+		}
+		return 0
+	}
+	return earliest(g.responded.Add(interval), end).Sub(now)
 }
 
 // holdEnd is when the pacing from responses lets the next attempt go, as it stands at now: an
@@ -244,10 +269,10 @@ func (g *gate) letGo(ctx context.Context, asked time.Time) (func(), error) {
 	}
 	g.seq++
 	seq, sent := g.seq, &now
-	g.sent, g.responded, g.wrote = now, time.Time{}, true
+	g.sent, g.responded, g.wrote, g.fresh = now, time.Time{}, true, false
 	if n := writeNoteOf(ctx); n != nil {
 		g.wrote = false
-		n.on(func(at time.Time, traced bool) { g.written(seq, sent, at, traced) })
+		n.on(func(at time.Time, traced, fresh bool) { g.written(seq, sent, at, traced, fresh) })
 	}
 	return func() {
 		g.mu.Lock()
@@ -262,10 +287,10 @@ func (g *gate) letGo(ctx context.Context, asked time.Time) (func(), error) {
 	}, nil
 }
 
-// written records that attempt seq, let go at *sent, was written at at (traced), or ended with no
-// word of a write. The pacing from responses counts from when the last attempt was written, and
-// an attempt's round trip from its write.
-func (g *gate) written(seq uint64, sent *time.Time, at time.Time, traced bool) {
+// written records that attempt seq, let go at *sent, was written at at (traced), on a new
+// connection (fresh), or ended with no word of a write. The pacing from responses counts from when
+// the last attempt was written, and an attempt's round trip from its write.
+func (g *gate) written(seq uint64, sent *time.Time, at time.Time, traced, fresh bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if traced {
@@ -276,6 +301,7 @@ func (g *gate) written(seq uint64, sent *time.Time, at time.Time, traced bool) {
 	}
 	if seq == g.seq {
 		g.wrote = true
+		g.fresh = traced && fresh
 		if traced && at.After(g.sent) {
 			g.sent = at
 		}

@@ -195,7 +195,8 @@ func strictServerRun(t *testing.T, every int, late, slow time.Duration, opts ...
 			switch {
 			case isLate:
 				time.Sleep(late)
-			case k == 2 && slow > 0: // late, so that the next is refused: that arms the pacing from responses
+			case k == 6 && slow > 0: // late, so that the next is refused: that arms the pacing from responses (on
+				// a reused connection: after one on a new connection, the next waits for the response)
 				time.Sleep(30 * time.Millisecond)
 			}
 			mu.Lock()

@@ -10,10 +10,12 @@ import (
 // its connection, or that the attempt ended without being written. The transport passes one to
 // the limiter's Wait in the context; the default limiter spaces the next attempt from that instant
 // rather than from its grant, since a request that a busy process writes late reaches the service
-// late, and the next one, let go on time, would reach it less than an interval after.
+// late, and the next one, let go on time, would reach it less than an interval after. It also
+// tells whether the request went on a new connection, which the service reads later still: it
+// accepts the connection first.
 type writeNote struct {
 	mu    sync.Mutex
-	f     func(at time.Time, traced bool) // set by the limiter that let the attempt go
+	f     func(at time.Time, traced, fresh bool) // set by the limiter that let the attempt go
 	fired bool
 }
 
@@ -32,21 +34,22 @@ func writeNoteOf(ctx context.Context) *writeNote {
 }
 
 // on sets what the note calls when it fires.
-func (n *writeNote) on(f func(at time.Time, traced bool)) {
+func (n *writeNote) on(f func(at time.Time, traced, fresh bool)) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.f = f
 }
 
 // fire calls the note's function once: at is when the request was written, traced whether the
-// transport said so (false: the attempt ended, written or not, with no word of when).
-func (n *writeNote) fire(at time.Time, traced bool) {
+// transport said so (false: the attempt ended, written or not, with no word of when), fresh
+// whether it was written on a new connection.
+func (n *writeNote) fire(at time.Time, traced, fresh bool) {
 	n.mu.Lock()
 	f, fired := n.f, n.fired
 	n.fired = true
 	n.mu.Unlock()
 	if f != nil && !fired {
-		f(at, traced)
+		f(at, traced, fresh)
 	}
 }
 
@@ -61,7 +64,7 @@ func OnWritten(ctx context.Context, f func(at time.Time)) bool {
 	if n == nil || f == nil {
 		return false
 	}
-	n.on(func(at time.Time, traced bool) {
+	n.on(func(at time.Time, traced, _ bool) {
 		if traced {
 			f(at)
 		}

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -49,7 +50,7 @@ func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 		n0 := &writeNote{}
 		done, err := g.Wait(withWriteNote(ctx, n0))
 		require.NoError(t, err)
-		n0.fire(time.Now(), true)
+		n0.fire(time.Now(), true, false)
 		time.Sleep(2 * time.Millisecond)
 		done()
 		time.Sleep(time.Second)
@@ -59,7 +60,7 @@ func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 		require.NoError(t, err)
 		go func() {
 			time.Sleep(300 * time.Millisecond) // written late
-			n1.fire(time.Now(), true)
+			n1.fire(time.Now(), true, false)
 			time.Sleep(2 * time.Millisecond)
 			done()
 		}()
@@ -76,7 +77,7 @@ func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 		go func() {
 			time.Sleep(2 * time.Millisecond)
 			done()
-			n2.fire(time.Time{}, false)
+			n2.fire(time.Time{}, false, false)
 		}()
 		assert.Equal(t, g.interval(), waitTook(t, g), "an attempt with no word of its write, answered at once")
 
@@ -101,7 +102,7 @@ func TestWithNoBurstTheScheduleCountsFromTheLastWrite(t *testing.T) {
 			n0 := &writeNote{}
 			_, err := g.Wait(withWriteNote(ctx, n0))
 			require.NoError(t, err)
-			n0.fire(time.Now(), true) // the client tells when it writes
+			n0.fire(time.Now(), true, false) // the client tells when it writes
 			time.Sleep(time.Second)
 
 			n1 := &writeNote{}
@@ -111,7 +112,7 @@ func TestWithNoBurstTheScheduleCountsFromTheLastWrite(t *testing.T) {
 			defer wg.Wait()
 			wg.Go(func() {
 				time.Sleep(30 * time.Millisecond)
-				n1.fire(time.Now(), true)
+				n1.fire(time.Now(), true, false)
 			})
 			took := waitTook(t, g)
 			if burst == 1 {
@@ -121,4 +122,80 @@ func TestWithNoBurstTheScheduleCountsFromTheLastWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestARequestOnANewConnectionHoldsTheNextUntilItsResponse: the service reads a request written
+// on a new connection only once it has accepted the connection, which on a busy machine is many
+// milliseconds after the write, so an interval after the write may be less than one after the
+// service counted it. With no burst the next request then waits for the response and an
+// interval after it, at most PacingHoldLate of an interval past its due time; after a request on a
+// reused connection, an interval after the write suffices. This holds before any 429 (a fresh
+// process's first requests) as after it.
+func TestARequestOnANewConnectionHoldsTheNextUntilItsResponse(t *testing.T) {
+	for _, armed := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			g := newGate(10, 1)
+			ctx := context.Background()
+			if armed {
+				g.Throttled(ctx, time.Second)
+				time.Sleep(time.Second)
+			}
+			interval := g.interval()
+			// sent lets an attempt go, written at once (on a new connection or not) and answered
+			// after rtt (never, for rtt < 0); it returns how long the next attempt waited.
+			sent := func(fresh bool, rtt time.Duration) time.Duration {
+				time.Sleep(time.Second)
+				n := &writeNote{}
+				done, err := g.Wait(withWriteNote(ctx, n))
+				require.NoError(t, err)
+				n.fire(time.Now(), true, fresh)
+				var wg sync.WaitGroup
+				defer wg.Wait()
+				if rtt >= 0 {
+					wg.Go(func() {
+						time.Sleep(rtt)
+						done()
+					})
+				}
+				return waitTook(t, g)
+			}
+			assert.Equal(t, 30*time.Millisecond+interval, sent(true, 30*time.Millisecond),
+				"an interval after the response to the request on a new connection")
+			most := interval + time.Duration(PacingHoldLate*float64(interval))
+			assert.Equal(t, most, sent(true, 150*time.Millisecond), "a later response: PacingHoldLate past its due time")
+			assert.Equal(t, most, sent(true, -1), "no response: PacingHoldLate past its due time")
+			if !armed {
+				assert.Equal(t, interval, sent(false, 30*time.Millisecond),
+					"on a reused connection: an interval after the write")
+			}
+		})
+	}
+}
+
+// TestTheTransportTellsWhetherARequestWentOnANewConnection: the first request of a client opens
+// a connection; the next, sent after the first was answered, reuses it.
+func TestTheTransportTellsWhetherARequestWentOnANewConnection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var fresh []bool
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "a", "status": "active"}})
+		}, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
+			writeNoteOf(ctx).on(func(_ time.Time, traced, f bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				if traced {
+					fresh = append(fresh, f)
+				}
+			})
+			return nil, nil
+		})))
+		for range 2 {
+			_, err := c.Instances.Get(context.Background(), "a")
+			require.NoError(t, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Equal(t, []bool{true, false}, fresh)
+	})
 }
