@@ -78,6 +78,8 @@ type gate struct {
 	wrote     bool          // the last attempt let go was written, or ended: no write to wait for
 	fresh     bool          // the last attempt let go was written on a new connection
 	traced    bool          // the client tells when its requests are written (see writeNote)
+	noted     bool          // an attempt was let go with a writeNote
+	told      bool          // a writeNote has fired: traced is known
 }
 
 // writeWaitMax bounds how long the pacing from responses waits for the last attempt's request to
@@ -179,8 +181,10 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 		return pause, nil
 	}
 	// Without a burst, or with the pacing from responses on, the next request goes after the last
-	// one was written: one written late reaches the service late.
-	byWrites := g.traced && g.seq > 0 && (g.armed || g.schedule != nil && g.schedule.Burst() == 1)
+	// one was written: one written late reaches the service late. Until the first attempt's note
+	// tells whether the client says when it writes, the next waits for that word too: a process's
+	// first request, on a new connection, is the one most often written late.
+	byWrites := (g.traced || g.noted && !g.told) && g.seq > 0 && (g.armed || g.schedule != nil && g.schedule.Burst() == 1)
 	if byWrites && !g.wrote && now.Before(g.sent.Add(writeWaitMax)) {
 		return time.Millisecond, nil // the last request is not written yet
 	}
@@ -271,7 +275,7 @@ func (g *gate) letGo(ctx context.Context, asked time.Time) (func(), error) {
 	seq, sent := g.seq, &now
 	g.sent, g.responded, g.wrote, g.fresh = now, time.Time{}, true, false
 	if n := writeNoteOf(ctx); n != nil {
-		g.wrote = false
+		g.wrote, g.noted = false, true
 		n.on(func(at time.Time, traced, fresh bool) { g.written(seq, sent, at, traced, fresh) })
 	}
 	return func() {
@@ -293,6 +297,7 @@ func (g *gate) letGo(ctx context.Context, asked time.Time) (func(), error) {
 func (g *gate) written(seq uint64, sent *time.Time, at time.Time, traced, fresh bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.told = true
 	if traced {
 		g.traced = true
 		if at.After(*sent) {

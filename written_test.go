@@ -199,3 +199,51 @@ func TestTheTransportTellsWhetherARequestWentOnANewConnection(t *testing.T) {
 		assert.Equal(t, []bool{true, false}, fresh)
 	})
 }
+
+// TestTheFirstRequestWrittenLateDelaysTheSecond: a process's first request is the one most often
+// written late (a new connection, goroutines waiting for a CPU at start). Before any request has
+// said whether the client tells its writes, the second waits for the first's word, then goes an
+// interval after the write (on a reused connection) or the response (on a new one). A client
+// that never tells (no trace hooks) waits for nothing after the first attempt's end.
+func TestTheFirstRequestWrittenLateDelaysTheSecond(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		traced, fresh bool
+		want          time.Duration
+	}{
+		{"written late on a reused connection", true, false, 40*time.Millisecond + 100300*time.Microsecond},
+		{"written late on a new connection, answered 5 ms later", true, true, 45*time.Millisecond + 100300*time.Microsecond},
+		{"no word of the write", false, false, 100300 * time.Microsecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := newGate(10, 1)
+				ctx := context.Background()
+				n0 := &writeNote{}
+				done, err := g.Wait(withWriteNote(ctx, n0))
+				require.NoError(t, err)
+				var wg sync.WaitGroup
+				defer wg.Wait()
+				wg.Go(func() {
+					time.Sleep(40 * time.Millisecond)
+					if c.traced {
+						n0.fire(time.Now(), true, c.fresh)
+						time.Sleep(5 * time.Millisecond)
+						done()
+					} else {
+						done()
+						n0.fire(time.Time{}, false, false)
+					}
+				})
+				assert.InDelta(t, float64(c.want), float64(waitTook(t, g)), float64(time.Microsecond))
+				if !c.traced {
+					// The third waits for no word: the schedule alone paces.
+					n1 := &writeNote{}
+					_, err := g.Wait(withWriteNote(ctx, n1))
+					require.NoError(t, err)
+					assert.InDelta(t, float64(100300*time.Microsecond), float64(waitTook(t, g)), float64(time.Microsecond))
+				}
+			})
+		})
+	}
+}
