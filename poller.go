@@ -201,7 +201,7 @@ const (
 	walkCheck = 100 * time.Millisecond
 )
 
-// pace waits from a walk's start until the next walk may start. The walk's first page was sent at
+// pace waits until the next walk may start. The walk's first page was sent at
 // sent, its turn having come after granted requests of the client had gone (so the requests that
 // went while it waited in the limiter count towards the next walk's share, and the walk's time
 // from its sending: a walk whose page waited behind the client's own requests is not followed at
@@ -211,8 +211,8 @@ const (
 // wait in flight would poll alone (a second after, by default), a walk costing no more than the
 // waits' own GETs would. While other requests wait for the rate, walking takes at most walkShare
 // of the client's requests: the next walk starts once pages/walkShare of them have gone since this
-// one started (and a second a page has passed), or once the others are done, and at most
-// walkMaxGap (or a second a page) after this one started.
+// one started (and a second a page has passed since its first page was sent), or once the others
+// are done, and at most walkMaxGap (or a second a page) after its first page was sent.
 func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pages int, others time.Duration) {
 	p.mu.Lock()
 	every := DefaultPollMin
