@@ -501,3 +501,32 @@ func TestAProcessThatReachesARestartedRedisLate(t *testing.T) {
 		assert.GreaterOrEqual(t, len(back), 18, "at about the rate, 2 s, once all are back: %v", perProcess(back, 8))
 	})
 }
+
+// TestACallerWaitingLongerThanAMinuteKeepsTheHeartbeat: a newcomer joins just before an outage,
+// so it holds no slot and its callers wait in Wait for Redis to come back; the outage lasts more
+// than a minute. The limiter is not idle while callers wait in it: its heartbeat goes on asking
+// Redis at each recheck instant, and once Redis is back the newcomer's callers are served again.
+// (A heartbeat that took a minute without a new Wait for idleness ended, and nothing brought the
+// limiter back: its callers waited until their deadlines, as one process of the scale run did.)
+func TestACallerWaitingLongerThanAMinuteKeepsTheHeartbeat(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const join, down, run = 2040 * time.Millisecond, 70 * time.Second, 6 * time.Second
+		b := newBubbleBudget(t, addr)
+		f := newFleet(t, b, 2, nil)
+		start := time.Now()
+		var back time.Duration
+		f.add(t, b, nil, 2).afterFirst = func() {
+			b.kill()
+			time.AfterFunc(down, b.restart)
+			back = time.Since(start) + down
+		}
+		grants := f.runSome(t, start, 4, join+down+run, nil, func(i int, at time.Duration) bool { return i < 2 || at >= join })
+
+		assert.Empty(t, closeGrants(grants), "requests less than an interval apart")
+		require.Positive(t, back, "the newcomer's first command reached Redis")
+		outage := perProcess(between(grants, join, back), 3)
+		assert.Zero(t, outage[2], "the newcomer holds no slot: %v", outage)
+		after := perProcess(between(grants, back+2*time.Second, join+down+run), 3)
+		assert.Positive(t, after[2], "the newcomer is served once Redis is back: %v", after)
+	})
+}

@@ -470,7 +470,8 @@ type Limiter struct {
 	back       chan struct{} // closed when the limiter leaves its fallback
 	pauseUntil time.Time     // the last pause Redis reported ends
 	epoch      int64         // the budget's epoch Redis last replied; 0 before
-	lastWait   time.Time     // the last Wait, for the heartbeat to stop when nobody waits
+	lastWait   time.Time     // the last Wait began or ended, for the heartbeat to stop when nobody waits
+	waiting    int           // the callers in Wait now
 	beating    bool          // the heartbeat runs
 	stop       chan struct{} // closed by Close
 	beatDone   chan struct{} // closed when the heartbeat ends
@@ -647,6 +648,7 @@ func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	}
 	pause := time.Until(l.pauseUntil)
 	l.lastWait = time.Now()
+	l.waiting++
 	start := !l.beating
 	if start {
 		l.beating, l.beatDone = true, make(chan struct{})
@@ -656,6 +658,12 @@ func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if start {
 		go l.heartbeat(done)
 	}
+	defer func() {
+		l.mu.Lock()
+		l.waiting--
+		l.lastWait = time.Now()
+		l.mu.Unlock()
+	}()
 	if err := pastDeadline(ctx, pause); err != nil {
 		return nil, err // before queueing behind a caller that waits the pause out
 	}

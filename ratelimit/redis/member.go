@@ -25,7 +25,10 @@ func (l *Limiter) lendAfter() time.Duration {
 // heartbeat runs while the limiter is used, from joinAfter after its first Wait: on Redis, a
 // heartbeat every heartbeatEvery renews the process's promise and its slots; on the fallback, one
 // at each recheck instant asks Redis again, and the first that Redis answers takes the limiter back
-// to it. It leaves the budget when nobody waited for idleLeave, and ends at Close.
+// to it. It leaves the budget when nobody has waited for idleLeave (no caller is in Wait, and none
+// began or ended a Wait meanwhile), and ends at Close. A caller that waits longer than that (its
+// process holds no slot while Redis is down, or its turn is far in a long queue) keeps it: else
+// nothing would bring the limiter back to Redis.
 func (l *Limiter) heartbeat(done chan struct{}) {
 	defer close(done)
 	if !l.pause(joinAfter, nil) {
@@ -35,7 +38,7 @@ func (l *Limiter) heartbeat(done chan struct{}) {
 	for {
 		l.mu.Lock()
 		failing, closed := l.failing, l.closed
-		idle := time.Since(l.lastWait) > idleLeave
+		idle := l.waiting == 0 && time.Since(l.lastWait) > idleLeave
 		if idle && !closed {
 			l.beating = false
 		}
