@@ -78,7 +78,6 @@ type gate struct {
 	wrote     bool          // the last attempt let go was written, or ended: no write to wait for
 	fresh     bool          // the last attempt let go was written on a new connection
 	traced    bool          // the client tells when its requests are written (see writeNote)
-	noted     bool          // an attempt was let go with a writeNote
 	told      bool          // a writeNote has fired: traced is known
 }
 
@@ -184,7 +183,7 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 	// one was written: one written late reaches the service late. Until the first attempt's note
 	// tells whether the client says when it writes, the next waits for that word too: a process's
 	// first request, on a new connection, is the one most often written late.
-	byWrites := (g.traced || g.noted && !g.told) && g.seq > 0 && (g.armed || g.schedule != nil && g.schedule.Burst() == 1)
+	byWrites := (g.traced || !g.told) && g.seq > 0 && (g.armed || g.schedule != nil && g.schedule.Burst() == 1)
 	if byWrites && !g.wrote && now.Before(g.sent.Add(writeWaitMax)) {
 		return time.Millisecond, nil // the last request is not written yet
 	}
@@ -275,7 +274,7 @@ func (g *gate) letGo(ctx context.Context, asked time.Time) (func(), error) {
 	seq, sent := g.seq, &now
 	g.sent, g.responded, g.wrote, g.fresh = now, time.Time{}, true, false
 	if n := writeNoteOf(ctx); n != nil {
-		g.wrote, g.noted = false, true
+		g.wrote = false
 		n.on(func(at time.Time, traced, fresh bool) { g.written(seq, sent, at, traced, fresh) })
 	}
 	return func() {

@@ -626,27 +626,41 @@ func TestAWalkWhosePagesWaitInTheLimiterIsSpacedOut(t *testing.T) {
 		s := newPollServer()
 		s.set("a", "creating")
 		s.set("b", "creating")
-		var mu sync.Mutex
-		var at []time.Time
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/compute/v1/instances" {
-				mu.Lock()
-				at = append(at, time.Now())
-				mu.Unlock()
-			}
-			s.ServeHTTP(w, r)
-		}, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
 			return nil, sleep(ctx, 2*time.Second)
 		})))
 		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
 		require.NoError(t, waitActive(context.Background(), c))
-		mu.Lock()
-		defer mu.Unlock()
+		at := pages.times()
 		require.Greater(t, len(at), 2)
 		for i := 2; i < len(at); i++ {
 			assert.Equal(t, walkMaxGap+2*time.Second, at[i].Sub(at[i-1]), "walk %d", i)
 		}
 	})
+}
+
+// listTimes serves s and records when each request for the list of instances arrived.
+type listTimes struct {
+	s  *pollServer
+	mu sync.Mutex
+	at []time.Time
+}
+
+func (l *listTimes) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/compute/v1/instances" {
+		l.mu.Lock()
+		l.at = append(l.at, time.Now())
+		l.mu.Unlock()
+	}
+	l.s.ServeHTTP(w, r)
+}
+
+// times returns the arrival times recorded so far.
+func (l *listTimes) times() []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.at)
 }
 
 // busyClient keeps workers goroutines reading instance "other" through c until stop is closed,
@@ -756,16 +770,8 @@ func TestAWalkWhosePageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce(t *test
 		s.set("a", "creating")
 		s.set("b", "creating")
 		s.set("other", "active")
-		var mu sync.Mutex
-		var at []time.Time
-		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/compute/v1/instances" {
-				mu.Lock()
-				at = append(at, time.Now())
-				mu.Unlock()
-			}
-			s.ServeHTTP(w, r)
-		}, WithRateLimit(10, 1))
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithRateLimit(10, 1))
 		var burst sync.WaitGroup
 		for range 50 { // about 5 s of the client's requests, queued at once
 			burst.Go(func() { _, _ = c.Instances.Get(context.Background(), "other") })
@@ -775,8 +781,7 @@ func TestAWalkWhosePageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce(t *test
 		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
 		require.NoError(t, waitActive(boundedCtx(t), c))
 		burst.Wait()
-		mu.Lock()
-		defer mu.Unlock()
+		at := pages.times()
 		require.Greater(t, len(at), 2)
 		assert.Greater(t, at[0].Sub(start), 4*time.Second, "the first walk's page waited behind the burst")
 		for i := 1; i < len(at); i++ {

@@ -44,38 +44,39 @@ func TestTheFleetLearnsTheJitterItMeets(t *testing.T) {
 	})
 }
 
-// TestTheFleetWaitsForALateResponse: the same fleet, and one request in 80 of each process leaves
-// 60 ms late, as a loaded machine's scheduler holds a process or the service now and then (past the
-// quarter interval the pacing from responses waited for at most). Each late request's response
-// holds the next grant until an interval after it, whichever process takes it: no 429 but the one
-// that arms the pacing from responses, and each late request costs the fleet its lateness once.
-func TestTheFleetWaitsForALateResponse(t *testing.T) {
-	bubble(t, func(t *testing.T, addr string) {
-		const run = time.Minute
-		srv, id := strictServer(t)
-		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
-		ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, 80)
-		// Before the allowance for late responses: 503 served and 6 refused.
-		assert.Len(t, refused, 1, "429s; served %d", ok)
-		assert.GreaterOrEqual(t, ok, int64(0.95*fleetRate*run.Seconds()), "served; %d refused", len(refused))
-	})
-}
-
-// TestTheFleetSpacesFromALateWrite: the same fleet, one request in 4 of each process written 60
-// ms after its turn (a busy machine: the goroutine waits for a CPU before it writes), so often that
-// the allowance for late responses would run out within seconds. Each process reports how late
-// its request was written with its response, and Redis counts the next turn's hold from the write:
-// no 429 but the one that arms the pacing from responses, and each late request costs the fleet
-// its lateness once (counting from the turn instead: 7 refused and 395 served).
-func TestTheFleetSpacesFromALateWrite(t *testing.T) {
-	bubble(t, func(t *testing.T, addr string) {
-		const run = time.Minute
-		srv, id := strictServer(t)
-		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
-		ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, 4)
-		assert.Len(t, refused, 1, "429s; served %d", ok)
-		assert.GreaterOrEqual(t, ok, int64(0.8*fleetRate*run.Seconds()), "served; %d refused", len(refused))
-	})
+// TestTheFleetPacesLateRequests: the same fleet, each process sending some requests 60 ms late.
+// No 429 comes but the one that arms the pacing from responses, and each late request costs the
+// fleet its lateness once.
+//   - "a late response": one request in 80 of each process leaves late, as a loaded machine's
+//     scheduler holds a process or the service now and then (past the quarter interval the pacing
+//     from responses waited for at most). Each late request's response holds the next grant until
+//     an interval after it, whichever process takes it. Before the allowance for late responses:
+//     503 served and 6 refused.
+//   - "a late write": one request in 4 of each process is written late (the goroutine waits for a
+//     CPU before it writes), so often that the allowance for late responses would run out within
+//     seconds. Each process reports how late its request was written with its response, and Redis
+//     counts the next turn's hold from the write (counting from the turn instead: 7 refused and
+//     395 served).
+func TestTheFleetPacesLateRequests(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		every  int64
+		served float64 // the least share of the rate served
+	}{
+		{"a late response", 80, 0.95},
+		{"a late write", 4, 0.8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bubble(t, func(t *testing.T, addr string) {
+				const run = time.Minute
+				srv, id := strictServer(t)
+				f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
+				ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, c.every)
+				assert.Len(t, refused, 1, "429s; served %d", ok)
+				assert.GreaterOrEqual(t, ok, int64(c.served*fleetRate*run.Seconds()), "served; %d refused", len(refused))
+			})
+		})
+	}
 }
 
 // TestALoneProcessOnItsFallbackWaitsForALateResponse: one process, Redis down from the start, its
