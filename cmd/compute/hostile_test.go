@@ -328,7 +328,7 @@ func TestHostileTemplateRawJSON(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		// Raw in JSON strings: C1 (U+009B, a one-byte CSI) and a bidi override are valid as they are.
 		fmt.Fprintf(w, `{"reservations":[{"id":"res-1","flavor_name":"f","region":"r","quota":{"capacity":1,"used":0},`+
-			`"metadata":{"note":"%s `+"\u009b31m \u202eevil"+`","n":1}}]}`, r.Header.Get("Authorization"))
+			`"metadata":{"note":"%s `+"\u009b31m \u202eevil"+`","n":1,"spread":{"a": 1,`+"\n\t"+`"b": [2, 3]}}}]}`, r.Header.Get("Authorization"))
 	}))
 	for _, tmpl := range []string{`{{printf "%s" .Metadata.note}}`, `{{.Metadata}}`, `{{range $k, $v := .Metadata}}{{$k}}={{printf "%s" $v}} {{end}}`,
 		`{{.ID}}{{"\n"}}forged`} {
@@ -340,6 +340,8 @@ func TestHostileTemplateRawJSON(t *testing.T) {
 	}
 	r := h.run("reservation", "list", "-o", `format={{printf "%s" .Metadata.note}}`)
 	assert.Equal(t, `"Bearer [REDACTED] \u009b31m \u202eevil"`+"\n", r.stdout, "the raw JSON made safe, still JSON")
+	r = h.run("reservation", "list", "-o", `format={{printf "%s" .Metadata.spread}}`)
+	assert.Equal(t, `{"a":1,"b":[2,3]}`+"\n", r.stdout, "raw JSON spread over lines printed compact, on one line")
 }
 
 // newlineID is an ID from the service holding a newline, which would forge a line on stderr.
