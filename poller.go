@@ -11,10 +11,11 @@ import (
 
 // poller shares the polling of one client's waits on one kind of resource. While two or more waits
 // run and a walk of the list costs fewer requests than a GET each, it walks the list, and each
-// wait takes its resource from the next walk to start after it asked. While the rate has room, a
-// walk follows the last when the most eager wait would poll alone (a second by default); while the
-// client's other requests wait for the rate (a fleet's creates), walking takes at most a twentieth
-// of the client's requests (see pace). Once a walk has found the list's end it reads from there back to the
+// wait takes its resource from the next walk whose first page is sent after it asked (a wait that
+// asks while that page waits in the limiter is answered by it: every page is newer than the
+// asking). While the rate has room, a walk follows the last when the most eager wait would poll
+// alone (a second by default); while the client's other requests wait for the rate (a fleet's
+// creates), walking takes at most a twentieth of the client's requests (see pace). Once a walk has found the list's end it reads from there back to the
 // first page, stopping as soon as it has seen every awaited resource: the newest resources, which a
 // fleet of creates awaits, come first, and resources shift only towards the pages still to read. A
 // resource the walk did not show is read with a GET: a list can lag, so only the GET's 404 says a
@@ -177,6 +178,7 @@ func (p *poller[T]) run(ctx context.Context) {
 		sent := started
 		if worth {
 			read, others, sent = p.walk(ctx)
+			granted = p.c.transport.load.granted.Load() // the share counts from the walk's end
 		}
 		p.pace(ctx, sent, granted, max(read, 1), others)
 	}
@@ -186,12 +188,16 @@ func (p *poller[T]) run(ctx context.Context) {
 const (
 	// walkShare is the most of a client's requests its walks take while its other requests wait
 	// for the rate: a walk of k pages is followed by the next once k/walkShare of the client's
-	// requests have gone since it started.
+	// requests have gone since it ended.
 	walkShare = 0.05
-	// walkMaxGap bounds that wait, from the walk's start, when the client's own requests are few
-	// (a process sharing the rate with others): the waits see their resources settle within
-	// about that, and a second a page.
+	// walkMaxGap bounds that wait, from the walk's first page, once none of the client's own
+	// requests waits for the rate (a process sharing the rate with others, its waits all it
+	// does): the waits see their resources settle within about that, and a second a page.
 	walkMaxGap = 6 * time.Second
+	// walkBusyGap bounds it while some of the client's own requests wait for the rate: a wait
+	// seen sooner would let the client send nothing sooner, and walks of several processes
+	// sharing one budget would otherwise take much of its rate.
+	walkBusyGap = 30 * time.Second
 	// busyWait is how long a request may wait in the limiter, with none of its client's requests
 	// ahead, without telling that others sharing the rate (another process on the same budget)
 	// use it: longer than a request waits for the one before it.
@@ -201,18 +207,19 @@ const (
 	walkCheck = 100 * time.Millisecond
 )
 
-// pace waits until the next walk may start. The walk's first page was sent at
-// sent, its turn having come after granted requests of the client had gone (so the requests that
-// went while it waited in the limiter count towards the next walk's share, and the walk's time
-// from its sending: a walk whose page waited behind the client's own requests is not followed at
-// once by another that shows the same), read pages, and its pages waited at most others in the
-// limiter for others sharing the rate. While the rate has room (no other request of the client
-// waits in its limiter, and others was short), walking delays nobody: the next walk starts when the most eager
-// wait in flight would poll alone (a second after, by default), a walk costing no more than the
-// waits' own GETs would. While other requests wait for the rate, walking takes at most walkShare
-// of the client's requests: the next walk starts once pages/walkShare of them have gone since this
-// one started (and a second a page has passed since its first page was sent), or once the others
-// are done, and at most walkMaxGap (or a second a page) after its first page was sent.
+// pace waits until the next walk may start. The walk's first page was sent at sent (its time counts
+// from then: a walk whose page waited behind the client's own requests is not followed at once by
+// another that shows the same), granted requests of the client had gone when it ended, it read
+// pages, and its pages waited at most others in the limiter for others sharing the rate. While the
+// rate has room (no other request of the client waits in its limiter, and others was short),
+// walking delays nobody: the next walk starts when the most eager wait in flight would poll alone
+// (a second after, by default), a walk costing no more than the waits' own GETs would. While other
+// requests wait for the rate, walking takes at most walkShare of the client's requests: the next
+// walk starts once pages/walkShare of them have gone since this one ended (and a second a page has
+// passed since its first page was sent). Once none of the client's own requests waits for the
+// rate, the waits are all it waits for: the next walk starts at most walkMaxGap (or a second a
+// page) after this one's first page was sent, however busy others keep the rate; while some do,
+// at most walkBusyGap after.
 func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pages int, others time.Duration) {
 	p.mu.Lock()
 	every := DefaultPollMin
@@ -221,13 +228,15 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 	}
 	p.mu.Unlock()
 	paced := time.Duration(pages) * DefaultPollMin
-	latest := max(walkMaxGap, paced)
+	latest, busyLatest := max(walkMaxGap, paced), max(walkBusyGap, paced)
 	need := int64(math.Ceil(float64(pages) / walkShare))
 	load := p.c.transport.load
 	for {
 		since := time.Since(sent)
 		switch {
-		case since >= latest:
+		case since >= latest && load.queued.Load() == 0:
+			return // the client waits for nothing but its waits
+		case since >= busyLatest:
 			return
 		case since >= every && load.queued.Load() == 0 && others <= busyWait:
 			return // the rate has room
@@ -266,22 +275,26 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 
 // walk reads the list with the page walker behind All until it has seen every awaited resource, to
 // its end, or until walking costs more than a GET each; it publishes what it saw to the polls that
-// asked before it started, and returns the pages read, the longest any of them waited in the
+// asked before its first page was sent, and returns the pages read, the longest any of them waited in the
 // limiter for others sharing the rate, and when its first page was sent (when it was called, if no
 // page was). Waits can join while a page comes, so the awaited set is
 // read after each page. A page that stalls publishes nothing to them at once (see stallAfter).
 func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, sent time.Time) {
 	called := time.Now()
-	p.mu.Lock()
-	res := p.next
-	p.next = newWalkResult[T]()
-	p.mu.Unlock()
+	// The walk answers the polls that asked before its first page was sent, however long that
+	// page waited in the limiter: every page it reads is newer than their asking.
+	var res *walkResult[T]
+	take := func() { // with p.mu held
+		if res == nil {
+			res, p.next = p.next, newWalkResult[T]()
+		}
+	}
 
 	seen := map[string]T{}
 	enough := false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		pg, w, at, err := p.page(ctx, o, func() {
+		pg, w, at, err := p.page(ctx, o, take, func() {
 			p.stalled = true // the waits read on their own until a page answers
 			res.publish()
 			p.release()
@@ -325,6 +338,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	take() // no page was sent: the polls that asked so far read on their own
 	p.stalled = false
 	wp, _ := err.(*walkPanic)
 	switch {
@@ -402,14 +416,14 @@ func walkCost[T any](n int, pg *Page[T], toTheEnd bool) int {
 // answered. The waits between attempts (a 429's Retry-After, a backoff) are no stall: the service
 // answered, as a wait in the limiter's queue is none.
 type pageWatch struct {
-	mu             *sync.Mutex // the poller's lock
-	late, answered func()
+	mu                    *sync.Mutex // the poller's lock
+	first, late, answered func()      // first runs as the first attempt is sent
 
-	tmu    sync.Mutex
-	timer  *time.Timer   // runs while an attempt is in flight
-	others time.Duration // the longest an attempt waited in the limiter for others sharing the rate
-	first  time.Time     // when the first attempt was sent
-	done   bool          // the request returned; under mu
+	tmu     sync.Mutex
+	timer   *time.Timer   // runs while an attempt is in flight
+	others  time.Duration // the longest an attempt waited in the limiter for others sharing the rate
+	firstAt time.Time     // when the first attempt was sent
+	done    bool          // the request returned; under mu
 }
 
 // sent is called as each attempt of the page is sent, with how long it waited in the limiter for
@@ -418,8 +432,11 @@ func (w *pageWatch) sent(others time.Duration) {
 	w.tmu.Lock()
 	defer w.tmu.Unlock()
 	w.others = max(w.others, others)
-	if w.first.IsZero() {
-		w.first = time.Now()
+	if w.firstAt.IsZero() {
+		w.firstAt = time.Now()
+		w.mu.Lock()
+		w.first()
+		w.mu.Unlock()
 	}
 	if w.timer != nil {
 		w.timer.Stop()
@@ -453,13 +470,13 @@ func (w *pageWatch) returned() {
 
 // page reads one page of list through a pageWatch, and says how long its attempts waited in the
 // limiter for others sharing the rate, at most, and when the first was sent (zero when none was).
-func (p *poller[T]) page(ctx context.Context, o *ListOptions, late, answered func()) (*Page[T], time.Duration, time.Time, error) {
-	w := &pageWatch{mu: &p.mu, late: late, answered: answered}
+func (p *poller[T]) page(ctx context.Context, o *ListOptions, first, late, answered func()) (*Page[T], time.Duration, time.Time, error) {
+	w := &pageWatch{mu: &p.mu, first: first, late: late, answered: answered}
 	pg, err := guarded(p.list)(withAttemptHooks(ctx, attemptHooks{sent: w.sent, ended: w.ended}), o)
 	w.returned()
 	w.tmu.Lock()
 	defer w.tmu.Unlock()
-	return pg, w.others, w.first, err
+	return pg, w.others, w.firstAt, err
 }
 
 // attemptHooksKey is the context key of the attemptHooks the transport calls for each attempt.

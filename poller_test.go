@@ -789,3 +789,98 @@ func TestAWalkWhosePageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce(t *test
 		}
 	})
 }
+
+// TestAWaitThatAsksWhileAWalksFirstPageWaitsIsAnsweredByThatWalk: the walk's first page waits
+// about 5 s in the limiter behind a burst of the client's own requests; a wait that asks while it
+// waits is answered by that page, which is newer than its asking, not by a walk after it.
+func TestAWaitThatAsksWhileAWalksFirstPageWaitsIsAnsweredByThatWalk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		for _, id := range []string{"a", "b", "c"} {
+			s.set(id, "creating")
+		}
+		s.set("other", "active")
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithRateLimit(10, 1))
+		start := time.Now()
+		var burst sync.WaitGroup
+		time.AfterFunc(2500*time.Millisecond, func() { // between two walks
+			for range 50 { // about 5 s of the client's requests, queued at once
+				burst.Go(func() { _, _ = c.Instances.Get(context.Background(), "other") })
+			}
+		})
+		time.AfterFunc(2600*time.Millisecond, func() {
+			for _, id := range []string{"a", "b", "c"} {
+				s.set(id, "active")
+			}
+		})
+		var endedC time.Time
+		time.AfterFunc(5500*time.Millisecond, func() { // the next walk started, its page waits behind the burst
+			burst.Go(func() {
+				_, err := c.Instances.WaitForStatus(boundedCtx(t), "c", InstanceStatusActive)
+				assert.NoError(t, err)
+				endedC = time.Now()
+			})
+		})
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		burst.Wait()
+		var after []time.Time // the pages sent after c asked
+		for _, a := range pages.times() {
+			if a.Sub(start) > 5500*time.Millisecond {
+				after = append(after, a)
+			}
+		}
+		require.Len(t, after, 1, "the page queued before c asked answers it: no walk after it")
+		t.Logf("list pages at %v", pages.times())
+		assert.Greater(t, after[0].Sub(start), 7*time.Second, "that page waited behind the burst")
+		assert.Less(t, endedC.Sub(after[0]), 100*time.Millisecond, "c was answered by that page")
+		_, getsC := s.counts("c")
+		assert.Zero(t, getsC, "c never read alone")
+	})
+}
+
+// TestWalksOfAClientWithRequestsWaitingKeepToTheirShare: another process uses the rate (each
+// request waits 2 s in the limiter) and the client's own requests always wait for theirs, about
+// one granted a second: its waits' walks keep to a twentieth of its requests, spaced by
+// walkBusyGap at most, not by walkMaxGap: seeing a resource sooner would let the client send
+// nothing sooner. Once its own requests are done, the walks come walkMaxGap apart again.
+func TestWalksOfAClientWithRequestsWaitingKeepToTheirShare(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.set("a", "creating")
+		s.set("b", "creating")
+		s.set("other", "active")
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
+			return nil, sleep(ctx, 2*time.Second)
+		})))
+		stop := make(chan struct{})
+		// Two requests always waiting, one granted a second; never both granted at once.
+		others := busyClient(c, 1, stop)
+		time.Sleep(time.Second)
+		more := busyClient(c, 1, stop)
+		start := time.Now()
+		time.AfterFunc(100*time.Second, func() { close(stop) })
+		time.AfterFunc(130*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		others.Wait()
+		more.Wait()
+		at := pages.times()
+		busy := 0
+		for _, a := range at {
+			if a.Sub(start) < 100*time.Second {
+				busy++
+			}
+		}
+		t.Logf("list pages at %v", at)
+		// About 100 of the client's requests in the busy 100 s: 5 pages at most by the share, and
+		// at least one every walkBusyGap and a page's 2 s.
+		assert.LessOrEqual(t, busy, 5, "list pages while the client's requests waited")
+		assert.GreaterOrEqual(t, busy, 3, "a walk every walkBusyGap at least")
+		for i := 1; i < len(at); i++ {
+			assert.LessOrEqual(t, at[i].Sub(at[i-1]), walkBusyGap+2*time.Second+walkCheck, "walk %d", i+1)
+		}
+		last := at[len(at)-1]
+		assert.Less(t, last.Sub(start), 130*time.Second+walkMaxGap+2*time.Second+walkCheck, "a and b seen within walkMaxGap once the client was idle")
+	})
+}
