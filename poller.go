@@ -15,7 +15,8 @@ import (
 // asks while that page waits in the limiter is answered by it: every page is newer than the
 // asking). While the rate has room, a walk follows the last when the most eager wait would poll
 // alone (a second by default); while the client's other requests wait for the rate (a fleet's
-// creates), walking takes at most a twentieth of the client's requests (see pace). Once a walk has found the list's end it reads from there back to the
+// creates), walking takes about a twentieth of the client's requests (see pace). Once a walk has
+// found the list's end it reads from there back to the
 // first page, stopping as soon as it has seen every awaited resource: the newest resources, which a
 // fleet of creates awaits, come first, and resources shift only towards the pages still to read. A
 // resource the walk did not show is read with a GET: a list can lag, so only the GET's 404 says a
@@ -46,7 +47,7 @@ type poller[T any] struct {
 	pages   int                   // the pages of the whole list at the last walk of this run; 0 before it
 	refused bool                  // a walk was refused for good: no more walks in this run
 	stalled bool                  // a page of the walk in progress was sent and has not answered in stallAfter
-	next    *walkResult[T]        // what the next walk to start publishes; the polls waiting for it hold it
+	next    *walkResult[T]        // what the walk whose first page goes next publishes; the polls waiting for it hold it
 	reads   *readWalk[T]          // the latest walk that shared reads take their resources from; nil when none
 }
 
@@ -128,7 +129,8 @@ func (p *poller[T]) release() {
 	p.next = newWalkResult[T]()
 }
 
-// poll returns the resource id as the next walk to start shows it, or as get reads it. shared
+// poll returns the resource id as the next walk whose first page is sent shows it, or as get
+// reads it. shared
 // reports whether a walk answered (the wait then polls again at once, which waits for the next walk).
 func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Context) (*T, error)) (v *T, shared bool, err error) {
 	p.mu.Lock()
@@ -196,8 +198,9 @@ const (
 	walkMaxGap = 6 * time.Second
 	// walkBusyGap bounds it while some of the client's own requests wait for the rate: a wait
 	// seen sooner would let the client send nothing sooner, and walks of several processes
-	// sharing one budget would otherwise take much of its rate.
-	walkBusyGap = 30 * time.Second
+	// sharing one budget would otherwise take much of its rate. A wait polling alone while
+	// others need the rate backs off up to as long.
+	walkBusyGap = DefaultPollMax
 	// busyWait is how long a request may wait in the limiter, with none of its client's requests
 	// ahead, without telling that others sharing the rate (another process on the same budget)
 	// use it: longer than a request waits for the one before it.
@@ -219,7 +222,7 @@ const (
 // passed since its first page was sent). Once none of the client's own requests waits for the
 // rate, the waits are all it waits for: the next walk starts at most walkMaxGap (or a second a
 // page) after this one's first page was sent, however busy others keep the rate; while some do,
-// at most walkBusyGap after.
+// at most walkBusyGap (or a second a page) after.
 func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pages int, others time.Duration) {
 	p.mu.Lock()
 	every := DefaultPollMin
@@ -275,10 +278,10 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 
 // walk reads the list with the page walker behind All until it has seen every awaited resource, to
 // its end, or until walking costs more than a GET each; it publishes what it saw to the polls that
-// asked before its first page was sent, and returns the pages read, the longest any of them waited in the
-// limiter for others sharing the rate, and when its first page was sent (when it was called, if no
-// page was). Waits can join while a page comes, so the awaited set is
-// read after each page. A page that stalls publishes nothing to them at once (see stallAfter).
+// asked before its first page was sent (nothing, to those that asked so far, when no page was), and
+// returns the pages read, the longest any of them waited in the limiter for others sharing the
+// rate, and when its first page was sent (when it was called, if no page was). Waits can join
+// while a page comes, so the awaited set is read after each page. A page that stalls publishes nothing to them at once (see stallAfter).
 func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, sent time.Time) {
 	called := time.Now()
 	// The walk answers the polls that asked before its first page was sent, however long that
@@ -338,6 +341,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	unsent := res == nil
 	take() // no page was sent: the polls that asked so far read on their own
 	p.stalled = false
 	wp, _ := err.(*walkPanic)
@@ -348,7 +352,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		// A page stalled: res went out empty, and its polls read on their own already.
 	case wp != nil:
 		res.panic = wp
-	case err == nil && ctx.Err() == nil:
+	case err == nil && ctx.Err() == nil && !unsent:
 		res.seen = seen
 	}
 	res.publish()
@@ -417,7 +421,7 @@ func walkCost[T any](n int, pg *Page[T], toTheEnd bool) int {
 // answered, as a wait in the limiter's queue is none.
 type pageWatch struct {
 	mu                    *sync.Mutex // the poller's lock
-	first, late, answered func()      // first runs as the first attempt is sent
+	first, late, answered func()      // first runs as the first attempt is sent; each with mu held
 
 	tmu     sync.Mutex
 	timer   *time.Timer   // runs while an attempt is in flight
@@ -434,9 +438,7 @@ func (w *pageWatch) sent(others time.Duration) {
 	w.others = max(w.others, others)
 	if w.firstAt.IsZero() {
 		w.firstAt = time.Now()
-		w.mu.Lock()
-		w.first()
-		w.mu.Unlock()
+		w.runFirst()
 	}
 	if w.timer != nil {
 		w.timer.Stop()
@@ -448,6 +450,13 @@ func (w *pageWatch) sent(others time.Duration) {
 			w.late()
 		}
 	})
+}
+
+// runFirst runs first with mu held (tmu is held too: nothing that holds mu takes tmu).
+func (w *pageWatch) runFirst() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.first()
 }
 
 // ended is called as each attempt ends, answered or failed: it stops the attempt's timer.

@@ -26,7 +26,9 @@ func main() {
 		fmt.Println("terraform-provider-compute " + buildVersion())
 		return
 	}
-	quietUnlessAsked()
+	if !*debug { // a provider run for a debugger writes to its developer's terminal
+		quietUnlessAsked()
+	}
 	err := providerserver.Serve(context.Background(), provider.New(buildVersion()), providerserver.ServeOpts{
 		Address: Address,
 		Debug:   *debug,
@@ -44,18 +46,22 @@ func main() {
 // provider's (TF_LOG_PROVIDER_COMPUTE names this provider alone).
 var logVars = []string{"TF_LOG", "TF_LOG_PROVIDER", "TF_LOG_PROVIDER_COMPUTE", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"}
 
-// quietUnlessAsked turns the provider's logs and those of the plugin libraries off when none of
-// logVars is set. Terraform then drops every line a provider writes, but the libraries write
-// theirs at the trace level all the same, a dozen for each resource planned or applied, and
-// formatting them took about half of a plan's time. Any of logVars set leaves every level as the
-// user chose.
+// quietVars set the levels of the provider's own logger (TF_LOG_PROVIDER_ and the name in
+// Address) and of the plugin libraries' loggers, which log at the trace level when unset.
+var quietVars = []string{"TF_LOG_PROVIDER_COMPUTE", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"}
+
+// quietUnlessAsked turns the provider's logs and those of the plugin libraries off (quietVars)
+// when none of logVars is set. Terraform then drops every line a provider writes, but the
+// libraries write theirs at the trace level all the same, a dozen for each resource planned or
+// applied, and formatting them took about half of a plan's time. Any of logVars set leaves every
+// level as the user chose.
 func quietUnlessAsked() {
 	for _, v := range logVars {
 		if os.Getenv(v) != "" {
 			return
 		}
 	}
-	for _, v := range []string{"TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
+	for _, v := range quietVars {
 		_ = os.Setenv(v, "OFF")
 	}
 }

@@ -19,12 +19,12 @@ func TestLogsAreOffUnlessAsked(t *testing.T) {
 				t.Setenv(asked, "DEBUG")
 			}
 			quietUnlessAsked()
-			for _, v := range []string{"TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
+			for _, v := range append(quietVars, "TF_LOG_PROVIDER") {
 				want := "OFF"
 				switch {
 				case v == asked:
 					want = "DEBUG"
-				case asked != "":
+				case asked != "" || v == "TF_LOG_PROVIDER": // which Terraform reads, not the provider
 					want = ""
 				}
 				assert.Equal(t, want, os.Getenv(v), v)
