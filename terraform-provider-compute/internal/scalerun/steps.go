@@ -68,6 +68,10 @@ func (h *harness) stack(f *fakeServer, first, count int, name string) stackConfi
 	return stackConfig{fl: h.ours, url: f.url, rate: h.s.rate, first: first, count: count, name: name}
 }
 
+// killEvery is how often the crash step's first apply reads the request log to kill it once half
+// the creates were sent (a create every 100 ms at the rate).
+const killEvery = 100 * time.Millisecond
+
 // crashStep applies N instances with adopt_existing, kills terraform and the provider once about
 // half the creates were sent, and applies again: the account must then hold exactly N instances,
 // made once each, with no error. A destroy cleans up.
@@ -89,7 +93,7 @@ func (h *harness) crashStep(ctx context.Context, f *fakeServer) error {
 			return []tfResult{{code: -1, out: "Error: " + err.Error() + "\n"}}
 		}
 		tfPID = p.cmd.Process.Pid
-		tick := time.NewTicker(50 * time.Millisecond)
+		tick := time.NewTicker(killEvery)
 		defer tick.Stop()
 	watch:
 		for creates < (n+1)/2 {
@@ -99,6 +103,7 @@ func (h *harness) crashStep(ctx context.Context, f *fakeServer) error {
 			case <-ctx.Done():
 				break watch
 			case <-tick.C:
+				w.read() // more often than logEvery: this apply is killed, not timed
 				creates = w.counts().instances
 			}
 		}
