@@ -16,12 +16,11 @@ import (
 // asking). While the rate has room, a walk follows the last when the most eager wait would poll
 // alone (a second by default); while the client's other requests wait for the rate (a fleet's
 // creates), walking takes about a twentieth of the client's requests (see pace). Once a walk has
-// found the list's end it reads from there back to the
-// first page, stopping as soon as it has seen every awaited resource: the newest resources, which a
-// fleet of creates awaits, come first, and resources shift only towards the pages still to read. A
-// resource the walk did not show is read with a GET: a list can lag, so only the GET's 404 says a
-// resource is gone. A walk that fails tells the waits nothing: each reads its own resource, and only
-// its own GET's refusal ends it. A walk refused for good (a 403, a 400, a page the walk cannot use)
+// found the list's end it reads from there back to the first page, stopping as soon as it has
+// seen every awaited resource: the newest resources, which a fleet of creates awaits, come first,
+// and resources shift only towards the pages still to read. A resource the walk did not show is
+// read with a GET: a list can lag, so only the GET's 404 says a resource is gone. A walk that fails
+// tells the waits nothing: each reads its own resource, and only its own GET's refusal ends it. A walk refused for good (a 403, a 400, a page the walk cannot use)
 // stops the walking until fewer than two waits remain; one that fails for a time (a 503) is tried
 // again a second later. Whenever walking stops paying, every wait blocked for a walk is released at
 // once to read on its own.
@@ -130,8 +129,8 @@ func (p *poller[T]) release() {
 }
 
 // poll returns the resource id as the next walk whose first page is sent shows it, or as get
-// reads it. shared
-// reports whether a walk answered (the wait then polls again at once, which waits for the next walk).
+// reads it. shared reports whether a walk answered (the wait then polls again at once, which
+// waits for the next walk).
 func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Context) (*T, error)) (v *T, shared bool, err error) {
 	p.mu.Lock()
 	if !p.sharing() {
@@ -281,7 +280,8 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 // asked before its first page was sent (nothing, to those that asked so far, when no page was), and
 // returns the pages read, the longest any of them waited in the limiter for others sharing the
 // rate, and when its first page was sent (when it was called, if no page was). Waits can join
-// while a page comes, so the awaited set is read after each page. A page that stalls publishes nothing to them at once (see stallAfter).
+// while a page comes, so the awaited set is read after each page. A page that stalls publishes
+// nothing to them at once (see stallAfter).
 func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, sent time.Time) {
 	called := time.Now()
 	// The walk answers the polls that asked before its first page was sent, however long that
