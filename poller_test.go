@@ -726,6 +726,10 @@ func TestWalksTakeAFewPercentOfABusyClientsRequests(t *testing.T) {
 		// About 900 requests in the 90 busy seconds, at most 5% of them pages.
 		t.Logf("%d list pages in the busy 90 s, %d requests in all; a ended at %s, b and c at %s", busy, total, endedA, end)
 		assert.LessOrEqual(t, float64(busy), walkShare*float64(total)+1, "list pages while busy")
+		// The share counts from each walk's end: the requests that went while its page waited in
+		// the queue do not bring the next walk sooner.
+		perPage := int(1/walkShare) + 1
+		assert.LessOrEqual(t, busy*perPage, total+perPage, "each page followed by %d of the client's other requests", perPage-1)
 		assert.LessOrEqual(t, endedA, 60*time.Second+walkMaxGap+4*time.Second, "a seen active soon after it turned")
 		assert.LessOrEqual(t, end, 100*time.Second+1100*time.Millisecond, "b and c seen at the next walk, a second apart once the others were done")
 	})
