@@ -663,6 +663,25 @@ func (l *listTimes) times() []time.Time {
 	return slices.Clone(l.at)
 }
 
+// creatingBeside returns a pollServer where each of ids is creating and instance "other", which
+// busyClient and queueReads read, is active.
+func creatingBeside(ids ...string) *pollServer {
+	s := newPollServer()
+	for _, id := range ids {
+		s.set(id, "creating")
+	}
+	s.set("other", "active")
+	return s
+}
+
+// queueReads queues n reads of instance "other" through c at once, on wg: a burst of the
+// client's own requests (a fleet's creates) that the limiter lets go one at a time.
+func queueReads(c *Client, wg *sync.WaitGroup, n int) {
+	for range n {
+		wg.Go(func() { _, _ = c.Instances.Get(context.Background(), "other") })
+	}
+}
+
 // busyClient keeps workers goroutines reading instance "other" through c until stop is closed,
 // so that c's limiter always holds requests waiting for their turn: a fleet of creates, say.
 func busyClient(c *Client, workers int, stop <-chan struct{}) *sync.WaitGroup {
@@ -685,14 +704,11 @@ func busyClient(c *Client, workers int, stop <-chan struct{}) *sync.WaitGroup {
 // TestWalksTakeAFewPercentOfABusyClientsRequests: while 5 other callers keep the client's limiter
 // (10 a second) full, three waits sharing walks of a one-page list take no more than walkShare of
 // the requests sent, and still see an instance turn active within walkMaxGap (the share spaces
-// them by about 2 s here), a page's wait in the queue and a second of it. Once the others are done, the walks come a second apart again.
+// them by about 2 s here), a page's wait in the queue and a second of it. Once the others are
+// done, the walks come a second apart again.
 func TestWalksTakeAFewPercentOfABusyClientsRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newPollServer()
-		for _, id := range []string{"a", "b", "c"} {
-			s.set(id, "creating")
-		}
-		s.set("other", "active")
+		s := creatingBeside("a", "b", "c")
 		var mu sync.Mutex
 		var total, busy int
 		start := time.Now()
@@ -741,10 +757,7 @@ func TestWalksTakeAFewPercentOfABusyClientsRequests(t *testing.T) {
 // walkMaxGap after it.
 func TestWalksComeASecondApartOnceTheClientsOwnRequestsAreDone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newPollServer()
-		s.set("a", "creating")
-		s.set("b", "creating")
-		s.set("other", "active")
+		s := creatingBeside("a", "b")
 		c, _ := newTestClient(t, s.ServeHTTP, WithRateLimit(10, 1))
 		stop := make(chan struct{})
 		others := busyClient(c, 30, stop) // each request waits about 3 s for its turn
@@ -770,16 +783,11 @@ func (limiterFunc) Throttled(context.Context, time.Duration)   {}
 // a second after that page was sent, not at once: it would show what the last one just showed.
 func TestAWalkWhosePageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newPollServer()
-		s.set("a", "creating")
-		s.set("b", "creating")
-		s.set("other", "active")
+		s := creatingBeside("a", "b")
 		pages := &listTimes{s: s}
 		c, _ := newTestClient(t, pages.serve, WithRateLimit(10, 1))
 		var burst sync.WaitGroup
-		for range 50 { // about 5 s of the client's requests, queued at once
-			burst.Go(func() { _, _ = c.Instances.Get(context.Background(), "other") })
-		}
+		queueReads(c, &burst, 50)    // about 5 s of the client's requests
 		time.Sleep(time.Millisecond) // the burst is queued first
 		start := time.Now()
 		time.AfterFunc(20*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
@@ -799,19 +807,13 @@ func TestAWalkWhosePageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce(t *test
 // waits is answered by that page, which is newer than its asking, not by a walk after it.
 func TestAWaitThatAsksWhileAWalksFirstPageWaitsIsAnsweredByThatWalk(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newPollServer()
-		for _, id := range []string{"a", "b", "c"} {
-			s.set(id, "creating")
-		}
-		s.set("other", "active")
+		s := creatingBeside("a", "b", "c")
 		pages := &listTimes{s: s}
 		c, _ := newTestClient(t, pages.serve, WithRateLimit(10, 1))
 		start := time.Now()
 		var burst sync.WaitGroup
 		time.AfterFunc(2500*time.Millisecond, func() { // between two walks
-			for range 50 { // about 5 s of the client's requests, queued at once
-				burst.Go(func() { _, _ = c.Instances.Get(context.Background(), "other") })
-			}
+			queueReads(c, &burst, 50) // about 5 s of the client's requests
 		})
 		time.AfterFunc(2600*time.Millisecond, func() {
 			for _, id := range []string{"a", "b", "c"} {
@@ -850,10 +852,7 @@ func TestAWaitThatAsksWhileAWalksFirstPageWaitsIsAnsweredByThatWalk(t *testing.T
 // Once its own requests are done, the walks come walkMaxGap apart again.
 func TestWalksOfAClientWithRequestsWaitingKeepToTheirShare(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newPollServer()
-		s.set("a", "creating")
-		s.set("b", "creating")
-		s.set("other", "active")
+		s := creatingBeside("a", "b")
 		pages := &listTimes{s: s}
 		c, _ := newTestClient(t, pages.serve, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
 			return nil, sleep(ctx, 2*time.Second)
