@@ -449,6 +449,9 @@ type Limiter struct {
 	ceiling *rate.Limiter
 	// clock is the time the scripts use, in microseconds; "" for Redis's own clock (tests set one).
 	clock func() string
+	// board is the list board's MAC key (see board.go), derived from the token; a pointer, so that
+	// printing the struct shows an address, not the key.
+	board *[sha256.Size]byte
 
 	// turn lets one goroutine of this process at a time ask Redis for a grant and wait until it is
 	// due; the others queue here, so Redis sees one waiter per process.
@@ -569,7 +572,8 @@ func WithErrorHandler(h func(error)) Option {
 }
 
 // New returns a Limiter for token's budget in the Redis that rdb reaches (a *goredis.Client, a
-// cluster or ring client). The token is only hashed, into the key; it is not kept.
+// cluster or ring client). The token is only hashed, into the key and the list board's MAC key; it
+// is not kept.
 func New(rdb goredis.Scripter, token string, opts ...Option) (*Limiter, error) {
 	if rdb == nil {
 		return nil, errors.New("ratelimit/redis: nil Redis client")
@@ -601,6 +605,7 @@ func New(rdb goredis.Scripter, token string, opts ...Option) (*Limiter, error) {
 		handler:  cfg.handler,
 		ceiling:  rate.NewLimiter(rate.Limit(cfg.rps), 1),
 		clock:    func() string { return "" },
+		board:    boardKey(token),
 		turn:     make(chan struct{}, 1),
 		fturn:    make(chan struct{}, 1),
 		back:     make(chan struct{}),
@@ -972,6 +977,11 @@ func (l *Limiter) args(arg any) []any {
 // runs in a goroutine of its own, so that the caller gets control back in time even when the
 // Redis client does not honour the context's deadline on a connection that hangs.
 func (l *Limiter) run(ctx context.Context, script *goredis.Script, args []any) (any, error) {
+	return l.runOn(ctx, script, l.keys, args)
+}
+
+// runOn is run on the keys given.
+func (l *Limiter) runOn(ctx context.Context, script *goredis.Script, keys []string, args []any) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	type result struct {
@@ -980,7 +990,7 @@ func (l *Limiter) run(ctx context.Context, script *goredis.Script, args []any) (
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := script.Run(ctx, l.rdb, l.keys, args...).Result()
+		r, err := script.Run(ctx, l.rdb, keys, args...).Result()
 		done <- result{r, err}
 	}()
 	select {
