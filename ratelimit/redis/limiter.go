@@ -24,7 +24,8 @@
 // on (then each attempt's response costs one more Redis command, which reports it), and the pause
 // and the widening of the spacing every later 429 sets for every process. A process that saw the
 // pacing from responses on turns it on again in a budget that lost it (a Redis restarted empty), so
-// that no 429 is needed to relearn it.
+// that no 429 is needed to relearn it. The limiter is also a [compute.ListBoard], whose keys start
+// with the budget's (see [Limiter.Post]).
 //
 // # When Redis is down or slow
 //
