@@ -172,26 +172,26 @@ func NewClient(token string, opts ...Option) (*Client, error) {
 		},
 	}
 	c.Instances = &InstancesService{c: c}
-	c.Instances.polls = newPoller(c, c.Instances.List)
+	c.Instances.polls = newPoller(c, "instances", c.Instances.List)
 	c.Instances.finds = newFinder(c, "instance", c.Instances.List)
 	c.Snapshots = &SnapshotsService{c: c}
-	c.Snapshots.polls = newPoller(c, c.Snapshots.List)
+	c.Snapshots.polls = newPoller(c, "snapshots", c.Snapshots.List)
 	c.Snapshots.finds = newFinder(c, "snapshot", c.Snapshots.List)
 	c.SecurityGroups = &SecurityGroupsService{c: c}
-	c.SecurityGroups.polls = newPoller(c, c.SecurityGroups.List)
+	c.SecurityGroups.polls = newPoller(c, "security-groups", c.SecurityGroups.List)
 	c.SecurityGroups.finds = newFinder(c, "security group", c.SecurityGroups.List)
 	c.FloatingIPs = &FloatingIPsService{c: c}
-	c.FloatingIPs.polls = newPoller(c, c.FloatingIPs.List)
+	c.FloatingIPs.polls = newPoller(c, "floating-ips", c.FloatingIPs.List)
 	c.FloatingIPs.finds = newFinder(c, "floating IP", c.FloatingIPs.List)
 	c.Images = &ImagesService{c}
 	c.SSHKeys = &SSHKeysService{c: c}
-	c.SSHKeys.polls = newPoller(c, c.SSHKeys.List)
+	c.SSHKeys.polls = newPoller(c, "ssh-keys", c.SSHKeys.List)
 	c.SSHKeys.finds = newFinder(c, "SSH key", c.SSHKeys.List)
 	c.Volumes = &VolumesService{c: c}
-	c.Volumes.polls = newPoller(c, c.Volumes.List)
+	c.Volumes.polls = newPoller(c, "volumes", c.Volumes.List)
 	c.Volumes.finds = newFinder(c, "volume", c.Volumes.List)
 	c.Filesystems = &FilesystemsService{c: c}
-	c.Filesystems.polls = newPoller(c, c.Filesystems.List)
+	c.Filesystems.polls = newPoller(c, "filesystems", c.Filesystems.List)
 	c.Filesystems.finds = newFinder(c, "filesystem", c.Filesystems.List)
 	c.Quotas = &QuotasService{c}
 	c.Reservations = &ReservationsService{c}

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sync"
@@ -35,8 +36,10 @@ import (
 // The same machinery serves reads with SharedRead (shared_read.go): their walks read the whole list
 // once for every read within maxAge.
 type poller[T any] struct {
-	c    *Client
-	list func(context.Context, *ListOptions) (*Page[T], error)
+	c     *Client
+	list  func(context.Context, *ListOptions) (*Page[T], error)
+	name  string    // the list's name on the board
+	board ListBoard // the client's limiter, when it shares the walks' pages among processes; else nil
 
 	mu      sync.Mutex
 	waits   map[string]int        // the waits in flight on each ID
@@ -62,6 +65,11 @@ type walkResult[T any] struct {
 	published bool          // done is closed; set under the poller's lock
 	seen      map[string]T  // every resource on the pages the walk read, by ID
 	panic     *walkPanic    // the walk's list call panicked
+	// The board's part (see ListBoard): asks holds, by ID, the greatest mark the polls waiting
+	// for this result took after they asked, and board what the board showed when the walk began.
+	// A poll takes its resource from board only when the sighting's mark is greater than its own.
+	asks  map[string]int64
+	board map[string]Sighting
 }
 
 // publish closes done, once; seen and panic must be set before. The caller holds the poller's lock.
@@ -72,10 +80,18 @@ func (r *walkResult[T]) publish() {
 	}
 }
 
-func newWalkResult[T any]() *walkResult[T] { return &walkResult[T]{done: make(chan struct{})} }
+func newWalkResult[T any]() *walkResult[T] {
+	return &walkResult[T]{done: make(chan struct{}), asks: map[string]int64{}}
+}
 
-func newPoller[T any](c *Client, list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
-	return &poller[T]{c: c, list: list, waits: map[string]int{}, every: map[time.Duration]int{}, next: newWalkResult[T]()}
+// newPoller returns the poller of the list that list reads, named name on the board (when the
+// client's limiter is a [ListBoard]).
+func newPoller[T any](c *Client, name string, list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
+	p := &poller[T]{c: c, list: list, name: name, waits: map[string]int{}, every: map[time.Duration]int{}, next: newWalkResult[T]()}
+	if c != nil && c.transport != nil {
+		p.board, _ = c.transport.limiter.(ListBoard)
+	}
+	return p
 }
 
 // join records a wait on id whose first poll interval is every, starting the walks when worth it,
@@ -140,6 +156,7 @@ func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Contex
 	}
 	res := p.next
 	p.mu.Unlock()
+	mark := p.ask(ctx, res, id)
 	select {
 	case <-res.done:
 	case <-ctx.Done():
@@ -148,13 +165,50 @@ func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Contex
 	if res.panic != nil {
 		panic(res.panic.value)
 	}
-	found, ok := res.seen[id]
-	if !ok {
-		// The walk failed, did not happen, or did not show the resource: its own GET says.
-		v, err := get(ctx)
-		return v, false, err
+	if found, ok := res.seen[id]; ok {
+		return &found, true, nil
 	}
-	return &found, true, nil
+	if found, ok := sighted[T](res.board[id], id, mark); ok {
+		return found, true, nil
+	}
+	// The walk failed, did not happen, or did not show the resource: its own GET says.
+	v, err = get(ctx)
+	return v, false, err
+}
+
+// ask takes a mark from the board for a poll of id that waits for res, after it asked, and records
+// it in res; it returns math.MaxInt64 (no sighting answers the poll) without a board, or when the
+// board fails.
+func (p *poller[T]) ask(ctx context.Context, res *walkResult[T], id string) int64 {
+	if p.board == nil {
+		return math.MaxInt64
+	}
+	mark, err := p.board.Mark(ctx)
+	if err != nil {
+		return math.MaxInt64
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if prev, ok := res.asks[id]; !ok || mark > prev {
+		res.asks[id] = mark
+	}
+	return mark
+}
+
+// sighted returns the resource id as s shows it, when s was seen on a page sent after the mark of
+// the poll that asks (its mark is greater) and is id's.
+func sighted[T any](s Sighting, id string, mark int64) (*T, bool) {
+	if s.JSON == nil || s.Mark <= mark {
+		return nil, false
+	}
+	var v T
+	if json.Unmarshal(s.JSON, &v) != nil {
+		return nil, false
+	}
+	if got, _ := stringField(v, "ID"); got != id {
+		return nil, false
+	}
+	return &v, true
 }
 
 // run walks while walks are worth it, publishing each, then ends; ctx ends when it should.
@@ -293,10 +347,23 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		}
 	}
 
+	// What the board holds of the awaited resources: a wait whose poll asked before the page that
+	// showed one was sent (another process's, often) needs no page of this walk.
+	sightings := p.lookup(ctx)
+	covered := func(id string) bool { // with p.mu held
+		r := res
+		if r == nil {
+			r = p.next
+		}
+		s, ok := sightings[id]
+		asked, ok2 := r.asks[id]
+		return ok && ok2 && s.Mark > asked
+	}
 	seen := map[string]T{}
 	enough := false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
+		mark := p.markPage(ctx)
 		pg, w, at, err := p.page(ctx, o, take, func() {
 			p.stalled = true // the waits read on their own until a page answers
 			res.publish()
@@ -314,12 +381,13 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 			id, _ := stringField(v, "ID")
 			seen[id] = v
 		}
+		p.post(ctx, mark, pg.Items)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.pages = walkCost(o.Page, pg, true)
 		enough = p.pages > len(p.waits) // walking costs more than a GET each
 		for id := range p.waits {
-			if _, ok := seen[id]; !ok {
+			if _, ok := seen[id]; !ok && !covered(id) {
 				return pg, nil
 			}
 		}
@@ -328,10 +396,17 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 	}
 	p.mu.Lock()
 	last := p.pages
+	onBoard := sightings != nil
+	for id := range p.waits {
+		onBoard = onBoard && covered(id)
+	}
 	p.mu.Unlock()
-	if last > 1 {
+	switch {
+	case onBoard:
+		// Every awaited resource is on the board, seen after its wait asked: no page to read.
+	case last > 1:
 		err = p.walkBack(ctx, last, pages, &enough)
-	} else {
+	default:
 		for _, err = range walk(ctx, p.c, &ListOptions{PerPage: MaxPerPage}, pages, true) {
 			if err != nil || enough {
 				break
@@ -344,6 +419,9 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 	unsent := res == nil
 	take() // no page was sent: the polls that asked so far read on their own
 	p.stalled = false
+	if !res.published {
+		res.board = sightings
+	}
 	wp, _ := err.(*walkPanic)
 	switch {
 	case wp == nil && err != nil && !transient(err) && ctx.Err() == nil:
@@ -363,6 +441,56 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		sent = called
 	}
 	return read, others, sent
+}
+
+// lookup returns what the board holds of the resources awaited now; nil without a board, or when
+// it fails.
+func (p *poller[T]) lookup(ctx context.Context) map[string]Sighting {
+	if p.board == nil {
+		return nil
+	}
+	p.mu.Lock()
+	ids := make([]string, 0, len(p.waits))
+	for id := range p.waits {
+		ids = append(ids, id)
+	}
+	p.mu.Unlock()
+	s, err := p.board.Seen(ctx, p.name, ids)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// markPage returns the board's mark for a page about to be sent; 0 (the page is not posted)
+// without a board, or when it fails.
+func (p *poller[T]) markPage(ctx context.Context) int64 {
+	if p.board == nil {
+		return 0
+	}
+	m, err := p.board.Mark(ctx)
+	if err != nil {
+		return 0
+	}
+	return m
+}
+
+// post records on the board what a page marked mark showed; the board's failure costs only the
+// sharing.
+func (p *poller[T]) post(ctx context.Context, mark int64, items []T) {
+	if p.board == nil || mark == 0 || len(items) == 0 {
+		return
+	}
+	out := make(map[string][]byte, len(items))
+	for _, v := range items {
+		id, _ := stringField(v, "ID")
+		b, err := json.Marshal(v)
+		if id == "" || err != nil {
+			continue
+		}
+		out[id] = b
+	}
+	_ = p.board.Post(ctx, p.name, mark, out)
 }
 
 // walkBack reads the list from its end, page last as the previous walk found it, to its first

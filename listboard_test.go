@@ -1,0 +1,191 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// memBoard is a Limiter that lets every attempt go at once and a ListBoard in memory, as the
+// processes sharing one Redis budget share it. When broken is set, every board call fails.
+type memBoard struct {
+	mu     sync.Mutex
+	mark   int64
+	seen   map[string]map[string]Sighting // list -> id -> latest sighting
+	posts  int
+	broken bool
+}
+
+func newMemBoard() *memBoard { return &memBoard{seen: map[string]map[string]Sighting{}} }
+
+func (b *memBoard) Wait(context.Context) (func(), error)     { return nil, nil }
+func (b *memBoard) Throttled(context.Context, time.Duration) {}
+
+func (b *memBoard) Mark(context.Context) (int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.broken {
+		return 0, errors.New("board down")
+	}
+	b.mark++
+	return b.mark, nil
+}
+
+func (b *memBoard) Post(_ context.Context, list string, mark int64, items map[string][]byte) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.broken {
+		return errors.New("board down")
+	}
+	b.posts++
+	if b.seen[list] == nil {
+		b.seen[list] = map[string]Sighting{}
+	}
+	for id, js := range items {
+		if b.seen[list][id].Mark < mark {
+			b.seen[list][id] = Sighting{Mark: mark, JSON: js}
+		}
+	}
+	return nil
+}
+
+func (b *memBoard) Seen(_ context.Context, list string, ids []string) (map[string]Sighting, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.broken {
+		return nil, errors.New("board down")
+	}
+	out := map[string]Sighting{}
+	for _, id := range ids {
+		if s, ok := b.seen[list][id]; ok {
+			out[id] = s
+		}
+	}
+	return out, nil
+}
+
+// twoProcesses runs, on s, a client with limiter l waiting for a and b, and half a second later
+// another client with the same limiter (another process of the budget) waiting for c and d;
+// the four turn active at 20 s.
+func twoProcesses(t *testing.T, s *pollServer, l Limiter) {
+	serve := s.ServeHTTP
+	p1, _ := newTestClient(t, serve, WithLimiter(l))
+	p2, _ := newTestClient(t, serve, WithLimiter(l))
+	time.AfterFunc(20*time.Second, func() {
+		for _, id := range []string{"a", "b", "c", "d"} {
+			s.set(id, "active")
+		}
+	})
+	wait := func(c *Client, ids ...string) error {
+		return WaitAll(boundedCtx(t), ids, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { assert.NoError(t, wait(p1, "a", "b")) })
+	time.Sleep(500 * time.Millisecond)
+	wg.Go(func() { assert.NoError(t, wait(p2, "c", "d")) })
+	wg.Wait()
+}
+
+// TestProcessesSharingABoardReadEachPageOnce: two processes of one budget wait for their own
+// instances on one list; each takes what the other's walk showed when that page was sent after it
+// asked, so together they read the list about as often as one process would, not twice as often.
+func TestProcessesSharingABoardReadEachPageOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "b", "c", "d")
+		board := newMemBoard()
+		start := time.Now()
+		twoProcesses(t, s, board)
+		lists, _ := s.counts("a")
+		t.Logf("list pages: %d", lists)
+		assert.LessOrEqual(t, lists, 26, "one page a second for both processes")
+		assert.Less(t, time.Since(start), 22*time.Second, "the waits saw the change within a walk")
+		for _, id := range []string{"a", "b", "c", "d"} {
+			_, gets := s.counts(id)
+			assert.LessOrEqual(t, gets, 1, "%s read alone at most once, before the walks began", id)
+		}
+		assert.Positive(t, board.posts)
+	})
+}
+
+// TestProcessesWhoseBoardFailsWalkAlone: a board that fails costs only the sharing: each process
+// reads the list for its own waits, about once a second each, and the waits end as the list says.
+func TestProcessesWhoseBoardFailsWalkAlone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "b", "c", "d")
+		board := newMemBoard()
+		board.broken = true
+		twoProcesses(t, s, board)
+		lists, _ := s.counts("a")
+		t.Logf("list pages: %d", lists)
+		assert.Greater(t, lists, 36, "each process walks for its own waits")
+	})
+}
+
+// TestASightingOlderThanTheAskIsNeverTaken: the board holds the instances' sightings as active
+// from a page sent before the waits asked (an earlier run, another process); the waits do not
+// end on them, nor skip the walk for them: they end when a page sent after they asked shows the
+// instances active.
+func TestASightingOlderThanTheAskIsNeverTaken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "b")
+		board := newMemBoard()
+		board.mark = 100
+		require.NoError(t, board.Post(context.Background(), "instances", 50, map[string][]byte{
+			"a": []byte(`{"id":"a","status":"active"}`),
+			"b": []byte(`{"id":"b","status":"active"}`),
+		}))
+		c, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+		start := time.Now()
+		time.AfterFunc(5*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		assert.GreaterOrEqual(t, time.Since(start), 5*time.Second, "the waits ended when the list said active")
+		lists, getsA := s.counts("a")
+		_, getsB := s.counts("b")
+		assert.GreaterOrEqual(t, lists, 4, "the walks read the list")
+		assert.LessOrEqual(t, getsA+getsB, 2, "at most the first poll of each, before the walks began")
+	})
+}
+
+// TestASightingOfAnotherIDIsNeverTaken: a sighting filed under an awaited ID that shows another
+// resource (a board that lies) does not answer the wait.
+func TestASightingOfAnotherIDIsNeverTaken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "b")
+		board := newMemBoard()
+		require.NoError(t, board.Post(context.Background(), "instances", 1<<40, map[string][]byte{
+			"a": []byte(`{"id":"x","status":"active"}`),
+			"b": []byte(`{"id":"x","status":"active"}`),
+		}))
+		c, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+		start := time.Now()
+		time.AfterFunc(5*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		assert.GreaterOrEqual(t, time.Since(start), 5*time.Second, "the waits ended when the service said active")
+	})
+}
+
+// TestSightedTakesOnlyNewerSightingsOfItsID: a poll takes a sighting only when its page's mark is
+// greater than the poll's own, it decodes, and it shows the awaited ID.
+func TestSightedTakesOnlyNewerSightingsOfItsID(t *testing.T) {
+	js := []byte(`{"id":"a","status":"active"}`)
+	_, ok := sighted[Instance](Sighting{Mark: 5, JSON: js}, "a", 5)
+	assert.False(t, ok, "a page marked as the ask is not newer")
+	_, ok = sighted[Instance](Sighting{Mark: 4, JSON: js}, "a", 5)
+	assert.False(t, ok, "an older page")
+	_, ok = sighted[Instance](Sighting{Mark: 6, JSON: js}, "b", 5)
+	assert.False(t, ok, "another ID")
+	_, ok = sighted[Instance](Sighting{Mark: 6, JSON: []byte(`{"id":`)}, "a", 5)
+	assert.False(t, ok, "JSON that does not decode")
+	v, ok := sighted[Instance](Sighting{Mark: 6, JSON: js}, "a", 5)
+	require.True(t, ok)
+	assert.Equal(t, InstanceStatusActive, v.Status)
+}
