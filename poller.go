@@ -47,6 +47,7 @@ type poller[T any] struct {
 	running bool                  // the walking goroutine runs
 	stop    context.CancelFunc    // ends the goroutine's walk or sleep when fewer than two waits remain
 	pages   int                   // the pages of the whole list at the last walk of this run; 0 before it
+	spent   int                   // the pages the last walk read to see every awaited resource; 0 when it did not see them all
 	refused bool                  // a walk was refused for good: no more walks in this run
 	stalled bool                  // a page of the walk in progress was sent and has not answered in stallAfter
 	next    *walkResult[T]        // what the walk whose first page goes next publishes; the polls waiting for it hold it
@@ -128,13 +129,20 @@ func (p *poller[T]) join(id string, every time.Duration) (leave func()) {
 func (p *poller[T]) start() {
 	var ctx context.Context
 	ctx, p.stop = context.WithCancel(context.Background())
-	p.running, p.refused, p.pages = true, false, 0
+	p.running, p.refused, p.pages, p.spent = true, false, 0, 0
 	go p.run(ctx)
 }
 
-// sharing reports whether waits take their resources from walks now. The caller holds p.mu.
+// sharing reports whether waits take their resources from walks now: while a walk costs no more
+// than a GET each. A walk's cost is the pages the last one read to see every awaited resource
+// (from the list's end, a page or two for a fleet of creates), else the whole list's. The caller
+// holds p.mu.
 func (p *poller[T]) sharing() bool {
-	return p.running && !p.refused && !p.stalled && len(p.waits) >= 2 && p.pages <= len(p.waits)
+	cost := p.pages
+	if p.spent > 0 {
+		cost = p.spent
+	}
+	return p.running && !p.refused && !p.stalled && len(p.waits) >= 2 && cost <= len(p.waits)
 }
 
 // release publishes an empty result to the polls waiting for the next walk, which then read on
@@ -360,7 +368,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		return ok && ok2 && s.Mark > asked
 	}
 	seen := map[string]T{}
-	enough := false
+	enough, complete := false, false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
 		mark := p.markPage(ctx)
@@ -384,14 +392,14 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		p.post(ctx, mark, pg.Items)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.pages = walkCost(o.Page, pg, true)
+		p.pages = walkCost(o.Page, pg, false)
 		enough = p.pages > len(p.waits) // walking costs more than a GET each
 		for id := range p.waits {
 			if _, ok := seen[id]; !ok && !covered(id) {
 				return pg, nil
 			}
 		}
-		enough = true // every awaited resource is in
+		enough, complete = true, true // every awaited resource is in
 		return pg, nil
 	}
 	p.mu.Lock()
@@ -419,6 +427,12 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 	unsent := res == nil
 	take() // no page was sent: the polls that asked so far read on their own
 	p.stalled = false
+	switch {
+	case complete && last > 1:
+		p.spent = read // from the list's end
+	case read > 0:
+		p.spent = 0
+	}
 	if !res.published {
 		res.board = sightings
 	}
@@ -493,37 +507,43 @@ func (p *poller[T]) post(ctx context.Context, mark int64, items []T) {
 	_ = p.board.Post(ctx, p.name, mark, out)
 }
 
-// walkBack reads the list from its end, page last as the previous walk found it, to its first
-// page: while the page read is full it reads on past it to find the end, then reads the pages below
-// from the last to the first, until enough. The newest resources, which the waits of a fleet of
-// creates await, come first.
+// walkBack reads the list from its end to its first page, until enough: page last, where the
+// previous walk found the end; when that page is full and its total_count says the list goes on,
+// the pages from the end the count says back to last; then the pages below last. The newest
+// resources, which the waits of a fleet of creates await, come first. A full page whose count says
+// it is the last ends the list: what a count that lags leaves out, the waits read on their own.
 func (p *poller[T]) walkBack(ctx context.Context, last int, pages func(context.Context, *ListOptions) (*Page[T], error), enough *bool) error {
 	read := 0
-	get := func(k int) (int, error) {
+	get := func(k int) (*Page[T], error) {
 		if read++; read > p.c.maxWalkPages {
-			return 0, fmt.Errorf("compute: the list took more than %d pages to read; stopping the walk", p.c.maxWalkPages)
+			return nil, fmt.Errorf("compute: the list took more than %d pages to read; stopping the walk", p.c.maxWalkPages)
 		}
 		pg, err := pages(ctx, &ListOptions{Page: k, PerPage: MaxPerPage})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		if pg.Page != 0 && pg.Page != k {
-			return 0, fmt.Errorf("compute: asked for page %d, the service sent page %d; stopping the walk", k, pg.Page)
+			return nil, fmt.Errorf("compute: asked for page %d, the service sent page %d; stopping the walk", k, pg.Page)
 		}
-		return len(pg.Items), nil
+		return pg, nil
 	}
-	k := last
-	for {
-		n, err := get(k)
-		if err != nil || *enough {
+	pg, err := get(last)
+	if err != nil || *enough {
+		return err
+	}
+	end := last
+	if len(pg.Items) >= MaxPerPage {
+		end = max(last+1, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
+		if pg.TotalCount <= last*MaxPerPage {
+			end = last // the count says this page is the last
+		}
+	}
+	for k := end; k > last; k-- {
+		if _, err := get(k); err != nil || *enough {
 			return err
 		}
-		if n < MaxPerPage {
-			break
-		}
-		k++
 	}
-	for k = last - 1; k >= 1; k-- {
+	for k := last - 1; k >= 1; k-- {
 		if _, err := get(k); err != nil || *enough {
 			return err
 		}

@@ -617,6 +617,101 @@ func TestAWalkOfAFleetOfCreatesReadsFromTheEnd(t *testing.T) {
 	})
 }
 
+// newestBeside returns a pollServer listing active instances before the awaited ones, z0, z1, ...,
+// which are creating and come last: the newest of a fleet of creates.
+func newestBeside(active, awaited int) (*pollServer, []string) {
+	s := newPollServer()
+	for i := range active {
+		s.set(fmt.Sprintf("i-%04d", i), "active")
+	}
+	var ids []string
+	for i := range awaited {
+		ids = append(ids, fmt.Sprint("z", i))
+		s.set(ids[i], "creating")
+	}
+	return s, ids
+}
+
+// pagesRead serves s and records the page number of each request for the list of instances.
+type pagesRead struct {
+	s     *pollServer
+	mu    sync.Mutex
+	pages []string
+}
+
+func (l *pagesRead) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/compute/v1/instances" {
+		l.mu.Lock()
+		l.pages = append(l.pages, r.URL.Query().Get("page"))
+		l.mu.Unlock()
+	}
+	l.s.ServeHTTP(w, r)
+}
+
+func (l *pagesRead) read() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.pages)
+}
+
+// waitAllActive waits until each of ids is active, all in flight at once.
+func waitAllActive(c *Client, ids ...string) error {
+	return WaitAll(context.Background(), ids, func(ctx context.Context, id string) error {
+		_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+		return err
+	})
+}
+
+// TestTheLastWaitsOfAFleetKeepSharingOnePageWalks: once fewer waits remain than the list has
+// pages, walks that read only the last page to see them all still cost less than a GET each: the
+// last two waits of a fleet take their instances from one page a second, not a GET each a second.
+func TestTheLastWaitsOfAFleetKeepSharingOnePageWalks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, ids := newestBeside(500, 6) // six pages
+		pages := &pagesRead{s: s}
+		c, _ := newTestClient(t, pages.serve, WithoutRateLimit())
+		time.AfterFunc(10*time.Second, func() {
+			for _, id := range ids[:4] {
+				s.set(id, "active")
+			}
+		})
+		time.AfterFunc(20*time.Second, func() { s.set("z4", "active"); s.set("z5", "active") })
+		start := time.Now()
+		require.NoError(t, waitAllActive(c, ids...))
+		assert.LessOrEqual(t, time.Since(start), 21500*time.Millisecond, "the last two end within a walk of turning active")
+		_, gets4 := s.counts("z4")
+		_, gets5 := s.counts("z5")
+		assert.LessOrEqual(t, gets4+gets5, 2, "at most the first poll of each, before the walks began")
+		read := pages.read()
+		require.Greater(t, len(read), 12)
+		for i, p := range read[6:] {
+			assert.Equal(t, "6", p, "walk %d read another page than the last", i+2)
+		}
+	})
+}
+
+// TestAWalkTrustsACountThatEndsTheListOnAFullPage: on a list of five full pages, whose count says
+// so, the walks after the first read the fifth page alone, not a sixth, empty one first.
+func TestAWalkTrustsACountThatEndsTheListOnAFullPage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, ids := newestBeside(494, 6) // five full pages
+		pages := &pagesRead{s: s}
+		c, _ := newTestClient(t, pages.serve, WithoutRateLimit())
+		time.AfterFunc(10*time.Second, func() {
+			for _, id := range ids {
+				s.set(id, "active")
+			}
+		})
+		require.NoError(t, waitAllActive(c, ids...))
+		read := pages.read()
+		require.Greater(t, len(read), 8)
+		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, read[:5], "the first walk reads to the end")
+		for i, p := range read[5:] {
+			assert.Equal(t, "5", p, "walk %d read another page than the last", i+2)
+		}
+	})
+}
+
 // TestAWalkWhosePagesWaitInTheLimiterIsSpacedOut: when the limiter holds each page for two
 // seconds (another process sharing the budget uses the rate), the walks are spaced out: the next
 // starts walkMaxGap after the last one's page was sent (and its page then waits two seconds too),
