@@ -1,10 +1,11 @@
 package redis
 
-// WaitScript, RespondedScript and ThrottledScript are the scripts, for the tests that drive them
+// WaitScript, RespondedScript, WrittenScript and ThrottledScript are the scripts, for the tests that drive them
 // one call at a time.
 var (
 	WaitScript      = waitScript
 	RespondedScript = respondedScript
+	WrittenScript   = writtenScript
 	ThrottledScript = throttledScript
 	MemberScript    = memberScript
 	ScriptHeader    = scriptHeader

@@ -21,7 +21,7 @@ import (
 // clock.
 type fakeRedis struct {
 	mu      sync.Mutex
-	answers map[string]func(redisCall) answer // by script name: "wait", "responded", "throttled"
+	answers map[string]func(redisCall) answer // by script name: "wait", "responded", "written", "throttled"
 	calls   []redisCall
 	// limit bounds the calls the fake answers; past it, it answers an error naming it, so that a
 	// limiter that loops on Redis ends (and fails the test) instead of spinning forever.
@@ -30,7 +30,7 @@ type fakeRedis struct {
 
 // redisCall is one command the fake received.
 type redisCall struct {
-	Script string    // "wait", "responded" or "throttled"
+	Script string    // "wait", "responded", "written" or "throttled"
 	At     time.Time // on the bubble's clock
 	Args   []any     // ARGV: the clock, the interval, the key's time to live, the script's own
 }
@@ -75,6 +75,7 @@ func always(a answer) func(redisCall) answer { return func(redisCall) answer { r
 var scriptNames = map[string]string{
 	ratelimit.WaitScript.Hash():      "wait",
 	ratelimit.RespondedScript.Hash(): "responded",
+	ratelimit.WrittenScript.Hash():   "written",
 	ratelimit.ThrottledScript.Hash(): "throttled",
 	ratelimit.MemberScript.Hash():    "member",
 }

@@ -175,7 +175,7 @@ const maxMembers = 1 << 16
 // the limiter last learned it (empty before), ARGV[9] the recheck period and ARGV[10] the timeout.
 var scriptHeader = fmt.Sprintf(`
 local HEADROOM, HOLD, POLL, AHEAD, LATE, SHARE = %v, %v, %v, %v, %v, %v
-local WIDEN, WIDENMAX, NARROW, GRID, F, RECOVER = %v, %v, %d, %v, %d, %d
+local WIDEN, WIDENMAX, NARROW, GRID, F, RECOVER, MAXLAG = %v, %v, %d, %v, %d, %d, %d
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
@@ -246,7 +246,8 @@ local function ranked(recs, me)
   return n + 1, rank
 end
 `, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead, compute.PacingHoldLate, compute.PacingHoldShare,
-	compute.PacingWiden, compute.PacingWidenMax, compute.PacingNarrow.Microseconds(), gridMargin, frame, recoverFor.Microseconds())
+	compute.PacingWiden, compute.PacingWidenMax, compute.PacingNarrow.Microseconds(), gridMargin, frame, recoverFor.Microseconds(),
+	maxLag.Microseconds())
 
 // waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline),
 // ARGV[11] when it first asked for this grant (what it waited past the quarter interval for a late
@@ -263,7 +264,8 @@ local recs = members()
 local me = ARGV[5]
 local n, rank = ranked(recs, me)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt', 'late', 'lateat')
+local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt', 'late', 'lateat',
+  'wpend', 'wseq')
 if ARGV[6] == '1' and not s[3] then
   redis.call('HSET', KEYS[1], 'armed', 1)
   s[3] = '1'
@@ -276,6 +278,13 @@ if pause > 0 then return {1, math.ceil(pause), n, rank} end
 local allowance = step * (LATE - HOLD)
 local lat = tonumber(s[9])
 if lat then allowance = math.min(allowance, (tonumber(s[8]) or 0) + SHARE * math.max(0, now - lat)) end
+-- the last grant's request is not written yet (nor did its response come): hold the next grant,
+-- asking again soon, until the write is reported, but at most MAXLAG past the grant's due time
+local last = tonumber(s[4])
+if s[3] and last and not s[6] and tonumber(s[10]) == last and tonumber(s[11]) ~= last then
+  local hold = tonumber(s[5]) + MAXLAG - now
+  if hold > 0 then return {2, math.ceil(math.min(hold, math.max(1000, step * POLL))), n, rank} end
+end
 local waited = 0
 if s[3] and s[7] then
   local base = tonumber(s[5]) + step * (1 + HOLD)
@@ -327,6 +336,11 @@ local seq = (tonumber(s[4]) or 0) + 1
 redis.call('HSET', KEYS[1], 'tat', num(math.floor(at + step)), 'seq', seq, 'sent', num(math.floor(at)),
   'late', num(math.max(0, allowance - waited)), 'lateat', num(now))
 redis.call('HDEL', KEYS[1], 'resp')
+if s[3] and ARGV[12] == '1' then
+  redis.call('HSET', KEYS[1], 'wpend', seq) -- the next grant waits for this one's write
+else
+  redis.call('HDEL', KEYS[1], 'wpend')
+end
 if s[3] then return {0, math.ceil(at - now), seq, 1, n, rank} end
 return {0, math.ceil(at - now), seq, 0, n, rank}
 `)
@@ -397,21 +411,38 @@ redis.call('HSET', KEYS[1], 'p:' .. me, num(up) .. ' ' .. num(promise) .. ' ' ..
 return {0, n, rank, epoch, sent}
 `, memberWindow.Microseconds(), upGap.Microseconds()))
 
-// maxLag bounds the lateness of a request's write that a process reports with its response.
+// maxLag bounds the lateness of a request's write that a process reports, and how long past its
+// due time the next grant waits for the report of the last one's write.
 const maxLag = time.Second
 
 // respondedScript reports that the response to grant ARGV[4] arrived, its request written ARGV[11]
-// microseconds past its turn; only the last grant's counts. The grant's time moves to the write,
-// from which the next grant's hold and the round trip count.
-var respondedScript = goredis.NewScript(scriptHeader + fmt.Sprintf(`
-local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'minrtt')
+// microseconds past its turn; only the last grant's counts. The grant's time moves to the write
+// (unless writtenScript moved it already), from which the next grant's hold and the round trip
+// count.
+var respondedScript = goredis.NewScript(scriptHeader + `
+local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'minrtt', 'wseq')
 if tonumber(s[1]) ~= tonumber(ARGV[4]) or s[3] then return {0} end
-local sent = tonumber(s[2]) + math.min(math.max(0, tonumber(ARGV[11]) or 0), %d)
+local sent = tonumber(s[2])
+if tonumber(s[5]) ~= tonumber(s[1]) then sent = sent + math.min(math.max(0, tonumber(ARGV[11]) or 0), MAXLAG) end
 local rtt = math.max(0, now - sent)
 redis.call('HSET', KEYS[1], 'sent', num(sent), 'resp', num(now), 'minrtt', num(math.min(rtt, tonumber(s[4]) or rtt)))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {0}
-`, maxLag.Microseconds()))
+`)
+
+// writtenScript reports, as soon as it happens, that grant ARGV[4]'s request was written ARGV[11]
+// microseconds past its turn; only the last grant's counts, and only before its response. The
+// grant's time moves to the write (wseq records it), and the next grant, which waited for the
+// write, counts its hold from there.
+var writtenScript = goredis.NewScript(scriptHeader + `
+local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'wseq')
+local seq = tonumber(s[1])
+if not seq or seq ~= tonumber(ARGV[4]) or s[3] or tonumber(s[4]) == seq then return {0} end
+local sent = tonumber(s[2]) + math.min(math.max(0, tonumber(ARGV[11]) or 0), MAXLAG)
+redis.call('HSET', KEYS[1], 'sent', num(sent), 'wseq', num(seq))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {0}
+`)
 
 // throttledScript reports a 429 whose request waits ARGV[4]: the first turns the pacing from
 // responses on and replies {0, 0}; a later one pauses every process, widens the spacing, and
@@ -487,6 +518,11 @@ type Limiter struct {
 	cseq    int64     // the number of the last heartbeat command
 	promise time.Time // the latest promise sent: no fallback grant before it
 	lastDue time.Time // when the last grant Redis made this process was due
+
+	// traced: the client said when one of this process's requests was written; told: an attempt
+	// Redis let go while the pacing from responses was on ended. Until one was told and none
+	// traced (a client that never says when it writes), each grant's write is reported.
+	traced, told atomic.Bool
 
 	fb fallback // the fallback's pacing
 }
@@ -716,7 +752,11 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			g, failed, err := l.waitRedis(ctx)
+			// Whether this process will report when the request is written: its client says when it
+			// writes (a no-op until the grant is known), and said so for an earlier request or has
+			// not ended one yet. Armed, the next grant waits for the report.
+			reports := compute.OnWritten(ctx, func(time.Time) {}) && (l.traced.Load() || !l.told.Load())
+			g, failed, err := l.waitRedis(ctx, reports)
 			if err == nil && !failed {
 				err = sleep(ctx, g.wait)
 			}
@@ -729,12 +769,20 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 				if err != nil || !g.armed {
 					return nil, err
 				}
-				// How late the request was written past its turn: Redis counts the next turn's
-				// hold from then, as compute.NewLimiter does.
+				// How late the request was written past its turn, reported at once (the next grant,
+				// in any process, waits for it) and again with the response: Redis counts the next
+				// turn's hold from then, as compute.NewLimiter does.
 				var lag atomic.Int64
-				compute.OnWritten(ctx, func(at time.Time) { lag.Store(int64(max(0, at.Sub(due)))) })
+				bg := context.WithoutCancel(ctx)
+				compute.OnWritten(ctx, func(at time.Time) {
+					d := max(0, at.Sub(due))
+					lag.Store(int64(d))
+					l.traced.Store(true)
+					go l.written(bg, g.seq, d) // never holds the transport's callback
+				})
 				return func() {
-					l.responded(context.WithoutCancel(ctx), g.seq, time.Duration(lag.Load()))
+					l.told.Store(true)
+					l.responded(bg, g.seq, time.Duration(lag.Load()))
 				}, nil
 			}
 		}
@@ -811,9 +859,14 @@ type grant struct {
 }
 
 // waitRedis asks Redis for a grant until it gets one; failed reports a Redis failure, after which
-// the caller waits for the fallback instead.
-func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err error) {
+// the caller waits for the fallback instead. reports tells Redis that the grant's write will be
+// reported, for the next grant to wait for it while the pacing from responses is on.
+func (l *Limiter) waitRedis(ctx context.Context, reports bool) (g grant, failed bool, err error) {
 	asked := time.Now()
+	writes := "0"
+	if reports {
+		writes = "1"
+	}
 	for {
 		if l.down() { // another caller saw Redis fail while this one queued
 			return grant{}, true, nil
@@ -822,7 +875,7 @@ func (l *Limiter) waitRedis(ctx context.Context) (g grant, failed bool, err erro
 		if deadline, ok := ctx.Deadline(); ok {
 			maxWait = max(0, time.Until(deadline).Microseconds())
 		}
-		r, err := l.eval(ctx, waitScript, maxWait, asked.UnixMicro())
+		r, err := l.eval(ctx, waitScript, maxWait, asked.UnixMicro(), writes)
 		if err != nil {
 			if ctx.Err() != nil {
 				return grant{}, false, ctx.Err()
@@ -877,7 +930,7 @@ func checkReply(script *goredis.Script, r []int64, arg int64) error {
 	inRange := len(r) >= 2 && r[1] >= 0 && r[1] <= maxReply.Microseconds()
 	ok := false
 	switch script {
-	case respondedScript:
+	case respondedScript, writtenScript:
 		ok = len(r) == 1 && r[0] == 0
 	case throttledScript:
 		ok = inRange && len(r) == 2 && (r[0] == 0 && r[1] == 0 || r[0] == 1)
@@ -926,6 +979,19 @@ func (l *Limiter) responded(ctx context.Context, seq int64, lag time.Duration) {
 		return
 	}
 	if _, err := l.eval(ctx, respondedScript, seq, min(lag, maxLag).Microseconds()); err != nil {
+		l.fail(err)
+		return
+	}
+	l.answered()
+}
+
+// written reports to Redis that grant seq's request was written lag past its turn, as soon as it
+// was. It is bounded like every command; a failure makes the limiter fall back, as in responded.
+func (l *Limiter) written(ctx context.Context, seq int64, lag time.Duration) {
+	if l.down() {
+		return
+	}
+	if _, err := l.eval(ctx, writtenScript, seq, min(lag, maxLag).Microseconds()); err != nil {
 		l.fail(err)
 		return
 	}
