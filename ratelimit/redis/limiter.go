@@ -21,11 +21,18 @@
 // reaches Redis. The pacing is the one [compute.NewLimiter] describes, decided by Lua scripts on
 // Redis's own clock for the whole fleet: the schedule (each grant at least an interval after the one
 // before, in any process), the pacing from responses that the first 429 seen by any process turns
-// on (then each attempt's response costs one more Redis command, which reports it), and the pause
-// and the widening of the spacing every later 429 sets for every process. A process that saw the
-// pacing from responses on turns it on again in a budget that lost it (a Redis restarted empty), so
-// that no 429 is needed to relearn it. The limiter is also a [compute.ListBoard], whose keys start
+// on (see below), and the pause and the widening of the spacing every later 429 sets for every
+// process. A process that saw the pacing from responses on turns it on again in a budget that lost
+// it (a Redis restarted empty), so that no 429 is needed to relearn it. The limiter is also a [compute.ListBoard], whose keys start
 // with the budget's (see [Limiter.Post]).
+//
+// While the pacing from responses is on, each attempt costs two more Redis commands: one reports,
+// as soon as it happens, that the attempt's request was written, and how late past its turn; the
+// other reports its response. The next grant, in any process, waits for the write's report (up to
+// a second past the last grant's due time, so that a process that died holds nobody longer) and
+// counts its hold from the write, not from the turn: a request that a busy process writes late
+// delays the next one by its lateness, as in [compute.NewLimiter]. A process whose client never
+// says when it writes (a transport without the standard trace hooks) is not waited for.
 //
 // # When Redis is down or slow
 //
@@ -163,9 +170,10 @@ const maxMembers = 1 << 16
 // the schedule's next grant is due), until (the pause ends), armed (the pacing from responses is
 // on), seq and sent (the last grant and when it was due), resp (when its response was reported),
 // minrtt (the fastest round trip from a grant to its response's report), late and lateat (the
-// allowance for late responses and when it was set), wide and wat (the spacing's widening and
-// when it was set), epoch (when the budget was created) and recover (until
-// when, after Redis lost the budget, slots nobody reported holding stay reserved: recoverFor past
+// allowance for late responses and when it was set), wpend (the last grant, when its write will be
+// reported and the next grant waits for it), wseq (the last grant whose write was reported: its
+// sent is the write), wide and wat (the spacing's widening and when it was set), epoch (when the
+// budget was created) and recover (until when, after Redis lost the budget, slots nobody reported holding stay reserved: recoverFor past
 // the next recheck instant), and one record
 // per member ("p:" id, "h:" id and "s:" id: see memberScript). ARGV[1] is the time to use instead
 // of Redis's clock (empty but in tests), ARGV[2] the interval at the rate, ARGV[3] the key's time
@@ -251,8 +259,11 @@ end
 
 // waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline),
 // ARGV[11] when it first asked for this grant (what it waited past the quarter interval for a late
-// response comes out of the allowance for late responses). It replies {0, the wait until the grant is due, its number, 1 if the pacing from responses is on}
-// and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses, or the wait
+// response comes out of the allowance for late responses), ARGV[12] '1' when the caller will report
+// the grant's write (writtenScript). While the pacing from responses is on, a grant waits for the
+// report of the last grant's write when one is coming, until its response or MAXLAG past its due
+// time, then for its response as the pacing says, counted from the write. It replies {0, the wait
+// until the grant is due, its number, 1 if the pacing from responses is on} and reserves it; or {1, the pause left}, {2, the hold of the pacing from responses, or the wait
 // until the grant may be reserved}, after which the caller asks again; or {3, the wait}, reserving
 // nothing, when the grant is due past ARGV[4]. Every reply ends with the count of members and the
 // caller's rank among them by id. A grant is never due within a slot of a time a member may send
@@ -674,8 +685,8 @@ var errNilContext = &compute.ValidationError{Field: "ctx", Reason: "must not be 
 // does while Redis fails, or until ctx ends. When the next grant, or a pause, ends after ctx's
 // deadline it fails at once with an error that wraps [context.DeadlineExceeded] (and, for a pause,
 // [compute.ErrRateLimited]). While the pacing from responses is on, the done it returns reports
-// the attempt's response to Redis. After [Limiter.Close] it fails. A nil ctx is refused with a
-// [*compute.ValidationError].
+// the attempt's response to Redis, and the request's write is reported as soon as it happens. After
+// [Limiter.Close] it fails. A nil ctx is refused with a [*compute.ValidationError].
 func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if ctx == nil {
 		return nil, errNilContext
@@ -925,7 +936,7 @@ func (l *Limiter) waitRedis(ctx context.Context, reports bool) (g grant, failed 
 // waitScript sends {0, a wait, a grant number > 0, 0 or 1}, {1, a pause}, {2, a hold}, and {3, a
 // wait} only past the caller's longest wait, its argument arg (-1 for none), each followed by a
 // count of members from 1 to maxMembers and a rank below it; throttledScript {0, 0} and {1, a
-// pause}; respondedScript {0}. Every wait and pause is from 0 to maxReply.
+// pause}; respondedScript and writtenScript {0}. Every wait and pause is from 0 to maxReply.
 func checkReply(script *goredis.Script, r []int64, arg int64) error {
 	inRange := len(r) >= 2 && r[1] >= 0 && r[1] <= maxReply.Microseconds()
 	ok := false
