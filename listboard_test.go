@@ -20,11 +20,18 @@ type memBoard struct {
 	seen   map[string]map[string]Sighting // list -> id -> latest sighting
 	posts  int
 	broken bool
+	onWait func() // called in each Wait, when set
 }
 
 func newMemBoard() *memBoard { return &memBoard{seen: map[string]map[string]Sighting{}} }
 
-func (b *memBoard) Wait(context.Context) (func(), error)     { return nil, nil }
+func (b *memBoard) Wait(context.Context) (func(), error) {
+	if b.onWait != nil {
+		b.onWait()
+	}
+	return nil, nil
+}
+
 func (b *memBoard) Throttled(context.Context, time.Duration) {}
 
 func (b *memBoard) Mark(context.Context) (int64, error) {
@@ -188,4 +195,19 @@ func TestSightedTakesOnlyNewerSightingsOfItsID(t *testing.T) {
 	v, ok := sighted[Instance](Sighting{Mark: 6, JSON: js}, "a", 5)
 	require.True(t, ok)
 	assert.Equal(t, InstanceStatusActive, v.Status)
+}
+
+// TestAPagesMarkIsTakenOnceItsTurnCame: a walk's page is marked after the limiter let it go, not
+// when it was queued: a page that waited in the limiter while another process's wait asked was
+// still sent after that asking, and its mark says so.
+func TestAPagesMarkIsTakenOnceItsTurnCame(t *testing.T) {
+	s := creatingBeside("a")
+	board := newMemBoard()
+	var granted int64
+	board.onWait = func() { granted, _ = board.Mark(context.Background()) } // another wait asks meanwhile
+	c, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+	pg, _, _, mark, err := c.Instances.polls.page(context.Background(), &ListOptions{Page: 1, PerPage: MaxPerPage}, true, func() {}, func() {}, func() {})
+	require.NoError(t, err)
+	require.Len(t, pg.Items, 2)
+	assert.Greater(t, mark, granted, "the page's mark comes after its turn")
 }

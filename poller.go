@@ -371,8 +371,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 	enough, complete := false, false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		mark := p.markPage(ctx)
-		pg, w, at, err := p.page(ctx, o, take, func() {
+		pg, w, at, mark, err := p.page(ctx, o, true, take, func() {
 			p.stalled = true // the waits read on their own until a page answers
 			res.publish()
 			p.release()
@@ -476,8 +475,8 @@ func (p *poller[T]) lookup(ctx context.Context) map[string]Sighting {
 	return s
 }
 
-// markPage returns the board's mark for a page about to be sent; 0 (the page is not posted)
-// without a board, or when it fails.
+// markPage returns the board's mark for a page about to be written, its turn granted; 0 (the page
+// is not posted) without a board, or when it fails.
 func (p *poller[T]) markPage(ctx context.Context) int64 {
 	if p.board == nil {
 		return 0
@@ -568,8 +567,10 @@ func walkCost[T any](n int, pg *Page[T], toTheEnd bool) int {
 // answered. The waits between attempts (a 429's Retry-After, a backoff) are no stall: the service
 // answered, as a wait in the limiter's queue is none.
 type pageWatch struct {
-	mu                    *sync.Mutex // the poller's lock
-	first, late, answered func()      // first runs as the first attempt is sent; each with mu held
+	mu                    *sync.Mutex  // the poller's lock
+	first, late, answered func()       // first runs as the first attempt is sent; each with mu held
+	mark                  func() int64 // the board's mark, taken as each attempt is sent, before it is written; nil for none
+	marked                int64        // the last attempt's mark; under tmu
 
 	tmu     sync.Mutex
 	timer   *time.Timer   // runs while an attempt is in flight
@@ -581,8 +582,13 @@ type pageWatch struct {
 // sent is called as each attempt of the page is sent, with how long it waited in the limiter for
 // others sharing the rate: it starts the attempt's timer.
 func (w *pageWatch) sent(others time.Duration) {
+	var marked int64
+	if w.mark != nil {
+		marked = w.mark() // before the request is written: the page is newer than the mark
+	}
 	w.tmu.Lock()
 	defer w.tmu.Unlock()
+	w.marked = marked
 	w.others = max(w.others, others)
 	if w.firstAt.IsZero() {
 		w.firstAt = time.Now()
@@ -626,14 +632,18 @@ func (w *pageWatch) returned() {
 }
 
 // page reads one page of list through a pageWatch, and says how long its attempts waited in the
-// limiter for others sharing the rate, at most, and when the first was sent (zero when none was).
-func (p *poller[T]) page(ctx context.Context, o *ListOptions, first, late, answered func()) (*Page[T], time.Duration, time.Time, error) {
+// limiter for others sharing the rate, at most, when the first was sent (zero when none was), and
+// the board's mark of the last attempt (0 without a board, or unless marked).
+func (p *poller[T]) page(ctx context.Context, o *ListOptions, marked bool, first, late, answered func()) (*Page[T], time.Duration, time.Time, int64, error) {
 	w := &pageWatch{mu: &p.mu, first: first, late: late, answered: answered}
+	if marked && p.board != nil {
+		w.mark = func() int64 { return p.markPage(ctx) }
+	}
 	pg, err := guarded(p.list)(withAttemptHooks(ctx, attemptHooks{sent: w.sent, ended: w.ended}), o)
 	w.returned()
 	w.tmu.Lock()
 	defer w.tmu.Unlock()
-	return pg, w.others, w.firstAt, err
+	return pg, w.others, w.firstAt, w.marked, err
 }
 
 // attemptHooksKey is the context key of the attemptHooks the transport calls for each attempt.

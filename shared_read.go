@@ -149,7 +149,7 @@ func (p *poller[T]) walkForReads(w *readWalk[T]) {
 	defer cancel()
 	read, enough := 0, false
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
-		pg, _, _, err := p.page(ctx, o, func() {}, cancel, func() {}) // a late page ends the walk
+		pg, _, _, _, err := p.page(ctx, o, false, func() {}, cancel, func() {}) // a late page ends the walk
 		if err != nil {
 			return nil, err
 		}
