@@ -3,6 +3,8 @@ package compute
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -210,4 +212,56 @@ func TestAPagesMarkIsTakenOnceItsTurnCame(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, pg.Items, 2)
 	assert.Greater(t, mark, granted, "the page's mark comes after its turn")
+}
+
+// TestAWalkStopsWhereTheBoardShowsTheRest: from the first walk on, another process reads the
+// list's first two pages as this one reads any page, and only its pages (and the GETs) show two of
+// the awaited instances active, this process's pages lagging; a walk from the list's end that finds
+// that on the board after reading its first page reads no more, and the waits take the two from
+// the board, long before this process's own pages would show them.
+func TestAWalkStopsWhereTheBoardShowsTheRest(t *testing.T) {
+	for range 10 { // the waits join in another order each time
+		t.Run("", walkStopsWhereTheBoardShowsTheRest)
+	}
+}
+
+func walkStopsWhereTheBoardShowsTheRest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		for i := range 250 {
+			s.set(fmt.Sprintf("i-%04d", i), "creating")
+		}
+		awaited := []string{"i-0000", "i-0150", "i-0249"} // on pages 1, 2 and 3
+		board := newMemBoard()
+		var mu sync.Mutex
+		lists := 0
+		pages := &pagesRead{s: s}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/compute/v1/instances" {
+				mu.Lock()
+				lists++
+				n := lists
+				mu.Unlock()
+				if n >= 4 { // after the first walk
+					s.set("i-0249", "active")
+					s.mu.Lock()
+					s.got["i-0000"], s.got["i-0150"] = "active", "active" // this process's list lags
+					s.mu.Unlock()
+					mark, _ := board.Mark(context.Background())
+					_ = board.Post(context.Background(), "instances", mark, map[string][]byte{
+						"i-0000": []byte(`{"id":"i-0000","status":"active"}`),
+						"i-0150": []byte(`{"id":"i-0150","status":"active"}`),
+					})
+				}
+			}
+			pages.serve(w, r)
+		}, WithLimiter(board))
+		time.AfterFunc(20*time.Second, func() { s.set("i-0000", "active"); s.set("i-0150", "active") })
+		start := time.Now()
+		require.NoError(t, waitAllActive(c, awaited...))
+		assert.Less(t, time.Since(start), 5*time.Second, "the board answered the waits")
+		read := pages.read()
+		assert.LessOrEqual(t, len(read), 6, "pages read: %v", read)
+		assert.Contains(t, read[3:], "3", "a walk from the end read the last page")
+	})
 }

@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -357,20 +358,32 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 
 	// What the board holds of the awaited resources: a wait whose poll asked before the page that
 	// showed one was sent (another process's, often) needs no page of this walk.
-	sightings := p.lookup(ctx)
+	p.mu.Lock()
+	sightings := p.lookup(ctx, p.unseen(nil, nil))
 	covered := func(id string) bool { // with p.mu held
-		r := res
-		if r == nil {
-			r = p.next
-		}
 		s, ok := sightings[id]
-		asked, ok2 := r.asks[id]
-		return ok && ok2 && s.Mark > asked
+		return ok && s.Mark > p.asked(res, id)
 	}
 	seen := map[string]T{}
 	enough, complete := false, false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
+		if read > 0 && sightings != nil {
+			// Another process may have read what this walk has yet to: the board says.
+			p.mu.Lock()
+			more := p.lookup(ctx, p.unseen(seen, covered))
+			for id, s := range more {
+				if s.Mark > sightings[id].Mark {
+					sightings[id] = s
+				}
+			}
+			done := len(p.unseen(seen, covered)) == 0
+			p.mu.Unlock()
+			if done {
+				enough, complete = true, true
+				return nil, errCovered
+			}
+		}
 		pg, w, at, mark, err := p.page(ctx, o, true, take, func() {
 			p.stalled = true // the waits read on their own until a page answers
 			res.publish()
@@ -401,12 +414,8 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		enough, complete = true, true // every awaited resource is in
 		return pg, nil
 	}
-	p.mu.Lock()
 	last := p.pages
-	onBoard := sightings != nil
-	for id := range p.waits {
-		onBoard = onBoard && covered(id)
-	}
+	onBoard := sightings != nil && len(p.unseen(seen, covered)) == 0
 	p.mu.Unlock()
 	switch {
 	case onBoard:
@@ -419,6 +428,9 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 				break
 			}
 		}
+	}
+	if errors.Is(err, errCovered) {
+		err = nil
 	}
 
 	p.mu.Lock()
@@ -456,23 +468,50 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 	return read, others, sent
 }
 
-// lookup returns what the board holds of the resources awaited now; nil without a board, or when
-// it fails.
-func (p *poller[T]) lookup(ctx context.Context) map[string]Sighting {
+// errCovered ends a walk whose remaining awaited resources the board shows, seen after their
+// waits asked.
+var errCovered = errors.New("compute: the board shows the rest")
+
+// lookup returns what the board holds of ids; nil without a board, or when it fails. The caller
+// holds p.mu, which lookup releases while it asks the board.
+func (p *poller[T]) lookup(ctx context.Context, ids []string) map[string]Sighting {
 	if p.board == nil {
 		return nil
 	}
-	p.mu.Lock()
-	ids := make([]string, 0, len(p.waits))
-	for id := range p.waits {
-		ids = append(ids, id)
-	}
 	p.mu.Unlock()
+	defer p.mu.Lock()
 	s, err := p.board.Seen(ctx, p.name, ids)
 	if err != nil {
 		return nil
 	}
 	return s
+}
+
+// unseen returns the awaited IDs that seen does not hold and covered (nil for none) does not
+// cover. The caller holds p.mu.
+func (p *poller[T]) unseen(seen map[string]T, covered func(string) bool) []string {
+	var ids []string
+	for id := range p.waits {
+		if _, ok := seen[id]; !ok && (covered == nil || !covered(id)) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// asked returns the greatest mark the polls of id took after they asked, among those waiting for
+// res (nil before the walk took it) and for the walk after it. The caller holds p.mu.
+func (p *poller[T]) asked(res *walkResult[T], id string) int64 {
+	a, ok := p.next.asks[id]
+	if res != nil {
+		if b, ok2 := res.asks[id]; ok2 && (!ok || b > a) {
+			a, ok = b, true
+		}
+	}
+	if !ok {
+		return math.MaxInt64 // no poll took a mark: no sighting covers it
+	}
+	return a
 }
 
 // markPage returns the board's mark for a page about to be written, its turn granted; 0 (the page
