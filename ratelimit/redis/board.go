@@ -99,7 +99,10 @@ func boardKey(token string) *[sha256.Size]byte {
 
 // Mark implements [compute.ListBoard]: a number, from Redis's clock in microseconds, greater than
 // every mark given before to a process of the budget, kept under the budget's key for 10 minutes
-// after the last one so that it never goes back while Redis's clock does. It fails within the
+// after the last one so that it never goes back while Redis's clock does. A mark more than a
+// second away from this process's clock, or not above the last one this process got, is refused
+// with an error (the waits then read the list themselves): the freshness of what the board
+// answers rests on its marks. It fails within the
 // timeout ([WithTimeout]) when Redis does not answer, at once while the limiter is on its
 // fallback or closed, and never makes the limiter fall back.
 func (l *Limiter) Mark(ctx context.Context) (int64, error) {
@@ -115,7 +118,35 @@ func (l *Limiter) Mark(ctx context.Context) (int64, error) {
 	if !ok || m <= 0 {
 		return 0, errors.New("ratelimit/redis: a reply the list board's script never sends")
 	}
-	return m, nil
+	// A mark tells what is fresh: one far from this process's clock (a Redis whose clock went
+	// back, or one that lies), or one not above a mark it gave before, could let an older
+	// sighting pass for a newer one. The board is off for such a mark.
+	if now := l.clockNow(); m < now-markSkew.Microseconds() || m > now+markSkew.Microseconds() {
+		return 0, errors.New("ratelimit/redis: the list board's mark is more than a second away from this process's clock")
+	}
+	for {
+		last := l.lastMark.Load()
+		if m <= last {
+			return 0, errors.New("ratelimit/redis: the list board gave a mark not above one it gave before")
+		}
+		if l.lastMark.CompareAndSwap(last, m) {
+			return m, nil
+		}
+	}
+}
+
+// markSkew is how far from this process's clock a mark may be: the processes' clocks and Redis's
+// agree to well within it (see the package's doc).
+const markSkew = time.Second
+
+// clockNow is the time the scripts use, in microseconds: this process's clock, or the tests' one.
+func (l *Limiter) clockNow() int64 {
+	if c := l.clock(); c != "" {
+		if v, err := strconv.ParseInt(c, 10, 64); err == nil {
+			return v
+		}
+	}
+	return time.Now().UnixMicro()
 }
 
 // Post implements [compute.ListBoard]: it stores in Redis, under the budget's key, each
@@ -161,9 +192,11 @@ func (l *Limiter) Post(ctx context.Context, list string, mark int64, items map[s
 
 // Seen implements [compute.ListBoard]: it reads the sightings of ids that processes of the budget
 // posted in the last minute or so, and returns, for each ID it holds, the one with the greatest
-// mark whose MAC holds; it drops the others without an error. A Redis that lies can at worst make
-// waits read the list themselves, or give back an older sighting of the same resource that a
-// process posted; it cannot forge one without the token. It refuses more than 1000 IDs, and
+// mark whose MAC holds; it drops the others without an error. A Redis that lies cannot forge a
+// sighting without the token; it can make waits read the list themselves, or give back an older
+// sighting of the same resource that a process posted, which a wait takes only when its mark is
+// above the wait's own: since marks more than a second from the process's clock are refused (see
+// [Limiter.Mark]), such a sighting is at most about a second older than the wait's asking. It refuses more than 1000 IDs, and
 // fails like [Limiter.Mark] when Redis does not answer.
 func (l *Limiter) Seen(ctx context.Context, list string, ids []string) (map[string]compute.Sighting, error) {
 	if err := checkList(list); err != nil {

@@ -87,8 +87,9 @@ func TestMarksOnlyGrow(t *testing.T) {
 	for _, l := range ls {
 		l.SetClock(func() string { return strconv.FormatInt(boardNow-time.Hour.Microseconds(), 10) })
 	}
-	for i := range 4 {
-		next(ls[i%2], "the clock went back")
+	for i := range 4 { // the marks stay ahead of the clock, which this process's clock is too
+		_, err := ls[i%2].Mark(ctx)
+		require.ErrorContains(t, err, "more than a second away", "the clock went back")
 	}
 
 	// Redis's own clock from here: the real time, well past boardNow's.
@@ -359,4 +360,28 @@ func TestBoardErrorsNeverHoldTheToken(t *testing.T) {
 			assert.NotContains(t, text, s)
 		}
 	}
+}
+
+// TestALyingMarkTurnsTheBoardOff: a mark far from the process's clock (a Redis whose stored mark
+// is an hour ahead), or one not above a mark the process got before (a Redis that forgot it while
+// its clock stood still), is refused, so that no older sighting can pass for a newer one.
+func TestALyingMarkTurnsTheBoardOff(t *testing.T) {
+	addr, _ := startRedis(t)
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	prefix := uniquePrefix(t)
+	l := boardLimiters(t, rdb, prefix, testToken, 1)[0]
+	m, err := l.Mark(ctx)
+	require.NoError(t, err)
+	require.NoError(t, rdb.FlushAll(ctx).Err())
+	_, err = l.Mark(ctx) // the clock stands still: the same mark again
+	require.ErrorContains(t, err, "not above")
+
+	markKey := ratelimit.Key(prefix, testToken) + ":board-mark"
+	require.NoError(t, rdb.Set(ctx, markKey, strconv.FormatInt(m+time.Hour.Microseconds(), 10), 0).Err())
+	_, err = l.Mark(ctx)
+	require.ErrorContains(t, err, "more than a second away")
+	assert.NotContains(t, err.Error(), testToken)
 }
