@@ -6,8 +6,8 @@ import "context"
 // When the [Limiter] given to [WithLimiter] implements it (the Redis limiter of ratelimit/redis
 // does), the client posts the resources on every page its shared waits read, and its waits take a
 // resource from a page another process read, when that page was sent after they asked, instead of
-// reading the list again. Each process of a fleet then reads a page where four would read it four
-// times. A board that fails, or does not answer, only costs the sharing: the waits read the list
+// reading the list again: the processes of a fleet read each page once between them, not once
+// each. A board that fails, or does not answer, only costs the sharing: the waits read the list
 // themselves.
 type ListBoard interface {
 	// Mark returns a number greater than every number Mark returned before it was called, in any

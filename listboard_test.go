@@ -21,7 +21,8 @@ type memBoard struct {
 	mark   int64
 	seen   map[string]map[string]Sighting // list -> id -> latest sighting
 	posts  int
-	broken bool
+	broken bool   // every call fails
+	noMark bool   // Mark fails
 	onWait func() // called in each Wait, when set
 }
 
@@ -39,7 +40,7 @@ func (b *memBoard) Throttled(context.Context, time.Duration) {}
 func (b *memBoard) Mark(context.Context) (int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.broken {
+	if b.broken || b.noMark {
 		return 0, errors.New("board down")
 	}
 	b.mark++
@@ -205,13 +206,17 @@ func TestSightedTakesOnlyNewerSightingsOfItsID(t *testing.T) {
 func TestAPagesMarkIsTakenOnceItsTurnCame(t *testing.T) {
 	s := creatingBeside("a")
 	board := newMemBoard()
-	var granted int64
+	var granted, arrived int64
 	board.onWait = func() { granted, _ = board.Mark(context.Background()) } // another wait asks meanwhile
-	c, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived, _ = board.Mark(context.Background()) // a wait that asks as the service reads the page
+		s.ServeHTTP(w, r)
+	}, WithLimiter(board))
 	pg, _, _, mark, err := c.Instances.polls.page(context.Background(), &ListOptions{Page: 1, PerPage: MaxPerPage}, true, func() {}, func() {}, func() {})
 	require.NoError(t, err)
 	require.Len(t, pg.Items, 2)
 	assert.Greater(t, mark, granted, "the page's mark comes after its turn")
+	assert.Less(t, mark, arrived, "the page's mark comes before the service read it")
 }
 
 // TestAWalkStopsWhereTheBoardShowsTheRest: from the first walk on, another process reads the
@@ -263,5 +268,30 @@ func walkStopsWhereTheBoardShowsTheRest(t *testing.T) {
 		read := pages.read()
 		assert.LessOrEqual(t, len(read), 6, "pages read: %v", read)
 		assert.Contains(t, read[3:], "3", "a walk from the end read the last page")
+	})
+}
+
+// TestAWaitWhoseMarkFailedTakesNoSighting: when the board cannot mark a poll's asking, no sighting
+// answers that poll, however new it looks: the waits read on their own (the list, lagging, does
+// not show the instances) until their GETs say active.
+func TestAWaitWhoseMarkFailedTakesNoSighting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newPollServer()
+		s.got["a"], s.got["b"] = "creating", "creating"
+		board := newMemBoard()
+		require.NoError(t, board.Post(context.Background(), "instances", 1<<40, map[string][]byte{
+			"a": []byte(`{"id":"a","status":"active"}`),
+			"b": []byte(`{"id":"b","status":"active"}`),
+		}))
+		board.noMark = true
+		c, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+		start := time.Now()
+		time.AfterFunc(5*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		err := WaitAll(boundedCtx(t), []string{"a", "b"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			assert.GreaterOrEqual(t, time.Since(start), 5*time.Second, "%s ended when its GET said active", id)
+			return err
+		})
+		require.NoError(t, err)
 	})
 }

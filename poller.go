@@ -18,9 +18,13 @@ import (
 // asking). While the rate has room, a walk follows the last when the most eager wait would poll
 // alone (a second by default); while the client's other requests wait for the rate (a fleet's
 // creates), walking takes about a twentieth of the client's requests (see pace). Once a walk has
-// found the list's end it reads from there back to the first page, stopping as soon as it has
-// seen every awaited resource: the newest resources, which a fleet of creates awaits, come first,
-// and resources shift only towards the pages still to read. A resource the walk did not show is
+// found the list's end (where its total_count says it is) it reads from there back to the first
+// page, stopping as soon as it has seen every awaited resource: the newest resources, which a fleet
+// of creates awaits, come first, and resources shift only towards the pages still to read. With a
+// ListBoard (a limiter shared by several processes), each page a walk reads is posted to it, and a
+// walk takes from it every awaited resource that another process's page, sent after the wait
+// asked, showed: it reads no page, or stops reading, once the board and its own pages show every
+// awaited resource. A resource the walk did not show is
 // read with a GET: a list can lag, so only the GET's 404 says a resource is gone. A walk that fails
 // tells the waits nothing: each reads its own resource, and only its own GET's refusal ends it. A walk refused for good (a 403, a 400, a page the walk cannot use)
 // stops the walking until fewer than two waits remain; one that fails for a time (a 503) is tried
@@ -48,7 +52,7 @@ type poller[T any] struct {
 	running bool                  // the walking goroutine runs
 	stop    context.CancelFunc    // ends the goroutine's walk or sleep when fewer than two waits remain
 	pages   int                   // the pages of the whole list at the last walk of this run; 0 before it
-	spent   int                   // the pages the last walk read to see every awaited resource; 0 when it did not see them all
+	spent   int                   // the pages the last walk from the list's end read to see every awaited resource; 0 after a walk that read pages and did not (or read from the start)
 	refused bool                  // a walk was refused for good: no more walks in this run
 	stalled bool                  // a page of the walk in progress was sent and has not answered in stallAfter
 	next    *walkResult[T]        // what the walk whose first page goes next publishes; the polls waiting for it hold it
@@ -65,7 +69,7 @@ const stallAfter = DefaultPollMin
 type walkResult[T any] struct {
 	done      chan struct{} // closed when the result is published
 	published bool          // done is closed; set under the poller's lock
-	seen      map[string]T  // every resource on the pages the walk read, by ID
+	seen      map[string]T  // every resource on the pages the walk read, by ID; nil when it read none
 	panic     *walkPanic    // the walk's list call panicked
 	// The board's part (see ListBoard): asks holds, by ID, the greatest mark the polls waiting
 	// for this result took after they asked, and board what the board showed when the walk began.
@@ -153,9 +157,10 @@ func (p *poller[T]) release() {
 	p.next = newWalkResult[T]()
 }
 
-// poll returns the resource id as the next walk whose first page is sent shows it, or as get
-// reads it. shared reports whether a walk answered (the wait then polls again at once, which
-// waits for the next walk).
+// poll returns the resource id as the next walk whose first page is sent shows it, or as a
+// board's sighting newer than the poll's asking shows it (see ask), or as get reads it. shared
+// reports whether a walk answered (the wait then polls again at once, which waits for the next
+// walk).
 func (p *poller[T]) poll(ctx context.Context, id string, get func(context.Context) (*T, error)) (v *T, shared bool, err error) {
 	p.mu.Lock()
 	if !p.sharing() {
@@ -338,9 +343,11 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 	}
 }
 
-// walk reads the list with the page walker behind All until it has seen every awaited resource, to
+// walk reads the list with the page walker behind All (or from its end, see walkBack) until its
+// pages and the board's sightings newer than the waits' asking show every awaited resource, to
 // its end, or until walking costs more than a GET each; it publishes what it saw to the polls that
-// asked before its first page was sent (nothing, to those that asked so far, when no page was), and
+// asked before its first page was sent (only the board's sightings, to those that asked so far,
+// when no page was), and
 // returns the pages read, the longest any of them waited in the limiter for others sharing the
 // rate, and when its first page was sent (when it was called, if no page was). Waits can join
 // while a page comes, so the awaited set is read after each page. A page that stalls publishes
@@ -404,7 +411,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		p.post(ctx, mark, pg.Items)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		p.pages = walkCost(o.Page, pg, false)
+		p.pages = walkCost(o.Page, pg)
 		enough = p.pages > len(p.waits) // walking costs more than a GET each
 		for id := range p.waits {
 			if _, ok := seen[id]; !ok && !covered(id) {
@@ -572,7 +579,7 @@ func (p *poller[T]) walkBack(ctx context.Context, last int, pages func(context.C
 	end := last
 	if len(pg.Items) >= MaxPerPage {
 		end = max(last+1, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
-		if pg.TotalCount <= last*MaxPerPage {
+		if pg.TotalCount > 0 && pg.TotalCount <= last*MaxPerPage {
 			end = last // the count says this page is the last
 		}
 	}
@@ -590,11 +597,11 @@ func (p *poller[T]) walkBack(ctx context.Context, last int, pages func(context.C
 }
 
 // walkCost is the pages a walk of the whole list reads, as far as page n, the page just read,
-// tells: those its total_count says, and one past n when n is full and the walk reads on (to the
-// end, in case the count lags, or because the count says more).
-func walkCost[T any](n int, pg *Page[T], toTheEnd bool) int {
+// tells: those its total_count says, and one past n when n is full and its count does not end the
+// list there (the walk reads on, in case the count lags, or because the count says more).
+func walkCost[T any](n int, pg *Page[T]) int {
 	cost := max(n, (pg.TotalCount+MaxPerPage-1)/MaxPerPage)
-	if len(pg.Items) >= MaxPerPage && (toTheEnd || n*MaxPerPage != pg.TotalCount) {
+	if len(pg.Items) >= MaxPerPage && n*MaxPerPage != pg.TotalCount {
 		cost = max(cost, n+1)
 	}
 	return cost
@@ -619,7 +626,8 @@ type pageWatch struct {
 }
 
 // sent is called as each attempt of the page is sent, with how long it waited in the limiter for
-// others sharing the rate: it starts the attempt's timer.
+// others sharing the rate: it takes the board's mark (a round trip to the board, before the
+// request is written), then starts the attempt's timer.
 func (w *pageWatch) sent(others time.Duration) {
 	var marked int64
 	if w.mark != nil {

@@ -705,9 +705,11 @@ func TestAWalkTrustsACountThatEndsTheListOnAFullPage(t *testing.T) {
 		require.NoError(t, waitAllActive(c, ids...))
 		read := pages.read()
 		require.Greater(t, len(read), 8)
-		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, read[:5], "the first walk reads to the end")
-		for i, p := range read[5:] {
-			assert.Equal(t, "5", p, "walk %d read another page than the last", i+2)
+		assert.NotContains(t, read, "6", "no walk read past the page the count ends on")
+		last := slices.Index(read, "5") // the first walk found the end there
+		require.GreaterOrEqual(t, last, 0)
+		for i, p := range read[last+1:] {
+			assert.Equal(t, "5", p, "page %d after the end was found is not the last", i+1)
 		}
 	})
 }

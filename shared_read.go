@@ -161,7 +161,7 @@ func (p *poller[T]) walkForReads(w *readWalk[T]) {
 			w.seen[id] = v
 		}
 		reads := len(w.asked)
-		enough = read > reads && walkCost(o.Page, pg, false) > reads
+		enough = read > reads && walkCost(o.Page, pg) > reads
 		w.changed()
 		return pg, nil
 	}
