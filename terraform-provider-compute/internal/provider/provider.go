@@ -230,7 +230,8 @@ func sharedLimiter(ctx context.Context, rawURL, token string, rate float64) (com
 	}
 	quietOnce.Do(func() { goredis.SetLogger(quietRedis{}) })
 	rdb := goredis.NewClient(opt)
-	lim, err := ratelimit.New(rdb, token, ratelimit.WithRate(rate), ratelimit.WithErrorHandler(redisTrouble(ctx)))
+	lim, err := ratelimit.New(rdb, token, ratelimit.WithRate(rate), ratelimit.WithTimeout(redisTimeout),
+		ratelimit.WithErrorHandler(redisTrouble(ctx)))
 	if err != nil {
 		_ = rdb.Close()
 		return nil, err
@@ -241,6 +242,12 @@ func sharedLimiter(ctx context.Context, rawURL, token string, rate float64) (com
 	limiters.m[key] = sharedRedis{lim: lim, rdb: rdb}
 	return lim, nil
 }
+
+// redisTimeout bounds each command to the shared limiter's Redis. It is longer than the limiter's
+// default: a Terraform run shares its machine with the other stacks' terraform processes, which
+// starve it for tenths of a second as they plan, and a Redis answer that comes late then is no
+// outage; taking it for one would pace this process alone, out of step with the others.
+const redisTimeout = 500 * time.Millisecond
 
 // redisTrouble returns the handler that logs the shared limiter falling back to pacing this
 // process alone, and its return, to the log of ctx.
