@@ -72,7 +72,7 @@ type walkResult[T any] struct {
 	seen      map[string]T  // every resource on the pages the walk read, by ID; nil when it read none
 	panic     *walkPanic    // the walk's list call panicked
 	// The board's part (see ListBoard): asks holds, by ID, the greatest mark the polls waiting
-	// for this result took after they asked, and board what the board showed when the walk began.
+	// for this result took after they asked, and board what the board showed during the walk.
 	// A poll takes its resource from board only when the sighting's mark is greater than its own.
 	asks  map[string]int64
 	board map[string]Sighting
