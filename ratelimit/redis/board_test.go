@@ -64,11 +64,7 @@ func boardLimiters(t *testing.T, rdb goredis.Scripter, prefix, token string, n i
 // when Redis's clock stands still or goes back, when Redis restarts empty (FLUSHALL) and when it
 // restores an older mark: they follow Redis's clock, which moved on.
 func TestMarksOnlyGrow(t *testing.T) {
-	addr, _ := startRedis(t)
-	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
-	t.Cleanup(func() { _ = rdb.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	rdb, ctx := ownRedis(t)
 	prefix := uniquePrefix(t)
 	ls := boardLimiters(t, rdb, prefix, testToken, 2)
 	var last int64
@@ -366,11 +362,7 @@ func TestBoardErrorsNeverHoldTheToken(t *testing.T) {
 // is an hour ahead), or one not above a mark the process got before (a Redis that forgot it while
 // its clock stood still), is refused, so that no older sighting can pass for a newer one.
 func TestALyingMarkTurnsTheBoardOff(t *testing.T) {
-	addr, _ := startRedis(t)
-	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
-	t.Cleanup(func() { _ = rdb.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	rdb, ctx := ownRedis(t)
 	prefix := uniquePrefix(t)
 	l := boardLimiters(t, rdb, prefix, testToken, 1)[0]
 	m, err := l.Mark(ctx)
@@ -384,4 +376,15 @@ func TestALyingMarkTurnsTheBoardOff(t *testing.T) {
 	_, err = l.Mark(ctx)
 	require.ErrorContains(t, err, "more than a second away")
 	assert.NotContains(t, err.Error(), testToken)
+}
+
+// ownRedis starts a redis-server of the test's own (one the test may flush or restart) and returns
+// a client of it and a context that ends with the test, within 10 s.
+func ownRedis(t *testing.T) (*goredis.Client, context.Context) {
+	addr, _ := startRedis(t)
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return rdb, ctx
 }
