@@ -522,8 +522,17 @@ func TestACallerWaitingLongerThanAMinuteKeepsTheHeartbeat(t *testing.T) {
 		}
 		grants := f.runSome(t, start, 4, join+down+run, nil, func(i int, at time.Duration) bool { return i < 2 || at >= join })
 
-		assert.Empty(t, closeGrants(grants), "requests less than an interval apart")
 		require.Positive(t, back, "the newcomer's first command reached Redis")
+		// The package's doc leaves out the first 6 s and a recheck period after Redis restarted
+		// empty for the process that reaches it first (here the newcomer, whose callers wait in
+		// Wait, often is), while the others may still be on their fallbacks.
+		var outside []fleetGrant
+		for _, g := range grants {
+			if g.at < back || g.at >= back+7*time.Second {
+				outside = append(outside, g)
+			}
+		}
+		assert.Empty(t, closeGrants(outside), "requests less than an interval apart")
 		outage := perProcess(between(grants, join, back), 3)
 		assert.Zero(t, outage[2], "the newcomer holds no slot: %v", outage)
 		after := perProcess(between(grants, back+2*time.Second, join+down+run), 3)
