@@ -106,10 +106,7 @@ func TestMarksOnlyGrow(t *testing.T) {
 // TestSightingsGoBetweenProcesses: what one process posts, another of the same token reads, with
 // its mark; a sighting replaces one of a smaller mark only.
 func TestSightingsGoBetweenProcesses(t *testing.T) {
-	rdb, _ := sharedRedis(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	prefix := uniquePrefix(t)
+	rdb, ctx, prefix := sharedBoard(t)
 	ls := boardLimiters(t, rdb, prefix, testToken, 2)
 	a1, b1 := `{"id":"a","status":"creating"}`, `{"id":"b","status":"active"}`
 	require.NoError(t, ls[0].Post(ctx, "instances", 100, map[string][]byte{"a": []byte(a1), "b": []byte(b1)}))
@@ -164,10 +161,7 @@ func TestSeenReadsTheGenerationBefore(t *testing.T) {
 // values written straight into Redis (a wrong MAC, a valid one moved to another ID or list, an
 // altered JSON, a greater forged mark) are never returned.
 func TestTheBoardTrustsOnlyItsOwnMACs(t *testing.T) {
-	rdb, _ := sharedRedis(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	prefix := uniquePrefix(t)
+	rdb, ctx, prefix := sharedBoard(t)
 	l := boardLimiters(t, rdb, prefix, testToken, 1)[0]
 	other := boardLimiters(t, rdb, prefix, testToken+"-other", 1)[0]
 	a := `{"id":"a","status":"active"}`
@@ -205,10 +199,7 @@ func TestTheBoardTrustsOnlyItsOwnMACs(t *testing.T) {
 // TestSeenReturnsOnlyWhatItWasAskedAndDropsGarbage: Seen returns the IDs asked, once each, and drops
 // values too long or malformed without an error.
 func TestSeenReturnsOnlyWhatItWasAskedAndDropsGarbage(t *testing.T) {
-	rdb, _ := sharedRedis(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	prefix := uniquePrefix(t)
+	rdb, ctx, prefix := sharedBoard(t)
 	l := boardLimiters(t, rdb, prefix, testToken, 1)[0]
 	require.NoError(t, l.Post(ctx, "instances", 7, map[string][]byte{"a": []byte(`{}`), "b": []byte(`{}`)}))
 	key := boardGenKey(prefix, testToken, "instances", 0)
@@ -232,10 +223,7 @@ func TestSeenReturnsOnlyWhatItWasAskedAndDropsGarbage(t *testing.T) {
 // TestBoardRefusesWhatItCannotBound: a bad list name, too many resources or IDs, a JSON too long, a
 // bad ID or a negative mark is refused, and nothing reaches Redis.
 func TestBoardRefusesWhatItCannotBound(t *testing.T) {
-	rdb, _ := sharedRedis(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	prefix := uniquePrefix(t)
+	rdb, ctx, prefix := sharedBoard(t)
 	l := boardLimiters(t, rdb, prefix, testToken, 1)[0]
 	ok := map[string][]byte{"a": []byte(`{}`)}
 	many := map[string][]byte{}
@@ -376,6 +364,15 @@ func TestALyingMarkTurnsTheBoardOff(t *testing.T) {
 	_, err = l.Mark(ctx)
 	require.ErrorContains(t, err, "more than a second away")
 	assert.NotContains(t, err.Error(), testToken)
+}
+
+// sharedBoard returns a client of the tests' Redis, a context that ends with the test, within
+// 10 s, and a key prefix of the test's own.
+func sharedBoard(t *testing.T) (*goredis.Client, context.Context, string) {
+	rdb, _ := sharedRedis(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return rdb, ctx, uniquePrefix(t)
 }
 
 // ownRedis starts a redis-server of the test's own (one the test may flush or restart) and returns
