@@ -67,15 +67,16 @@ func AdoptOnlyOwn() OnceOption {
 	return func(c *onceConfig) { c.own = true }
 }
 
-// SharedLookup lets CreateOnce's lookup before its create take its answer from a walk of the
-// kind's list that the client started at most maxAge before the call, instead of waiting for one
-// that starts after it: a job that creates hundreds of resources one after another, such as a
-// Terraform apply, then walks the list about once per maxAge rather than every few creates. The
-// lookups after a create whose response was lost always walk the list afresh. The cost is what the
-// walk cannot have seen: a resource that got the name elsewhere within maxAge before the call.
-// Without [AdoptOnlyOwn], a second resource with the name is then made, as when one is made between
-// a lookup and its create; with it, a lost response finds two new resources with the name and ends
-// with a [*NameError] instead of adopting either. A walk of more than 10,000 resources is not kept.
+// SharedLookup lets CreateOnce's lookup before its create take its answer from a walk of the kind's
+// list that the client started at most maxAge before the call, whether it has ended or is still
+// under way, instead of waiting for one that starts after it: a job that creates hundreds of
+// resources one after another, such as a Terraform apply, then walks the list about once per maxAge
+// rather than every few creates. The lookups after a create whose response was lost always walk the
+// list afresh. The cost is what the walk cannot have seen: a resource that got the name elsewhere
+// within maxAge before the call. Without [AdoptOnlyOwn], a second resource with the name is then
+// made, as when one is made between a lookup and its create; with it, a lost response finds two new
+// resources with the name and ends with a [*NameError] instead of adopting either. A walk of more
+// than 10,000 resources is not kept.
 func SharedLookup(maxAge time.Duration) OnceOption {
 	return func(c *onceConfig) {
 		if maxAge <= 0 {

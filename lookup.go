@@ -128,15 +128,23 @@ func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(c
 // that exists from its first request to its last (see sweep), so it serves every call that began
 // before its first request; never one that began after, since what a page shows is fixed when the
 // service reads its request, which may be before the call began though its response comes after.
+//
+// A lookup with SharedLookup may take its answer from a walk that started before it, up to maxAge
+// before: the last walk that ended well, or else the walk in progress when that one keeps every
+// name it reads. It then waits for that walk instead of opening the next one, so the calls of a
+// burst that arrive just after the first cost one walk, not two. If the walk in progress ends
+// badly (an error, a list it could not rely on, too many resources to keep), the lookup takes
+// nothing from it and goes on as if it had arrived after: it joins or opens the next walk.
 type finder[T any] struct {
 	c    *Client
 	kind string
 	list func(context.Context, *ListOptions) (*Page[T], error)
 
-	mu     sync.Mutex
-	open   *lookupWalk[T] // the walk that lookups can still join; nil when none
-	busy   bool           // a goroutine runs the walks
-	recent *lookupWalk[T] // the last walk that ended well, for SharedLookup; nil when none
+	mu      sync.Mutex
+	open    *lookupWalk[T] // the walk that lookups can still join; nil when none
+	busy    bool           // a goroutine runs the walks
+	running *lookupWalk[T] // the walk whose requests are being sent; nil when none
+	recent  *lookupWalk[T] // the last walk that ended well, for SharedLookup; nil when none
 }
 
 // lookupWalk is one shared walk (with its walks again while unsure) and its callers.
@@ -146,8 +154,8 @@ type lookupWalk[T any] struct {
 	names   map[string]int // the names looked up, each with the most matches a caller keeps
 	started time.Time      // set just before its first request is sent
 	index   bool           // a caller asked for SharedLookup: the walk keeps every name it reads
-	callers int
-	done    chan struct{} // closed when m and err are set
+	callers int            // the lookups waiting for it; the last to leave ends ctx
+	done    chan struct{}  // closed when m and err are set
 	m       matches[T]
 	err     error
 }
@@ -161,10 +169,12 @@ func newFinder[T any](c *Client, kind string, list func(context.Context, *ListOp
 }
 
 // find returns the resources named name (at most limit) as the shared walk it joins saw them, or,
-// with a positive maxAge, as the last walk that ended well saw them if it started at most maxAge
-// ago. The walk runs on a goroutine of its own with a context of its own, which ends when every
-// caller has left: that of the call that opened it, detached (see detach), so that its calls are
-// in that caller's trace.
+// with a positive maxAge, as a walk that started at most maxAge ago saw them: the last walk that
+// ended well, or the walk in progress if it keeps every name and ends well. The walk runs on a
+// goroutine of its own with a context of its own, which ends when every caller has left: that of
+// the call that opened it, detached (see detach), so that its calls are in that caller's trace. A
+// lookup that waits for the walk in progress counts as one of its callers meanwhile, so that the
+// walk goes on for it when the others leave, and ends if it leaves last.
 func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge time.Duration) ([]T, bool, error) {
 	f.mu.Lock()
 	if r := f.recent; r != nil && time.Since(r.started) > maxRecent {
@@ -173,6 +183,29 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge tim
 		found := r.m.all[name]
 		f.mu.Unlock()
 		return slices.Clone(found[:min(len(found), limit)]), false, nil
+	}
+	oldest := time.Now().Add(-maxAge) // the earliest start of a walk that may answer
+	for waits := 0; waits < 2; waits++ {
+		r := f.running
+		if maxAge <= 0 || r == nil || !r.index || r.callers == 0 || r.started.Before(oldest) {
+			break
+		}
+		r.callers++
+		f.mu.Unlock()
+		if !f.wait(ctx, r) {
+			return nil, false, ctx.Err()
+		}
+		var wp *walkPanic
+		if errors.As(r.err, &wp) {
+			panic(wp.value)
+		}
+		if r.err == nil && !r.m.unsure && r.m.all != nil { // as for recent
+			found := r.m.all[name]
+			return slices.Clone(found[:min(len(found), limit)]), false, nil
+		}
+		// It ended badly: go on as a lookup that arrives now, which may wait for the walk that
+		// has started since, once.
+		f.mu.Lock()
 	}
 	w := f.open
 	if w == nil {
@@ -189,6 +222,20 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge tim
 	w.callers++
 	f.mu.Unlock()
 
+	if !f.wait(ctx, w) {
+		return nil, false, ctx.Err()
+	}
+	var wp *walkPanic
+	if errors.As(w.err, &wp) {
+		panic(wp.value)
+	}
+	found := w.m.found[name]
+	return found[:min(len(found), limit)], w.m.unsure, w.err
+}
+
+// wait waits, as one of w's callers, until w ends or ctx does, then leaves w: the last caller to
+// leave ends w's context. It reports whether w ended.
+func (f *finder[T]) wait(ctx context.Context, w *lookupWalk[T]) bool {
 	select {
 	case <-w.done:
 	case <-ctx.Done():
@@ -203,20 +250,16 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge tim
 	f.mu.Unlock()
 	select {
 	case <-w.done:
+		return true
 	default:
-		return nil, false, ctx.Err()
+		return false
 	}
-	var wp *walkPanic
-	if errors.As(w.err, &wp) {
-		panic(wp.value)
-	}
-	found := w.m.found[name]
-	return found[:min(len(found), limit)], w.m.unsure, w.err
 }
 
 // run runs w, then each walk that lookups opened meanwhile, until none is left. A walk is closed
-// to lookups before its first request is sent, so that every lookup it serves began before the
-// service read any of its pages.
+// to joining lookups before its first request is sent, so that every lookup that joined it began
+// before the service read any of its pages; while it runs, only SharedLookup's lookups, which may
+// take an answer older than they are, wait for it (see finder).
 func (f *finder[T]) run(w *lookupWalk[T]) {
 	for w != nil {
 		f.mu.Lock()
@@ -225,15 +268,17 @@ func (f *finder[T]) run(w *lookupWalk[T]) {
 		}
 		names, index := maps.Clone(w.names), w.index // final: no lookup joins it any more
 		w.started = time.Now()
+		f.running = w
 		f.mu.Unlock()
 		w.m, w.err = searchAgain(w.ctx, f.c, f.kind, guarded(f.list), names, index)
 		w.cancel()
-		close(w.done)
 
 		f.mu.Lock()
+		f.running = nil // before done: a lookup it wakes never finds it running
 		if w.err == nil && !w.m.unsure && w.m.all != nil {
 			f.recent = w
 		}
+		close(w.done)
 		w = f.open
 		if w == nil {
 			f.busy = false

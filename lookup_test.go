@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -392,8 +393,14 @@ func TestCreateOnceFindsANameThatChurnMovedOntoAReadPage(t *testing.T) {
 // request, which the service answered before X created web-1; the response is still on its way. X's
 // create returns, then B calls CreateOnce for web-1: B must adopt X's instance, so it must not join
 // A's walk (its page shows the list as it was before B began), but a walk whose first request is
-// sent after B began.
+// sent after B began. So whether A asked for SharedLookup or not: B did not, so it waits for no
+// walk that started before it.
 func TestASharedLookupNeverServesACallerWithAPageOlderThanTheCall(t *testing.T) {
+	t.Run("A without SharedLookup", func(t *testing.T) { neverServedAnOlderPage(t, nil) })
+	t.Run("A with SharedLookup", func(t *testing.T) { neverServedAnOlderPage(t, []OnceOption{SharedLookup(time.Hour)}) })
+}
+
+func neverServedAnOlderPage(t *testing.T, aOpts []OnceOption) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &fleetServer{names: []string{"other-0", "other-1"}}
 		release := make(chan struct{})
@@ -417,7 +424,7 @@ func TestASharedLookupNeverServesACallerWithAPageOlderThanTheCall(t *testing.T) 
 		go func() {
 			req := validCreate()
 			req.Name = "a"
-			_, err := c.Instances.CreateOnce(ctx, req)
+			_, err := c.Instances.CreateOnce(ctx, req, aOpts...)
 			aDone <- err
 		}()
 		synctest.Wait() // A's first page is computed, its response held
@@ -465,4 +472,152 @@ func TestALookupCostsWhatTheGuideSays(t *testing.T) {
 			})
 		})
 	}
+}
+
+// heldFirstList returns a handler that serves s, but holds the first list request until release is
+// closed; with fail, it then answers that request with a 500 instead of the page.
+func heldFirstList(s *fleetServer, release <-chan struct{}, fail bool) http.HandlerFunc {
+	var held atomic.Bool
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && held.CompareAndSwap(false, true) {
+			<-release
+			if fail {
+				s.mu.Lock()
+				s.lists++
+				s.mu.Unlock()
+				replyJSON(w, http.StatusInternalServerError, map[string]string{"code": "00001", "message": "broken"})
+				return
+			}
+		}
+		s.ServeHTTP(w, r)
+	}
+}
+
+// TestConcurrentSharedLookupsShareTheWalkAlreadyRunning: a hundred CreateOnce calls with
+// SharedLookup, as a Terraform apply with -parallelism=100 makes them: the first one's walk has
+// sent its first request, whose response is held until the other 99 have arrived. That one walk
+// (page 1, page 2 and page 1 again) answers them all, instead of a second walk that reads page 1
+// again right after it; each call creates its instance once.
+func TestConcurrentSharedLookupsShareTheWalkAlreadyRunning(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprint("AdoptOnlyOwn=", own), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &fleetServer{}
+				for i := range 150 {
+					s.names = append(s.names, fmt.Sprint("other-", i))
+				}
+				release := make(chan struct{})
+				c, _ := newTestClient(t, heldFirstList(s, release, false))
+				opts := []OnceOption{SharedLookup(time.Minute)}
+				if own {
+					opts = append(opts, AdoptOnlyOwn())
+				}
+				var wg sync.WaitGroup
+				create := func(i int) {
+					req := validCreate()
+					req.Name = fmt.Sprint("web-", i)
+					v, err := c.Instances.CreateOnce(context.Background(), req, opts...)
+					if assert.NoError(t, err) {
+						assert.Equal(t, req.Name, v.Name)
+					}
+				}
+				wg.Go(func() { create(0) })
+				synctest.Wait() // the first walk's first request is held
+				for i := 1; i < 100; i++ {
+					wg.Go(func() { create(i) })
+				}
+				synctest.Wait() // the other 99 have arrived
+				close(release)
+				wg.Wait()
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				assert.Equal(t, 100, s.posts, "one create each")
+				assert.Equal(t, 3, s.lists, "one walk of two pages for all hundred: page 1, page 2, page 1")
+			})
+		})
+	}
+}
+
+// TestASharedLookupThatWaitedOnAFailedWalkWalksAgain: A's walk fails (a 500, which no lookup walks
+// again for) while B, C and D, with SharedLookup, wait on it. A gets the failure; B, C and D get
+// nothing from the failed walk, neither its error nor an empty answer: they share a walk of their
+// own, which finds their names, and adopt them.
+func TestASharedLookupThatWaitedOnAFailedWalkWalksAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{names: []string{"web-1", "web-2", "web-3"}}
+		release := make(chan struct{})
+		c, _ := newTestClient(t, heldFirstList(s, release, true), WithoutRetries())
+		create := func(name string) (*Instance, error) {
+			req := validCreate()
+			req.Name = name
+			return c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Minute))
+		}
+		aDone := make(chan error, 1)
+		go func() {
+			_, err := create("a")
+			aDone <- err
+		}()
+		synctest.Wait() // A's walk has sent its first request
+		var wg sync.WaitGroup
+		for i := 1; i <= 3; i++ {
+			wg.Go(func() {
+				v, err := create(fmt.Sprint("web-", i))
+				if assert.NoError(t, err) {
+					assert.Equal(t, fmt.Sprint("i-", i), v.ID, "adopted")
+				}
+			})
+		}
+		synctest.Wait()
+		close(release)
+		var apiErr *APIError
+		require.ErrorAs(t, <-aDone, &apiErr)
+		assert.Equal(t, http.StatusInternalServerError, apiErr.StatusCode)
+		wg.Wait()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Zero(t, s.posts, "nothing created")
+		assert.Equal(t, 2, s.lists, "the failed read, then one walk shared by B, C and D")
+	})
+}
+
+// TestASharedLookupWaitingOnARunningWalkKeepsItAlive: B, with SharedLookup, waits on the walk A
+// opened; A gives up. The walk goes on for B, which takes its answer from it: one read of the list
+// in all.
+func TestASharedLookupWaitingOnARunningWalkKeepsItAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{names: []string{"web-1"}}
+		release := make(chan struct{})
+		c, _ := newTestClient(t, heldFirstList(s, release, false))
+		create := func(ctx context.Context, name string) (*Instance, error) {
+			req := validCreate()
+			req.Name = name
+			return c.Instances.CreateOnce(ctx, req, SharedLookup(time.Minute))
+		}
+		aCtx, cancel := context.WithCancel(context.Background())
+		aDone := make(chan error, 1)
+		go func() {
+			_, err := create(aCtx, "a")
+			aDone <- err
+		}()
+		synctest.Wait() // A's walk has sent its first request
+		bDone := make(chan *Instance, 1)
+		go func() {
+			v, err := create(context.Background(), "web-1")
+			assert.NoError(t, err)
+			bDone <- v
+		}()
+		synctest.Wait() // B waits on A's walk
+		cancel()
+		require.ErrorIs(t, <-aDone, context.Canceled)
+		synctest.Wait()
+		close(release)
+		v := <-bDone
+		require.NotNil(t, v)
+		assert.Equal(t, "i-1", v.ID)
+		synctest.Wait()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Equal(t, 1, s.lists, "B took its answer from the walk A opened")
+		assert.Zero(t, s.posts)
+	})
 }
