@@ -295,3 +295,42 @@ func TestAWaitWhoseMarkFailedTakesNoSighting(t *testing.T) {
 		require.NoError(t, err)
 	})
 }
+
+// TestAWaitTakesAnotherProcesssPageAsItIsPosted: two processes of one budget wait for the same
+// instances, the second starting later. Once the instances turn active, the next page either
+// process reads shows them, and the other process's waits end with it, within a tenth of a second,
+// not at their own next walk about half a second later; between them they read about a page a
+// second.
+func TestAWaitTakesAnotherProcesssPageAsItIsPosted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "b")
+		board := newMemBoard()
+		p1, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+		p2, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+		start := time.Now()
+		time.AfterFunc(20200*time.Millisecond, func() {
+			s.set("a", "active")
+			s.set("b", "active")
+		})
+		var wg sync.WaitGroup
+		var end1, end2 time.Duration
+		wg.Go(func() {
+			assert.NoError(t, waitActive(boundedCtx(t), p1))
+			end1 = time.Since(start)
+		})
+		time.Sleep(500 * time.Millisecond)
+		var lists int
+		wg.Go(func() {
+			time.Sleep(5 * time.Second) // both processes walk by then
+			lists, _ = s.counts("a")
+			assert.NoError(t, waitActive(boundedCtx(t), p2))
+			end2 = time.Since(start)
+		})
+		wg.Wait()
+		t.Logf("first process done at %v, second at %v", end1, end2)
+		assert.LessOrEqual(t, (end1 - end2).Abs(), walkCheck, "the waits of both processes end with the first page that shows the change")
+		all, _ := s.counts("a")
+		t.Logf("pages from 5 s on: %d", all-lists)
+		assert.LessOrEqual(t, all-lists, 17, "one page a second from 5 s on, for both processes")
+	})
+}

@@ -17,14 +17,16 @@ import (
 // asks while that page waits in the limiter is answered by it: every page is newer than the
 // asking). While the rate has room, a walk follows the last when the most eager wait would poll
 // alone (a second by default); while the client's other requests wait for the rate (a fleet's
-// creates), walking takes about a twentieth of the client's requests (see pace). Once a walk has
-// found the list's end (where its total_count says it is) it reads from there back to the first
-// page, stopping as soon as it has seen every awaited resource: the newest resources, which a fleet
-// of creates awaits, come first, and resources shift only towards the pages still to read. With a
-// ListBoard (a limiter shared by several processes), each page a walk reads is posted to it, and a
-// walk takes from it every awaited resource that another process's page, sent after the wait
-// asked, showed: it reads no page, or stops reading, once the board and its own pages show every
-// awaited resource. A resource the walk did not show is
+// creates), walking takes about a twentieth of the client's requests (see pace). A walk reads from
+// the list's end (where the total_count of the last page read says it is; the first walk of a run
+// reads page 1 for it) back to the first page, stopping as soon as it has seen every awaited
+// resource: the newest resources, which a fleet of creates awaits, come first, and resources shift
+// only towards the pages still to read. With a ListBoard (a limiter shared by several processes),
+// each page a walk reads is posted to it, and a walk takes from it every awaited resource that
+// another process's page, sent after the wait asked, showed: it reads no page, or stops reading,
+// once the board and its own pages show every awaited resource; between walks, the poller looks
+// the board up every walkCheck, so that such a page answers the waits as soon as it is posted, and
+// the next page of their own comes an interval after that. A resource the walk did not show is
 // read with a GET: a list can lag, so only the GET's 404 says a resource is gone. A walk that fails
 // tells the waits nothing: each reads its own resource, and only its own GET's refusal ends it. A walk refused for good (a 403, a 400, a page the walk cannot use)
 // stops the walking until fewer than two waits remain; one that fails for a time (a 503) is tried
@@ -313,14 +315,38 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 		case since >= paced && load.granted.Load()-granted >= need:
 			return // walking took its share
 		}
+		if p.onBoard(ctx) {
+			return // another process's page showed every awaited resource: the next walk takes it
+		}
 		d := walkCheck
-		if since < every {
+		if since < every && p.board == nil {
 			d = every - since
 		}
 		if sleep(ctx, d) != nil {
 			return
 		}
 	}
+}
+
+// onBoard reports whether the board shows every resource that the polls waiting for the next walk
+// await, each on a page sent after its poll asked (so the next walk reads no page). A wait that
+// has not asked yet is not shown: onBoard is false while it has not. False without a board.
+func (p *poller[T]) onBoard(ctx context.Context) bool {
+	if p.board == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := p.unseen(nil, nil)
+	if len(ids) == 0 {
+		return false
+	}
+	s := p.lookup(ctx, ids)
+	covered := func(id string) bool {
+		x, ok := s[id]
+		return ok && x.Mark > p.asked(nil, id)
+	}
+	return s != nil && len(p.unseen(nil, covered)) == 0
 }
 
 // walkPanic is a panic of the walk's list call (an Observer's, say), which each wait sharing the
@@ -428,13 +454,9 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 	case onBoard:
 		// Every awaited resource is on the board, seen after its wait asked: no page to read.
 	case last > 1:
-		err = p.walkBack(ctx, last, pages, &enough)
+		err = p.walkBack(ctx, last, 1, pages, &enough)
 	default:
-		for _, err = range walk(ctx, p.c, &ListOptions{PerPage: MaxPerPage}, pages, true) {
-			if err != nil || enough {
-				break
-			}
-		}
+		err = p.walkFirst(ctx, pages, &enough)
 	}
 	if errors.Is(err, errCovered) {
 		err = nil
@@ -552,12 +574,30 @@ func (p *poller[T]) post(ctx context.Context, mark int64, items []T) {
 	_ = p.board.Post(ctx, p.name, mark, out)
 }
 
-// walkBack reads the list from its end to its first page, until enough: page last, where the
+// walkFirst reads a list whose end the poller does not know yet (its first walk, or the list was
+// one page at the last), until enough: page 1, whose total_count says where the list ends, then,
+// when it goes on, the pages from that end back to page 2 (see walkBack), the newest first.
+func (p *poller[T]) walkFirst(ctx context.Context, pages func(context.Context, *ListOptions) (*Page[T], error), enough *bool) error {
+	pg, err := pages(ctx, &ListOptions{Page: 1, PerPage: MaxPerPage})
+	if err != nil || *enough {
+		return err
+	}
+	if pg.Page != 0 && pg.Page != 1 {
+		return fmt.Errorf("compute: asked for page 1, the service sent page %d; stopping the walk", pg.Page)
+	}
+	end := walkCost(1, pg)
+	if end < 2 {
+		return nil
+	}
+	return p.walkBack(ctx, end, 2, pages, enough)
+}
+
+// walkBack reads the list from its end down to page low, until enough: page last, where the
 // previous walk found the end; when that page is full and its total_count says the list goes on,
 // the pages from the end the count says back to last; then the pages below last. The newest
 // resources, which the waits of a fleet of creates await, come first. A full page whose count says
 // it is the last ends the list: what a count that lags leaves out, the waits read on their own.
-func (p *poller[T]) walkBack(ctx context.Context, last int, pages func(context.Context, *ListOptions) (*Page[T], error), enough *bool) error {
+func (p *poller[T]) walkBack(ctx context.Context, last, low int, pages func(context.Context, *ListOptions) (*Page[T], error), enough *bool) error {
 	read := 0
 	get := func(k int) (*Page[T], error) {
 		if read++; read > p.c.maxWalkPages {
@@ -588,7 +628,7 @@ func (p *poller[T]) walkBack(ctx context.Context, last int, pages func(context.C
 			return err
 		}
 	}
-	for k := last - 1; k >= 1; k-- {
+	for k := last - 1; k >= low; k-- {
 		if _, err := get(k); err != nil || *enough {
 			return err
 		}

@@ -571,9 +571,10 @@ func TestALongListOnceSeenDoesNotKeepLaterWaitsApart(t *testing.T) {
 }
 
 // TestAWalkOfAFleetOfCreatesReadsFromTheEnd: waits on the six newest instances of a five-page
-// list, as a fleet of creates has them, are served after the first walk by walks of the last page
-// alone (the newest come first, and once every awaited instance is seen the walk stops), one a
-// second, so all end within a second or so of turning active.
+// list, as a fleet of creates has them, are served by walks of the last page alone (the newest
+// come first, and once every awaited instance is seen the walk stops), one a second, so all end
+// within a second or so of turning active. The first walk reads page 1 for the list's count, then
+// jumps to the end the count says.
 func TestAWalkOfAFleetOfCreatesReadsFromTheEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newPollServer()
@@ -609,10 +610,10 @@ func TestAWalkOfAFleetOfCreatesReadsFromTheEnd(t *testing.T) {
 		assert.LessOrEqual(t, time.Since(start), 21500*time.Millisecond, "all end within a walk of turning active")
 		mu.Lock()
 		defer mu.Unlock()
-		require.GreaterOrEqual(t, len(pages), 6)
-		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, pages[:5], "the first walk finds the end")
-		for i, p := range pages[5:] {
-			assert.Equal(t, "5", p, "walk %d read another page than the last", i+2)
+		require.GreaterOrEqual(t, len(pages), 3)
+		assert.Equal(t, "1", pages[0], "the first walk reads page 1 for the list's count")
+		for i, p := range pages[1:] {
+			assert.Equal(t, "5", p, "page read %d is another than the last", i+2)
 		}
 	})
 }
