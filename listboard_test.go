@@ -21,6 +21,7 @@ type memBoard struct {
 	mark   int64
 	seen   map[string]map[string]Sighting // list -> id -> latest sighting
 	posts  int
+	seens  int    // the calls of Seen
 	broken bool   // every call fails
 	noMark bool   // Mark fails
 	onWait func() // called in each Wait, when set
@@ -68,6 +69,7 @@ func (b *memBoard) Post(_ context.Context, list string, mark int64, items map[st
 func (b *memBoard) Seen(_ context.Context, list string, ids []string) (map[string]Sighting, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.seens++
 	if b.broken {
 		return nil, errors.New("board down")
 	}
@@ -332,5 +334,24 @@ func TestAWaitTakesAnotherProcesssPageAsItIsPosted(t *testing.T) {
 		all, _ := s.counts("a")
 		t.Logf("pages from 5 s on: %d", all-lists)
 		assert.LessOrEqual(t, all-lists, 17, "one page a second from 5 s on, for both processes")
+	})
+}
+
+// TestWaitsThatDoNotShareWalksDoNotAskTheBoard: when the list is refused, the waits read on their
+// own, and the poller does not ask the board between walks that do not come.
+func TestWaitsThatDoNotShareWalksDoNotAskTheBoard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "b")
+		s.status = http.StatusForbidden
+		board := newMemBoard()
+		c, _ := newTestClient(t, s.ServeHTTP, WithLimiter(board))
+		time.AfterFunc(10*time.Second, func() {
+			s.set("a", "active")
+			s.set("b", "active")
+		})
+		require.NoError(t, waitActive(boundedCtx(t), c))
+		board.mu.Lock()
+		defer board.mu.Unlock()
+		assert.LessOrEqual(t, board.seens, 2, "the board asked while no walk could use it")
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -275,7 +276,7 @@ const (
 	// use it: longer than a request waits for the one before it.
 	busyWait = DefaultPollMin / 4
 	// walkCheck is how often a walk spaced out for the rate looks whether the client's other
-	// requests are done.
+	// requests are done, and, with a board, whether another process's page answers the waits.
 	walkCheck = 100 * time.Millisecond
 )
 
@@ -292,6 +293,12 @@ const (
 // rate, the waits are all it waits for: the next walk starts at most walkMaxGap (or a second a
 // page) after this one's first page was sent, however busy others keep the rate; while some do,
 // at most walkBusyGap (or a second a page) after.
+//
+// With a board, pace looks it up every walkCheck and returns as soon as another process's page
+// answers every wait (see onBoard): the next walk reads no page, and the one after it comes an
+// interval later. These times then count from a random instant within walkCheck after sent, so
+// that two processes whose walks fell on the same instant, each reading a page the other's waits
+// asked too late for, drift apart, and the later one takes the earlier one's page.
 func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pages int, others time.Duration) {
 	p.mu.Lock()
 	every := DefaultPollMin
@@ -303,6 +310,9 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 	latest, busyLatest := max(walkMaxGap, paced), max(walkBusyGap, paced)
 	need := int64(math.Ceil(float64(pages) / walkShare))
 	load := p.c.transport.load
+	if p.board != nil {
+		sent = sent.Add(rand.N(walkCheck))
+	}
 	for {
 		since := time.Since(sent)
 		switch {
@@ -319,7 +329,7 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 			return // another process's page showed every awaited resource: the next walk takes it
 		}
 		d := walkCheck
-		if since < every && p.board == nil {
+		if since < every && (p.board == nil || every-since < d) {
 			d = every - since
 		}
 		if sleep(ctx, d) != nil {
@@ -329,8 +339,9 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 }
 
 // onBoard reports whether the board shows every resource that the polls waiting for the next walk
-// await, each on a page sent after its poll asked (so the next walk reads no page). A wait that
-// has not asked yet is not shown: onBoard is false while it has not. False without a board.
+// await, each on a page sent after its poll asked (so the next walk reads no page). It is false
+// without asking the board when there is none, while the waits do not share walks, or while one of
+// them has not asked yet; and when the board takes longer than walkCheck to answer.
 func (p *poller[T]) onBoard(ctx context.Context) bool {
 	if p.board == nil {
 		return false
@@ -338,9 +349,16 @@ func (p *poller[T]) onBoard(ctx context.Context) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ids := p.unseen(nil, nil)
-	if len(ids) == 0 {
+	if len(ids) == 0 || !p.sharing() {
 		return false
 	}
+	for _, id := range ids {
+		if _, ok := p.next.asks[id]; !ok {
+			return false
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, walkCheck)
+	defer cancel()
 	s := p.lookup(ctx, ids)
 	covered := func(id string) bool {
 		x, ok := s[id]
@@ -369,13 +387,12 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 	}
 }
 
-// walk reads the list with the page walker behind All (or from its end, see walkBack) until its
-// pages and the board's sightings newer than the waits' asking show every awaited resource, to
-// its end, or until walking costs more than a GET each; it publishes what it saw to the polls that
-// asked before its first page was sent (only the board's sightings, to those that asked so far,
-// when no page was), and
-// returns the pages read, the longest any of them waited in the limiter for others sharing the
-// rate, and when its first page was sent (when it was called, if no page was). Waits can join
+// walk reads the list from its end (see walkFirst and walkBack) until its pages and the board's
+// sightings newer than the waits' asking show every awaited resource, to its first page, or until
+// walking costs more than a GET each; it publishes what it saw to the polls that asked before its
+// first page was sent (only the board's sightings, to those that asked so far, when no page was),
+// and returns the pages read, the longest any of them waited in the limiter for others sharing
+// the rate, and when its first page was sent (when it was called, if no page was). Waits can join
 // while a page comes, so the awaited set is read after each page. A page that stalls publishes
 // nothing to them at once (see stallAfter).
 func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, sent time.Time) {
@@ -454,7 +471,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 	case onBoard:
 		// Every awaited resource is on the board, seen after its wait asked: no page to read.
 	case last > 1:
-		err = p.walkBack(ctx, last, 1, pages, &enough)
+		err = p.walkBack(ctx, last, 1, 0, pages, &enough)
 	default:
 		err = p.walkFirst(ctx, pages, &enough)
 	}
@@ -589,16 +606,16 @@ func (p *poller[T]) walkFirst(ctx context.Context, pages func(context.Context, *
 	if end < 2 {
 		return nil
 	}
-	return p.walkBack(ctx, end, 2, pages, enough)
+	return p.walkBack(ctx, end, 2, 1, pages, enough)
 }
 
-// walkBack reads the list from its end down to page low, until enough: page last, where the
+// walkBack reads the list from its end down to page low, until enough, after read pages read
+// before it (which count towards the client's bound on a walk's pages): page last, where the
 // previous walk found the end; when that page is full and its total_count says the list goes on,
 // the pages from the end the count says back to last; then the pages below last. The newest
 // resources, which the waits of a fleet of creates await, come first. A full page whose count says
 // it is the last ends the list: what a count that lags leaves out, the waits read on their own.
-func (p *poller[T]) walkBack(ctx context.Context, last, low int, pages func(context.Context, *ListOptions) (*Page[T], error), enough *bool) error {
-	read := 0
+func (p *poller[T]) walkBack(ctx context.Context, last, low, read int, pages func(context.Context, *ListOptions) (*Page[T], error), enough *bool) error {
 	get := func(k int) (*Page[T], error) {
 		if read++; read > p.c.maxWalkPages {
 			return nil, fmt.Errorf("compute: the list took more than %d pages to read; stopping the walk", p.c.maxWalkPages)
