@@ -134,7 +134,9 @@ func searchAgain[T any](ctx context.Context, c *Client, kind string, list func(c
 // name it reads. It then waits for that walk instead of opening the next one, so the calls of a
 // burst that arrive just after the first cost one walk, not two. If the walk in progress ends
 // badly (an error, a list it could not rely on, too many resources to keep), the lookup takes
-// nothing from it and goes on as if it had arrived after: it joins or opens the next walk.
+// nothing from it and goes on as if it had arrived after: it joins or opens the next walk. While
+// the last walk asked to keep every name found the list too long to keep, no lookup waits for the
+// walk in progress, which would likely keep nothing either.
 type finder[T any] struct {
 	c    *Client
 	kind string
@@ -145,6 +147,10 @@ type finder[T any] struct {
 	busy    bool           // a goroutine runs the walks
 	running *lookupWalk[T] // the walk whose requests are being sent; nil when none
 	recent  *lookupWalk[T] // the last walk that ended well, for SharedLookup; nil when none
+	// tooLong: the last walk that was asked to keep every name read more than maxIndexed
+	// resources and kept none, so the walk in progress will likely keep none either: a SharedLookup
+	// lookup does not wait for it. A walk that keeps its names clears it.
+	tooLong bool
 }
 
 // lookupWalk is one shared walk (with its walks again while unsure) and its callers.
@@ -187,7 +193,7 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge tim
 	oldest := time.Now().Add(-maxAge) // the earliest start of a walk that may answer
 	for waits := 0; waits < 2; waits++ {
 		r := f.running
-		if maxAge <= 0 || r == nil || !r.index || r.callers == 0 || r.started.Before(oldest) {
+		if maxAge <= 0 || r == nil || !r.index || r.callers == 0 || r.started.Before(oldest) || f.tooLong {
 			break
 		}
 		r.callers++
@@ -277,6 +283,9 @@ func (f *finder[T]) run(w *lookupWalk[T]) {
 		f.running = nil // before done: a lookup it wakes never finds it running
 		if w.err == nil && !w.m.unsure && w.m.all != nil {
 			f.recent = w
+		}
+		if index && w.err == nil {
+			f.tooLong = w.m.all == nil
 		}
 		close(w.done)
 		w = f.open

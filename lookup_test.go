@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -619,5 +620,221 @@ func TestASharedLookupWaitingOnARunningWalkKeepsItAlive(t *testing.T) {
 		defer s.mu.Unlock()
 		assert.Equal(t, 1, s.lists, "B took its answer from the walk A opened")
 		assert.Zero(t, s.posts)
+	})
+}
+
+// heldFirstPage returns a handler that serves s, but holds the response to the first list request
+// until release is closed: the page is as the service computed it on receiving the request.
+func heldFirstPage(s *fleetServer, release <-chan struct{}) http.HandlerFunc {
+	var held atomic.Bool
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && held.CompareAndSwap(false, true) {
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, r)
+			<-release
+			maps.Copy(w.Header(), rec.Header())
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+			return
+		}
+		s.ServeHTTP(w, r)
+	}
+}
+
+// TestASharedLookupWaitsForNoWalkStartedLongerThanMaxAgeBefore: A's walk, with SharedLookup, has
+// sent its first request, which the service answered at once; the response is held. Six seconds
+// later X creates web-1, then B calls CreateOnce for web-1 with SharedLookup. With a maxAge of 5 s,
+// A's walk started too long before B to answer it: B takes its answer from a walk that starts after
+// it and adopts X's instance. With a maxAge of a minute, B may take A's answer, which cannot show
+// X's instance: B creates a second web-1 (the cost SharedLookup's doc names), with no walk of its
+// own.
+func TestASharedLookupWaitsForNoWalkStartedLongerThanMaxAgeBefore(t *testing.T) {
+	for _, tc := range []struct {
+		maxAge       time.Duration
+		adopts       bool
+		posts, lists int
+	}{
+		{5 * time.Second, true, 2, 2},
+		{time.Minute, false, 3, 1},
+	} {
+		t.Run(tc.maxAge.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &fleetServer{names: []string{"other-0", "other-1"}}
+				release := make(chan struct{})
+				c, _ := newTestClient(t, heldFirstPage(s, release))
+				ctx := context.Background()
+				aDone := make(chan error, 1)
+				go func() {
+					req := validCreate()
+					req.Name = "a"
+					_, err := c.Instances.CreateOnce(ctx, req, SharedLookup(time.Hour))
+					aDone <- err
+				}()
+				synctest.Wait() // A's first page is computed, its response held
+				time.Sleep(6 * time.Second)
+
+				req := validCreate()
+				req.Name = "web-1"
+				x, err := c.Instances.Create(ctx, req) // X
+				require.NoError(t, err)
+				bDone := make(chan *Instance, 1)
+				go func() {
+					v, err := c.Instances.CreateOnce(ctx, req, SharedLookup(tc.maxAge)) // B
+					assert.NoError(t, err)
+					bDone <- v
+				}()
+				synctest.Wait()
+				close(release)
+				require.NoError(t, <-aDone)
+				b := <-bDone
+				require.NotNil(t, b)
+				if tc.adopts {
+					assert.Equal(t, x.ID, b.ID, "B adopted X's instance")
+				} else {
+					assert.NotEqual(t, x.ID, b.ID, "B took A's answer, made before X's create")
+				}
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				assert.Equal(t, tc.posts, s.posts, "A's create, X's, and B's when it did not adopt")
+				assert.Equal(t, tc.lists, s.lists, "A's walk, and B's own when it could not take A's")
+			})
+		})
+	}
+}
+
+// TestASharedLookupKeepsNoPlainWalkAlive: A's lookup, without SharedLookup, walks a list of 150
+// (page 1, page 2, page 1 again); its first request is held. B, with SharedLookup, arrives: A's walk
+// keeps no names, so it cannot answer B, and B must not wait for it as one of its callers. A gives
+// up: its walk ends there, and B's own walk finds web-1. Four list reads in all, not the six of A's
+// walk finished for nobody and then B's.
+func TestASharedLookupKeepsNoPlainWalkAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{names: []string{"web-1"}}
+		for i := range 149 {
+			s.names = append(s.names, fmt.Sprint("other-", i))
+		}
+		release := make(chan struct{})
+		c, _ := newTestClient(t, heldFirstList(s, release, false))
+		aCtx, cancel := context.WithCancel(context.Background())
+		aDone := make(chan error, 1)
+		go func() {
+			req := validCreate()
+			req.Name = "a"
+			_, err := c.Instances.CreateOnce(aCtx, req)
+			aDone <- err
+		}()
+		synctest.Wait() // A's walk has sent its first request
+		bDone := make(chan *Instance, 1)
+		go func() {
+			req := validCreate()
+			req.Name = "web-1"
+			v, err := c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Hour))
+			assert.NoError(t, err)
+			bDone <- v
+		}()
+		synctest.Wait()
+		cancel()
+		require.ErrorIs(t, <-aDone, context.Canceled)
+		synctest.Wait()
+		close(release)
+		v := <-bDone
+		require.NotNil(t, v)
+		assert.Equal(t, "i-1", v.ID, "B adopted web-1")
+		synctest.Wait()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		assert.Zero(t, s.posts)
+		assert.Equal(t, 4, s.lists, "A's first read, then B's walk of three")
+	})
+}
+
+// TestASharedLookupWaitsForNoWalkWhileTheListIsTooLongToKeep: on a list of more than 10,000
+// resources, a walk keeps no names, so a SharedLookup lookup does not wait for the walk in
+// progress: when A, which opened it, gives up, that walk ends there instead of reading the whole
+// list for B, which walks on its own. Once the list has shrunk and a walk has kept its names, E
+// waits for the walk D opened again: one walk for both.
+func TestASharedLookupWaitsForNoWalkWhileTheListIsTooLongToKeep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &fleetServer{}
+		for i := range maxIndexed + 1 {
+			s.names = append(s.names, fmt.Sprint("other-", i))
+		}
+		var hold atomic.Bool
+		var release chan struct{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && hold.CompareAndSwap(true, false) {
+				<-release
+			}
+			s.ServeHTTP(w, r)
+		})
+		lists := func() int {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.lists
+		}
+		create := func(ctx context.Context, name string) (*Instance, error) {
+			req := validCreate()
+			req.Name = name
+			return c.Instances.CreateOnce(ctx, req, SharedLookup(time.Hour))
+		}
+		_, err := create(context.Background(), "first") // a walk too long to keep
+		require.NoError(t, err)
+		const walk = maxIndexed/MaxPerPage + 2 // 101 pages, page 1 twice
+
+		before := lists()
+		release = make(chan struct{})
+		hold.Store(true)
+		aCtx, cancel := context.WithCancel(context.Background())
+		aDone := make(chan error, 1)
+		go func() {
+			_, err := create(aCtx, "a")
+			aDone <- err
+		}()
+		synctest.Wait() // A's walk has sent its first request
+		bDone := make(chan error, 1)
+		go func() {
+			_, err := create(context.Background(), "b")
+			bDone <- err
+		}()
+		synctest.Wait()
+		cancel()
+		require.ErrorIs(t, <-aDone, context.Canceled)
+		synctest.Wait()
+		close(release)
+		require.NoError(t, <-bDone)
+		synctest.Wait()
+		assert.Equal(t, 1+walk, lists()-before, "A's first read, then B's own walk")
+
+		s.mu.Lock()
+		s.names = s.names[:150]
+		s.mu.Unlock()
+		_, err = create(context.Background(), "c") // a walk that keeps its names
+		require.NoError(t, err)
+		time.Sleep(2 * time.Second) // past the maxAge of D and E: C's walk answers neither
+
+		before = lists()
+		release = make(chan struct{})
+		hold.Store(true)
+		share := func(name string) (*Instance, error) {
+			req := validCreate()
+			req.Name = name
+			return c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Second))
+		}
+		dDone := make(chan error, 1)
+		go func() {
+			_, err := share("d")
+			dDone <- err
+		}()
+		synctest.Wait() // D's walk has sent its first request
+		eDone := make(chan error, 1)
+		go func() {
+			_, err := share("e")
+			eDone <- err
+		}()
+		synctest.Wait()
+		close(release)
+		require.NoError(t, <-dDone)
+		require.NoError(t, <-eDone)
+		assert.Equal(t, 3, lists()-before, "one walk of two pages for D and E: page 1, page 2, page 1")
 	})
 }
