@@ -166,6 +166,24 @@ type lookupWalk[T any] struct {
 	err     error
 }
 
+// kept reports whether w ended well and kept every name it read: a SharedLookup may take its
+// answer from it.
+func (w *lookupWalk[T]) kept() bool { return w.err == nil && !w.m.unsure && w.m.all != nil }
+
+// named returns at most limit of the resources named name that w, which kept every name, saw.
+func (w *lookupWalk[T]) named(name string, limit int) []T {
+	found := w.m.all[name]
+	return slices.Clone(found[:min(len(found), limit)])
+}
+
+// repanic raises again, on the caller's goroutine, a panic of w's list call.
+func (w *lookupWalk[T]) repanic() {
+	var wp *walkPanic
+	if errors.As(w.err, &wp) {
+		panic(wp.value)
+	}
+}
+
 // maxRecent is how long a finder keeps its last walk for SharedLookup, whatever maxAge a lookup
 // asks for: past it, the walk's resources are let go at the next lookup.
 const maxRecent = 10 * time.Minute
@@ -186,9 +204,8 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge tim
 	if r := f.recent; r != nil && time.Since(r.started) > maxRecent {
 		f.recent = nil // no lookup can use it: let its resources go
 	} else if r != nil && maxAge > 0 && time.Since(r.started) <= maxAge {
-		found := r.m.all[name]
 		f.mu.Unlock()
-		return slices.Clone(found[:min(len(found), limit)]), false, nil
+		return r.named(name, limit), false, nil
 	}
 	oldest := time.Now().Add(-maxAge) // the earliest start of a walk that may answer
 	for waits := 0; waits < 2; waits++ {
@@ -201,13 +218,9 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge tim
 		if !f.wait(ctx, r) {
 			return nil, false, ctx.Err()
 		}
-		var wp *walkPanic
-		if errors.As(r.err, &wp) {
-			panic(wp.value)
-		}
-		if r.err == nil && !r.m.unsure && r.m.all != nil { // as for recent
-			found := r.m.all[name]
-			return slices.Clone(found[:min(len(found), limit)]), false, nil
+		r.repanic()
+		if r.kept() { // as for recent
+			return r.named(name, limit), false, nil
 		}
 		// It ended badly: go on as a lookup that arrives now, which may wait for the walk that
 		// has started since, once.
@@ -231,10 +244,7 @@ func (f *finder[T]) find(ctx context.Context, name string, limit int, maxAge tim
 	if !f.wait(ctx, w) {
 		return nil, false, ctx.Err()
 	}
-	var wp *walkPanic
-	if errors.As(w.err, &wp) {
-		panic(wp.value)
-	}
+	w.repanic()
 	found := w.m.found[name]
 	return found[:min(len(found), limit)], w.m.unsure, w.err
 }
@@ -281,7 +291,7 @@ func (f *finder[T]) run(w *lookupWalk[T]) {
 
 		f.mu.Lock()
 		f.running = nil // before done: a lookup it wakes never finds it running
-		if w.err == nil && !w.m.unsure && w.m.all != nil {
+		if w.kept() {
 			f.recent = w
 		}
 		if index && w.err == nil {

@@ -102,24 +102,20 @@ func TestASharedLookupOutlivesItsFirstCaller(t *testing.T) {
 			s.ServeHTTP(w, r)
 		}, WithoutRateLimit())
 		create := func(ctx context.Context, name string) (*Instance, error) {
-			req := validCreate()
-			req.Name = name
-			return c.Instances.CreateOnce(ctx, req)
+			return createNamed(ctx, c, name)
 		}
-		aDone := make(chan error, 1)
-		go func() {
+		aDone := goErr(func() error {
 			_, err := create(context.Background(), "a")
-			aDone <- err
-		}()
+			return err
+		})
 		synctest.Wait() // A's walk has sent its first request
 
 		var bResp Response
 		bCtx, cancel := context.WithCancel(CaptureResponse(context.Background(), &bResp))
-		bDone := make(chan error, 1)
-		go func() {
+		bDone := goErr(func() error {
 			_, err := create(bCtx, "web-0")
-			bDone <- err
-		}()
+			return err
+		})
 		synctest.Wait() // B opened the next walk
 		cDone := make(chan *Instance, 1)
 		go func() {
@@ -549,15 +545,12 @@ func TestASharedLookupThatWaitedOnAFailedWalkWalksAgain(t *testing.T) {
 		release := make(chan struct{})
 		c, _ := newTestClient(t, heldFirstList(s, release, true), WithoutRetries())
 		create := func(name string) (*Instance, error) {
-			req := validCreate()
-			req.Name = name
-			return c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Minute))
+			return createNamed(context.Background(), c, name, SharedLookup(time.Minute))
 		}
-		aDone := make(chan error, 1)
-		go func() {
+		aDone := goErr(func() error {
 			_, err := create("a")
-			aDone <- err
-		}()
+			return err
+		})
 		synctest.Wait() // A's walk has sent its first request
 		var wg sync.WaitGroup
 		for i := 1; i <= 3; i++ {
@@ -590,16 +583,13 @@ func TestASharedLookupWaitingOnARunningWalkKeepsItAlive(t *testing.T) {
 		release := make(chan struct{})
 		c, _ := newTestClient(t, heldFirstList(s, release, false))
 		create := func(ctx context.Context, name string) (*Instance, error) {
-			req := validCreate()
-			req.Name = name
-			return c.Instances.CreateOnce(ctx, req, SharedLookup(time.Minute))
+			return createNamed(ctx, c, name, SharedLookup(time.Minute))
 		}
 		aCtx, cancel := context.WithCancel(context.Background())
-		aDone := make(chan error, 1)
-		go func() {
+		aDone := goErr(func() error {
 			_, err := create(aCtx, "a")
-			aDone <- err
-		}()
+			return err
+		})
 		synctest.Wait() // A's walk has sent its first request
 		bDone := make(chan *Instance, 1)
 		go func() {
@@ -773,9 +763,7 @@ func TestASharedLookupWaitsForNoWalkWhileTheListIsTooLongToKeep(t *testing.T) {
 			return s.lists
 		}
 		create := func(ctx context.Context, name string) (*Instance, error) {
-			req := validCreate()
-			req.Name = name
-			return c.Instances.CreateOnce(ctx, req, SharedLookup(time.Hour))
+			return createNamed(ctx, c, name, SharedLookup(time.Hour))
 		}
 		_, err := create(context.Background(), "first") // a walk too long to keep
 		require.NoError(t, err)
@@ -785,17 +773,15 @@ func TestASharedLookupWaitsForNoWalkWhileTheListIsTooLongToKeep(t *testing.T) {
 		release = make(chan struct{})
 		hold.Store(true)
 		aCtx, cancel := context.WithCancel(context.Background())
-		aDone := make(chan error, 1)
-		go func() {
+		aDone := goErr(func() error {
 			_, err := create(aCtx, "a")
-			aDone <- err
-		}()
+			return err
+		})
 		synctest.Wait() // A's walk has sent its first request
-		bDone := make(chan error, 1)
-		go func() {
+		bDone := goErr(func() error {
 			_, err := create(context.Background(), "b")
-			bDone <- err
-		}()
+			return err
+		})
 		synctest.Wait()
 		cancel()
 		require.ErrorIs(t, <-aDone, context.Canceled)
@@ -816,25 +802,35 @@ func TestASharedLookupWaitsForNoWalkWhileTheListIsTooLongToKeep(t *testing.T) {
 		release = make(chan struct{})
 		hold.Store(true)
 		share := func(name string) (*Instance, error) {
-			req := validCreate()
-			req.Name = name
-			return c.Instances.CreateOnce(context.Background(), req, SharedLookup(time.Second))
+			return createNamed(context.Background(), c, name, SharedLookup(time.Second))
 		}
-		dDone := make(chan error, 1)
-		go func() {
+		dDone := goErr(func() error {
 			_, err := share("d")
-			dDone <- err
-		}()
+			return err
+		})
 		synctest.Wait() // D's walk has sent its first request
-		eDone := make(chan error, 1)
-		go func() {
+		eDone := goErr(func() error {
 			_, err := share("e")
-			eDone <- err
-		}()
+			return err
+		})
 		synctest.Wait()
 		close(release)
 		require.NoError(t, <-dDone)
 		require.NoError(t, <-eDone)
 		assert.Equal(t, 3, lists()-before, "one walk of two pages for D and E: page 1, page 2, page 1")
 	})
+}
+
+// goErr runs f on a goroutine of its own and returns the channel its error comes on.
+func goErr(f func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	return ch
+}
+
+// createNamed is CreateOnce, through c, of a valid instance named name.
+func createNamed(ctx context.Context, c *Client, name string, opts ...OnceOption) (*Instance, error) {
+	req := validCreate()
+	req.Name = name
+	return c.Instances.CreateOnce(ctx, req, opts...)
 }
