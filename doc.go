@@ -81,9 +81,10 @@
 //
 // # Waiting
 //
-// The WaitForStatus methods poll at once, then every second while the client has nothing else
-// to send, backing off exponentially with jitter while other requests need the rate or polls fail
-// ([WithPollInterval]), until the target status, a failure status (an instance in "error"), a
+// The WaitForStatus methods poll at once (a wait that starts while the client's other requests wait
+// for the rate first waits, up to an interval, for another wait to share its polling with), then
+// every second while the client has nothing else to send, backing off exponentially with jitter
+// while other requests need the rate or polls fail ([WithPollInterval]), until the target status, a failure status (an instance in "error"), a
 // non-temporary error or the end of the context, which return a [*WaitError]; [OnUpdate] reports
 // every poll. The WaitForDeletion methods wait until a deleted resource is gone. Waits on one kind
 // of resource that run at once share their polling: one walk of the list serves them all

@@ -381,9 +381,10 @@ func (s *InstancesService) DeleteAndWait(ctx context.Context, id string, opts ..
 }
 
 // WaitForStatus polls GET /compute/v1/instances/{instance_id} until the instance has the target
-// status, and returns it. It polls at once, then with growing, jittered waits ([WithPollInterval]);
-// unknown statuses and temporary errors (429, 502-504, network) keep it polling, any other error
-// ends it. On "error" or "deleting" (unless that is the target) it returns the instance and a
+// status, and returns it. It polls at once (while the client's other requests wait for the rate,
+// once another wait on the kind lets it share a walk, or an interval later), then with growing,
+// jittered waits ([WithPollInterval]); unknown statuses and temporary errors (429, 502-504,
+// network) keep it polling, any other error ends it. On "error" or "deleting" (unless that is the target) it returns the instance and a
 // [*WaitError] matching [ErrFailureStatus]. When ctx ends, or [WithMaxWait] passes, it returns a
 // *WaitError that wraps the cause and names the last status seen.
 func (s *InstancesService) WaitForStatus(ctx context.Context, id string, target InstanceStatus, opts ...WaitOption) (*Instance, error) {

@@ -59,6 +59,7 @@ type poller[T any] struct {
 	refused bool                  // a walk was refused for good: no more walks in this run
 	stalled bool                  // a page of the walk in progress was sent and has not answered in stallAfter
 	next    *walkResult[T]        // what the walk whose first page goes next publishes; the polls waiting for it hold it
+	started chan struct{}         // closed when the walking goroutine starts; a new one once it ends
 	reads   *readWalk[T]          // the latest walk that shared reads take their resources from; nil when none
 }
 
@@ -96,7 +97,7 @@ func newWalkResult[T any]() *walkResult[T] {
 // newPoller returns the poller of the list that list reads, named name on the board (when the
 // client's limiter is a [ListBoard]).
 func newPoller[T any](c *Client, name string, list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
-	p := &poller[T]{c: c, list: list, name: name, waits: map[string]int{}, every: map[time.Duration]int{}, next: newWalkResult[T]()}
+	p := &poller[T]{c: c, list: list, name: name, waits: map[string]int{}, every: map[time.Duration]int{}, next: newWalkResult[T](), started: make(chan struct{})}
 	if c != nil && c.transport != nil {
 		p.board, _ = c.transport.limiter.(ListBoard)
 	}
@@ -138,6 +139,7 @@ func (p *poller[T]) start() {
 	var ctx context.Context
 	ctx, p.stop = context.WithCancel(context.Background())
 	p.running, p.refused, p.pages, p.spent = true, false, 0, 0
+	close(p.started)
 	go p.run(ctx)
 }
 
@@ -151,6 +153,25 @@ func (p *poller[T]) sharing() bool {
 		cost = p.spent
 	}
 	return p.running && !p.refused && !p.stalled && len(p.waits) >= 2 && cost <= len(p.waits)
+}
+
+// company waits, up to d, until the walks run (a second wait on the kind joined): a wait whose first
+// poll would read alone while the client's other requests wait for the rate, its GET queued behind
+// them, shares the walk of the waits that follow it instead. It returns at once while the walks run.
+func (p *poller[T]) company(ctx context.Context, d time.Duration) {
+	p.mu.Lock()
+	running, started := p.running, p.started
+	p.mu.Unlock()
+	if running {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-started:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // release publishes an empty result to the polls waiting for the next walk, which then read on
@@ -234,6 +255,7 @@ func (p *poller[T]) run(ctx context.Context) {
 		p.mu.Lock()
 		if len(p.waits) < 2 || ctx.Err() != nil {
 			p.running = false
+			p.started = make(chan struct{})
 			p.release()            // a wait still blocked for a walk reads on its own
 			if len(p.waits) >= 2 { // waits joined while it was stopping
 				p.start()
@@ -262,7 +284,7 @@ const (
 	// for the rate: a walk of k pages is followed by the next once k/walkShare of the client's
 	// requests have gone since it ended.
 	walkShare = 0.05
-	// walkMaxGap bounds that wait, from the walk's first page, once none of the client's own
+	// walkMaxGap bounds that wait, from the walk's last page, once none of the client's own
 	// requests waits for the rate (a process sharing the rate with others, its waits all it
 	// does): the waits see their resources settle within about that, and a second a page.
 	walkMaxGap = 6 * time.Second
@@ -280,8 +302,8 @@ const (
 	walkCheck = 100 * time.Millisecond
 )
 
-// pace waits until the next walk may start. The walk's first page was sent at sent (its time counts
-// from then: a walk whose page waited behind the client's own requests is not followed at once by
+// pace waits until the next walk may start. The walk's last page was sent at sent (its time counts
+// from then: a walk whose pages waited behind the client's own requests is not followed at once by
 // another that shows the same), granted requests of the client had gone when it ended, it read
 // pages, and its pages waited at most others in the limiter for others sharing the rate. While the
 // rate has room (no other request of the client waits in its limiter, and others was short),
@@ -289,9 +311,9 @@ const (
 // (a second after, by default), a walk costing no more than the waits' own GETs would. While other
 // requests wait for the rate, walking takes at most walkShare of the client's requests: the next
 // walk starts once pages/walkShare of them have gone since this one ended (and a second a page has
-// passed since its first page was sent). Once none of the client's own requests waits for the
+// passed since its last page was sent). Once none of the client's own requests waits for the
 // rate, the waits are all it waits for: the next walk starts at most walkMaxGap (or a second a
-// page) after this one's first page was sent, however busy others keep the rate; while some do,
+// page) after this one's last page was sent, however busy others keep the rate; while some do,
 // at most walkBusyGap (or a second a page) after.
 //
 // With a board, pace looks it up every walkCheck and returns as soon as another process's page
@@ -392,7 +414,7 @@ func guarded[T any](list func(context.Context, *ListOptions) (*Page[T], error)) 
 // walking costs more than a GET each; it publishes what it saw to the polls that asked before its
 // first page was sent (only the board's sightings, to those that asked so far, when no page was),
 // and returns the pages read, the longest any of them waited in the limiter for others sharing
-// the rate, and when its first page was sent (when it was called, if no page was). Waits can join
+// the rate, and when its last page was sent (when it was called, if no page was). Waits can join
 // while a page comes, so the awaited set is read after each page. A page that stalls publishes
 // nothing to them at once (see stallAfter).
 func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, sent time.Time) {
@@ -440,7 +462,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 			p.release()
 		}, func() { p.stalled = false })
 		others = max(others, w)
-		if sent.IsZero() {
+		if !at.IsZero() {
 			sent = at
 		}
 		if err != nil {

@@ -986,3 +986,83 @@ func TestWalksOfAClientWithRequestsWaitingKeepToTheirShare(t *testing.T) {
 		assert.Less(t, last.Sub(start), 130*time.Second+walkMaxGap+2*time.Second+walkCheck, "a and b seen within walkMaxGap once the client was idle")
 	})
 }
+
+// TestTheFirstWaitOfABusyClientSharesTheWalkOfTheNext: the client's limiter holds a burst of its
+// own requests (a fleet's creates) when a wait on a starts; b's wait starts half a second later.
+// a's first poll does not queue a GET of its own behind the burst: it waits for b, and both take
+// their instances from the walks.
+func TestTheFirstWaitOfABusyClientSharesTheWalkOfTheNext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "b")
+		c, _ := newTestClient(t, s.ServeHTTP, WithRateLimit(10, 1))
+		var burst sync.WaitGroup
+		queueReads(c, &burst, 30) // about 3 s of the client's requests
+		time.Sleep(time.Millisecond)
+		time.AfterFunc(10*time.Second, func() { s.set("a", "active"); s.set("b", "active") })
+		wait := func(id string) {
+			_, err := c.Instances.WaitForStatus(boundedCtx(t), id, InstanceStatusActive)
+			assert.NoError(t, err)
+		}
+		burst.Go(func() { wait("a") })
+		time.Sleep(500 * time.Millisecond)
+		wait("b")
+		burst.Wait()
+		lists, getsA := s.counts("a")
+		_, getsB := s.counts("b")
+		assert.Zero(t, getsA, "a never read alone")
+		assert.Zero(t, getsB, "b never read alone")
+		assert.Positive(t, lists)
+	})
+}
+
+// TestTheFirstPollOfAWaitAloneInABusyClientComesWithinAnInterval: with no other wait to share a
+// walk with, a wait that starts while the client's limiter holds a burst reads alone an interval
+// later.
+func TestTheFirstPollOfAWaitAloneInABusyClientComesWithinAnInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside()
+		s.set("a", "active")
+		c, _ := newTestClient(t, s.ServeHTTP, WithRateLimit(10, 1))
+		var burst sync.WaitGroup
+		queueReads(c, &burst, 5)
+		time.Sleep(time.Millisecond)
+		start := time.Now()
+		_, err := c.Instances.WaitForStatus(boundedCtx(t), "a", InstanceStatusActive)
+		require.NoError(t, err)
+		took := time.Since(start)
+		burst.Wait()
+		assert.GreaterOrEqual(t, took, DefaultPollMin, "it waited an interval for company")
+		assert.Less(t, took, DefaultPollMin+200*time.Millisecond, "then read alone")
+		_, gets := s.counts("a")
+		assert.Equal(t, 1, gets)
+	})
+}
+
+// TestAWalkWhoseLastPageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce: a walk reads page 1,
+// then page 2 waits about 8 s in the limiter behind a burst of the client's own requests (a
+// fleet's creates). Once the burst is done, the next walk comes an interval after that last page,
+// not at once because its first page went long ago: it would show what that page just showed.
+func TestAWalkWhoseLastPageWaitedBehindTheClientsRequestsIsNotRepeatedAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := creatingBeside("a", "zb") // zb sorts after the fillers: on page 2
+		for i := range 120 {
+			s.set(fmt.Sprintf("f%03d", i), "active")
+		}
+		s.delay = 200 * time.Millisecond
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithRateLimit(10, 1))
+		var burst sync.WaitGroup
+		time.AfterFunc(100*time.Millisecond, func() { queueReads(c, &burst, 80) }) // page 1 is on its way
+		time.AfterFunc(30*time.Second, func() { s.set("a", "active"); s.set("zb", "active") })
+		err := WaitAll(boundedCtx(t), []string{"a", "zb"}, func(ctx context.Context, id string) error {
+			_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+			return err
+		})
+		require.NoError(t, err)
+		burst.Wait()
+		at := pages.times()
+		require.Greater(t, len(at), 3)
+		assert.Greater(t, at[1].Sub(at[0]), 6*time.Second, "page 2 waited behind the burst")
+		assert.GreaterOrEqual(t, at[2].Sub(at[1]), DefaultPollMin, "the next walk came %s after the first one's last page", at[2].Sub(at[1]))
+	})
+}

@@ -165,6 +165,9 @@ func (w waiter[T, S]) wait(ctx context.Context, target S, opts []WaitOption) (*T
 			others.Store(max(others.Load(), int64(d)))
 		}}))
 	}
+	if w.c.transport.load.queued.Load() > 0 {
+		w.shared.company(ctx, cfg.minInterval) // its first poll would wait behind the client's other requests
+	}
 	for n := 0; ; { // n counts the wait's own polls that failed or met the rate in use: its backoff
 		others.Store(0)
 		res, shared, err := w.shared.poll(ctx, w.id, get)
