@@ -900,7 +900,11 @@ func TestCallMetadataThroughTheFake(t *testing.T) {
 		assert.Equal(t, 1, refused.Attempts)
 		assert.NotEmpty(t, refused.RequestID)
 		assert.NotEqual(t, ok.RequestID, refused.RequestID)
-		assert.Equal(t, 100300*time.Microsecond, refused.LimiterWait.Round(100*time.Microsecond), "an interval after the call before")
+		rps := 10.0 // the fake's rate: an interval with the headroom, and the margin
+		interval := float64(time.Second) / rps * (1 + compute.PacingHeadroom)
+		spaced := time.Duration(interval * (1 + compute.SpacingMargin))
+		assert.Equal(t, spaced.Round(100*time.Microsecond), refused.LimiterWait.Round(100*time.Microsecond),
+			"an interval and the margin after the call before")
 	})
 }
 

@@ -44,6 +44,8 @@ const (
 //     before the first 429 as after it; and after a request written on a new connection, which
 //     the service reads only once it has accepted the connection, the next one waits for its
 //     response and an interval after it (at most [PacingHoldLate] of an interval past its due time).
+//     The spacing these waits count from a write or a response is an interval and a margin of 1.5%,
+//     since the time between a write and the service's reading of it varies by a millisecond or so.
 //
 // Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
 // on the token, a lower limit); a caller whose deadline ends before the pause fails at once with an
@@ -163,8 +165,8 @@ func (g *gate) Wait(ctx context.Context) (func(), error) {
 }
 
 // hold is how long the next attempt waits: the pause left (an error when it outlasts ctx's
-// deadline), the last request's write (with no burst, an interval after it), or the pacing from
-// responses (polling every millisecond for a missing response or write).
+// deadline), the last request's write (with no burst, an interval and the margin after it), or the
+// pacing from responses (polling every millisecond for a missing response or write).
 func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -192,7 +194,7 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 	}
 	if !g.armed || g.minRTT < 0 {
 		if byWrites {
-			return g.sent.Add(g.interval()).Sub(now), nil // an interval after the last write
+			return g.sent.Add(g.spaced()).Sub(now), nil // an interval and the margin after the last write
 		}
 		return 0, nil
 	}
@@ -207,9 +209,9 @@ func (g *gate) hold(ctx context.Context) (time.Duration, error) {
 // reads such a request later than it was written, since it accepts the connection first (a busy
 // machine's service, many milliseconds later), so an interval after the write may be less than
 // one after the service counted it. The next attempt waits for its response, then an interval
-// after it; but at most PacingHoldLate of an interval past its due time, as for a late response.
-// A new connection is rare (a process's first requests, a burst past the idle pool): the wait
-// costs a round trip then. Call it with g.mu held.
+// and the margin after it; but at most PacingHoldLate of an interval past its due time, as for a
+// late response. A new connection is rare (a process's first requests, a burst past the idle
+// pool): the wait costs a round trip then. Call it with g.mu held.
 func (g *gate) holdFresh(now time.Time) time.Duration {
 	interval := g.interval()
 	end := g.sent.Add(interval + time.Duration(PacingHoldLate*float64(interval)))
@@ -219,18 +221,19 @@ func (g *gate) holdFresh(now time.Time) time.Duration {
 		}
 		return 0
 	}
-	return earliest(g.responded.Add(interval), end).Sub(now)
+	return earliest(g.responded.Add(g.spaced()), end).Sub(now)
 }
 
 // holdEnd is when the pacing from responses lets the next attempt go, as it stands at now: an
-// interval after the last response less the fastest round trip, at most PacingHold of an interval
-// past the last attempt's time (base), or later by what the allowance for late responses holds at
-// now (up to PacingHoldLate). Call it with g.mu held and the pacing from responses on.
+// interval and the margin after the last response less the fastest round trip, at most PacingHold
+// of an interval past the last attempt's time (base), or later by what the allowance for late
+// responses holds at now (up to PacingHoldLate). Call it with g.mu held and the pacing from
+// responses on.
 func (g *gate) holdEnd(now time.Time) (base, end time.Time) {
 	interval := g.interval()
 	base = g.sent.Add(interval + time.Duration(PacingHold*float64(interval)))
 	end = base.Add(g.allowance(now, interval))
-	if r := g.responded.Add(interval - g.minRTT); !g.responded.IsZero() && r.Before(end) {
+	if r := g.responded.Add(g.spaced() - g.minRTT); !g.responded.IsZero() && r.Before(end) {
 		end = r
 	}
 	return base, end
@@ -239,6 +242,19 @@ func (g *gate) holdEnd(now time.Time) (base, end time.Time) {
 // interval is the schedule's spacing. Call it with g.mu held.
 func (g *gate) interval() time.Duration {
 	return time.Duration(float64(time.Second) / float64(g.schedule.Limit()))
+}
+
+// spacingMargin is how much more than an interval, in intervals, the limiter leaves between the
+// instant it counts from (the last write, or the last response less the fastest round trip) and
+// the next attempt. The service counts a request when it reads it, and the time between a write
+// and that reading varies by a millisecond or so on a busy machine: an attempt spaced by exactly
+// an interval is refused now and then.
+const spacingMargin = 0.015
+
+// spaced is an interval and the margin: the least time between the instant the spacing counts from
+// and the next attempt. Call it with g.mu held.
+func (g *gate) spaced() time.Duration {
+	return time.Duration(float64(g.interval()) * (1 + spacingMargin))
 }
 
 // allowance is how much longer than PacingHold past its due time an attempt may wait for a late

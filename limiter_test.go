@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"path"
 	"sync"
@@ -37,9 +38,13 @@ func TestGatePacesUnderTheTargetByTheHeadroom(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
 		assert.Zero(t, waitTook(t, g))
-		// 0.3% under 10 per second: 100.3 ms apart, never 100 ms.
+		// 0.3% under 10 per second: an interval of 100.3 ms, never 100 ms. With no burst each
+		// request goes that interval and the margin after the last one: 101.8 ms apart.
+		interval := 100300 * time.Microsecond
+		assert.Equal(t, interval, g.interval().Round(100*time.Microsecond))
+		spaced := time.Duration(float64(interval) * (1 + spacingMargin))
 		for range 20 {
-			assert.Equal(t, 100300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond))
+			assert.Equal(t, spaced.Round(100*time.Microsecond), waitTook(t, g).Round(100*time.Microsecond))
 		}
 	})
 }
@@ -52,7 +57,7 @@ func TestTheFirst429OnlyArmsThePacingFromResponses(t *testing.T) {
 		g := newGate(10, 1)
 		waitFor(t, g)()
 		g.Throttled(context.Background(), time.Second)
-		assert.Equal(t, 100300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond), "one interval, not the Retry-After")
+		assert.Equal(t, g.spaced(), waitTook(t, g), "an interval and the margin, not the Retry-After")
 
 		g.Throttled(context.Background(), time.Second)
 		assert.Equal(t, time.Second, waitTook(t, g).Round(time.Millisecond), "a later 429: everyone waits its Retry-After")
@@ -129,11 +134,11 @@ func TestCallersTakeTurnsOnTheSchedule(t *testing.T) {
 // TestStrictServerSeesFewRefusals drives 16 goroutines on one client for a minute against a server
 // that refuses any request less than 100 ms after the one it last served (10 per second, no
 // burst), with some requests reaching it late (as a busy machine or a network would make them): a
-// late request makes the next one look early to the server, by far more than the 0.3% headroom.
-// The client is refused once: that 429 arms the pacing from responses, and no late request makes
-// the next one early after that: each late response holds the next request until an interval
-// after it, past the quarter interval while the waits that long take under their share of the
-// time (a request 60 ms late now and then, as a loaded machine's scheduler makes them).
+// late request makes the next one look early to the server, by more than the headroom and the
+// margin. The client is refused once: that 429 arms the pacing from responses, and no late request
+// makes the next one early after that: each late response holds the next request until an interval
+// and the margin after it, past the quarter interval while the waits that long take under their
+// share of the time (a request 60 ms late now and then, as a loaded machine's scheduler makes them).
 func TestStrictServerSeesFewRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -141,11 +146,11 @@ func TestStrictServerSeesFewRefusals(t *testing.T) {
 		late  time.Duration // is this late
 		share float64       // the least share of the rate served
 	}{
-		{"1.5 ms late, one in 50", 50, 1500 * time.Microsecond, 0.98},
-		{"20 ms late, one in 10", 10, 20 * time.Millisecond, 0.95},
-		{"24 ms late, one in 4", 4, 24 * time.Millisecond, 0.92}, // each costs its delay once
-		{"60 ms late, one in 40", 40, 60 * time.Millisecond, 0.97},
-		{"90 ms late, one in 100", 100, 90 * time.Millisecond, 0.98},
+		{"3 ms late, one in 50", 50, 3 * time.Millisecond, 0.965}, // past the margin: refused once
+		{"20 ms late, one in 10", 10, 20 * time.Millisecond, 0.935},
+		{"24 ms late, one in 4", 4, 24 * time.Millisecond, 0.905}, // each costs its delay once
+		{"60 ms late, one in 40", 40, 60 * time.Millisecond, 0.955},
+		{"90 ms late, one in 100", 100, 90 * time.Millisecond, 0.965},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ok, refused := strictServerRun(t, tc.every, tc.late, 0)
@@ -177,11 +182,64 @@ func TestSlowResponsesCostLittle(t *testing.T) {
 	assert.GreaterOrEqual(t, float64(ok), 0.85*600, "served") // 399 if every late response held the next one
 }
 
+// TestTheMarginCoversJitterInWhenTheServerReads: the strict server reads each request a random
+// 0 to 1 ms after it arrived, and answers it (served or refused) 1 ms after it arrived whatever
+// that delay, so the round trip the client sees is always the same and tells nothing of when
+// within it the server counted the request. Request 2 reaches it 30 ms late, so the next is
+// refused: that arms the pacing from responses. From then on each request goes an interval and
+// the margin after the response to the one before, less the round trip: after the write of the
+// one before, which the server may have read up to 1 ms later than it reads this one. With an
+// interval alone (and its 0.3 ms headroom) about one request in four would be refused, until a
+// second 429 widened the spacing; the margin covers the jitter, and none is refused but the first.
+func TestTheMarginCoversJitterInWhenTheServerReads(t *testing.T) {
+	jitter := func(k int) time.Duration { // a random delay for the kth request, the same for each call
+		return time.Duration(rand.New(rand.NewPCG(uint64(k), 1)).Int64N(int64(time.Millisecond) + 1))
+	}
+	read := func(k int) time.Duration {
+		if k == 2 {
+			return 30 * time.Millisecond
+		}
+		return jitter(k)
+	}
+	answer := func(k int, _ bool) time.Duration { return max(0, time.Millisecond-read(k)) }
+	ok, refused := strictServe(t, read, answer)
+	t.Logf("served %d, refused %d", ok, refused)
+	assert.Equal(t, 1, refused, "refusals, the one that arms the pacing from responses included; served %d", ok)
+	assert.GreaterOrEqual(t, float64(ok), 0.965*600, "served; refused %d", refused)
+}
+
 // strictServerRun is one run of TestStrictServerSeesFewRefusals: how many requests the server
 // served and refused in a minute. One request in every reaches the server late, or, with slow,
 // has its response that much later than the others (the server counted it when it arrived). opts
 // are the client's further options.
 func strictServerRun(t *testing.T, every int, late, slow time.Duration, opts ...Option) (ok, refused int) {
+	isLate := func(k int) bool { return k%every == every/2 }
+	read := func(k int) time.Duration {
+		switch {
+		case isLate(k):
+			return late
+		case k == 6 && slow > 0: // late, so that the next is refused: that arms the pacing from responses (on
+			// a reused connection: after one on a new connection, the next waits for the response)
+			return 30 * time.Millisecond
+		}
+		return 0
+	}
+	answer := func(k int, served bool) time.Duration {
+		if served && isLate(k) {
+			return slow
+		}
+		return 0
+	}
+	return strictServe(t, read, answer, opts...)
+}
+
+// strictServe drives 16 goroutines on one client for a minute against a server that refuses any
+// request it reads less than 100 ms after the one it last served (10 per second, no burst): how
+// many it served and refused. The server reads the kth request to reach it read(k) after it
+// arrived, and answers it answer(k, served) after it read it. opts are the client's further
+// options.
+func strictServe(t *testing.T, read func(k int) time.Duration, answer func(k int, served bool) time.Duration,
+	opts ...Option) (ok, refused int) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var last time.Time
@@ -191,19 +249,13 @@ func strictServerRun(t *testing.T, every int, late, slow time.Duration, opts ...
 			n++
 			k := n
 			mu.Unlock()
-			isLate := k%every == every/2
-			switch {
-			case isLate:
-				time.Sleep(late)
-			case k == 6 && slow > 0: // late, so that the next is refused: that arms the pacing from responses (on
-				// a reused connection: after one on a new connection, the next waits for the response)
-				time.Sleep(30 * time.Millisecond)
-			}
+			time.Sleep(read(k))
 			mu.Lock()
 			now := time.Now()
 			if !last.IsZero() && now.Sub(last) < 100*time.Millisecond {
 				refused++
 				mu.Unlock()
+				time.Sleep(answer(k, false))
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
 				return
@@ -211,9 +263,7 @@ func strictServerRun(t *testing.T, every int, late, slow time.Duration, opts ...
 			last = now
 			ok++
 			mu.Unlock()
-			if isLate {
-				time.Sleep(slow)
-			}
+			time.Sleep(answer(k, true))
 			w.WriteHeader(http.StatusNoContent)
 		}, append([]Option{WithRateLimit(10, 1), WithRetry(RetryPolicy{MaxRetries: 10})}, opts...)...)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -231,16 +281,16 @@ func strictServerRun(t *testing.T, every int, late, slow time.Duration, opts ...
 	return ok, refused
 }
 
-// TestPacingFromResponses: once a 429 armed it, the next attempt goes an interval after the previous
-// attempt's response, less the shortest round trip, but at most a quarter of an interval past its
-// due time; for a later response, up to an interval past its due time while the waits past the
-// quarter interval have taken under PacingHoldShare of the time (a slow endpoint, or lost
-// responses, then hold the next attempt about a quarter interval again). Only the last attempt's
-// response counts.
+// TestPacingFromResponses: once a 429 armed it, the next attempt goes an interval and the margin
+// after the previous attempt's response, less the shortest round trip, but at most a quarter of an
+// interval past its due time; for a later response, up to an interval past its due time while the
+// waits past the quarter interval have taken under PacingHoldShare of the time (a slow endpoint,
+// or lost responses, then hold the next attempt about a quarter interval again). Only the last
+// attempt's response counts.
 func TestPacingFromResponses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
-		interval := 100300 * time.Microsecond
+		interval, spaced := g.interval(), g.spaced()
 		done := waitFor(t, g)
 		time.Sleep(2 * time.Millisecond)
 		done() // the shortest round trip: 2 ms
@@ -251,18 +301,18 @@ func TestPacingFromResponses(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // a response 20 ms after the attempt left
 		done()
 		took, done := waitDone(t, g)
-		assert.Equal(t, interval-2*time.Millisecond, took.Round(time.Microsecond),
-			"an interval after the response less the shortest round trip, not an interval after the grant")
+		assert.Equal(t, spaced-2*time.Millisecond, took,
+			"an interval and the margin after the response less the shortest round trip, not after the grant")
 
 		time.Sleep(60 * time.Millisecond) // a late response, as for a request that reached the service late
 		done()
 		took, _ = waitDone(t, g) // its response never comes
-		assert.Equal(t, interval-2*time.Millisecond, took.Round(time.Microsecond),
-			"an interval after the late response too: 33 ms past the quarter interval")
+		assert.Equal(t, spaced-2*time.Millisecond, took,
+			"an interval and the margin after the late response too: 34 ms past the quarter interval")
 
-		// The next waits for the lost response what is left of the allowance (75 ms less 33 ms, and
+		// The next waits for the lost response what is left of the allowance (75 ms less 34 ms, and
 		// the share of the time since), then a quarter interval past its due time and the share.
-		assert.Equal(t, 169*time.Millisecond, waitTook(t, g).Round(time.Millisecond))
+		assert.Equal(t, 168*time.Millisecond, waitTook(t, g).Round(time.Millisecond))
 		assert.Equal(t, 127*time.Millisecond, waitTook(t, g).Round(time.Millisecond))
 
 		// After a minute without late responses, the allowance is whole again. A response to an
@@ -288,7 +338,7 @@ func waitDone(t *testing.T, g *gate) (time.Duration, func()) {
 
 // TestAWaitForAResponseDoesNotFailEarly: a caller whose deadline comes before the end of the hold
 // for the previous response is not refused at once, since the response usually ends the hold
-// early; it goes an interval after the response.
+// early; it goes an interval and the margin after the response.
 func TestAWaitForAResponseDoesNotFailEarly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
@@ -308,19 +358,20 @@ func TestAWaitForAResponseDoesNotFailEarly(t *testing.T) {
 		start := time.Now()
 		_, err := g.Wait(ctx)
 		require.NoError(t, err, "the hold (125 ms) is longer than the deadline, but the response comes at 5 ms")
-		assert.Equal(t, 5*time.Millisecond+100300*time.Microsecond-time.Millisecond, time.Since(start).Round(time.Microsecond))
+		assert.Equal(t, 5*time.Millisecond+g.spaced()-time.Millisecond, time.Since(start))
 	})
 }
 
-// TestPacingFromResponsesIsOffUntilA429: without a 429 the schedule alone paces: the next attempt
-// is due an interval after the grant, however late the response.
+// TestPacingFromResponsesIsOffUntilA429: without a 429 the response does not pace: with no burst
+// and no word of the write, the next attempt is due an interval and the margin after the grant,
+// however late the response.
 func TestPacingFromResponsesIsOffUntilA429(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
 		done := waitFor(t, g)
 		time.Sleep(30 * time.Millisecond)
 		done()
-		assert.Equal(t, 70300*time.Microsecond, waitTook(t, g).Round(100*time.Microsecond), "an interval after the grant")
+		assert.Equal(t, g.spaced()-30*time.Millisecond, waitTook(t, g), "an interval and the margin after the grant")
 	})
 }
 
@@ -382,7 +433,8 @@ func TestThePacingFromResponsesLastsAndTheWideningNarrowsBack(t *testing.T) {
 
 // TestEachLater429WidensTheSpacing: the first 429 only arms; each later one widens the schedule's
 // spacing by PacingWiden of an interval, up to PacingWidenMax, and the widening narrows back by
-// PacingWiden for each PacingNarrow without a 429.
+// PacingWiden for each PacingNarrow without a 429. With no burst, two grants in a row are that
+// spacing and the margin apart.
 func TestEachLater429WidensTheSpacing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
@@ -390,21 +442,25 @@ func TestEachLater429WidensTheSpacing(t *testing.T) {
 			waitFor(t, g)
 			return waitTook(t, g).Round(time.Millisecond)
 		}
+		widened := func(by float64) time.Duration { // the spacing widened by so many intervals, and the margin
+			interval := float64(time.Second) / 10 * (1 + PacingHeadroom + by)
+			return time.Duration(interval * (1 + spacingMargin)).Round(time.Millisecond)
+		}
 		waitFor(t, g)
 		g.Throttled(context.Background(), time.Millisecond)
-		assert.Equal(t, 100*time.Millisecond, spacing(), "the first 429 only arms")
+		assert.Equal(t, widened(0), spacing(), "the first 429 only arms")
 		g.Throttled(context.Background(), time.Millisecond)
-		assert.Equal(t, 105*time.Millisecond, spacing(), "a second one widens by 5 percent of an interval")
+		assert.Equal(t, widened(0.05), spacing(), "a second one widens by 5 percent of an interval")
 		g.Throttled(context.Background(), time.Millisecond)
-		assert.Equal(t, 110*time.Millisecond, spacing(), "a third by 5 percent more")
+		assert.Equal(t, widened(0.10), spacing(), "a third by 5 percent more")
 		for range 20 {
 			g.Throttled(context.Background(), time.Millisecond)
 		}
-		assert.Equal(t, 150*time.Millisecond, spacing(), "at most by half an interval")
+		assert.Equal(t, widened(0.5), spacing(), "at most by half an interval")
 		time.Sleep(PacingNarrow - 300*time.Millisecond) // since the last 429, with the grants above
-		assert.Equal(t, 145*time.Millisecond, spacing(), "narrowed by 5 percent after PacingNarrow without a 429")
+		assert.Equal(t, widened(0.45), spacing(), "narrowed by 5 percent after PacingNarrow without a 429")
 		time.Sleep(10 * PacingNarrow)
-		assert.Equal(t, 100*time.Millisecond, spacing(), "and back to the headroom")
+		assert.Equal(t, widened(0), spacing(), "and back to the headroom")
 	})
 }
 

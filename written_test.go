@@ -39,7 +39,8 @@ func writingLate(late func(n int64) time.Duration) Option {
 
 // TestTheNextRequestWaitsForTheLastOneToBeWritten: once the pacing from responses is on, an
 // attempt that the limiter let go but that is not written yet holds the next one (up to a
-// second), which then goes an interval after that write, less the fastest round trip; an attempt
+// second), which then goes an interval and the margin after that write, less the fastest round
+// trip; an attempt
 // that ends with no word of a write (a transport without the trace hooks) holds nobody.
 func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -65,8 +66,8 @@ func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 			done()
 		}()
 		took := waitTook(t, g)
-		assert.Equal(t, 300*time.Millisecond+2*time.Millisecond+g.interval()-2*time.Millisecond, took,
-			"the next attempt waited for the write, then an interval after it less the round trip")
+		assert.Equal(t, 300*time.Millisecond+2*time.Millisecond+g.spaced()-2*time.Millisecond, took,
+			"the next attempt waited for the write, then an interval and the margin after it less the round trip")
 
 		// A transport that never says when it wrote: the attempt's end frees the next one, and the
 		// gate still waits for writes it is told of.
@@ -79,7 +80,7 @@ func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 			done()
 			n2.fire(time.Time{}, false, false)
 		}()
-		assert.Equal(t, g.interval(), waitTook(t, g), "an attempt with no word of its write, answered at once")
+		assert.Equal(t, g.spaced(), waitTook(t, g), "an attempt with no word of its write, answered at once")
 
 		// A write that never comes holds the next attempt a second at most.
 		time.Sleep(time.Second)
@@ -92,7 +93,7 @@ func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 }
 
 // TestWithNoBurstTheScheduleCountsFromTheLastWrite: before any 429, a limiter with a burst of one
-// lets the next request go an interval after the last one was written; with a burst of two, the
+// lets the next request go an interval and the margin after the last one was written; with a burst of two, the
 // schedule alone paces (a late write takes nothing from the burst).
 func TestWithNoBurstTheScheduleCountsFromTheLastWrite(t *testing.T) {
 	for _, burst := range []int{1, 2} {
@@ -116,7 +117,7 @@ func TestWithNoBurstTheScheduleCountsFromTheLastWrite(t *testing.T) {
 			})
 			took := waitTook(t, g)
 			if burst == 1 {
-				assert.Equal(t, 30*time.Millisecond+g.interval(), took, "an interval after the late write")
+				assert.Equal(t, 30*time.Millisecond+g.spaced(), took, "an interval and the margin after the late write")
 			} else {
 				assert.Zero(t, took, "the burst's second request")
 			}
@@ -128,9 +129,9 @@ func TestWithNoBurstTheScheduleCountsFromTheLastWrite(t *testing.T) {
 // on a new connection only once it has accepted the connection, which on a busy machine is many
 // milliseconds after the write, so an interval after the write may be less than one after the
 // service counted it. With no burst the next request then waits for the response and an
-// interval after it, at most PacingHoldLate of an interval past its due time; after a request on a
-// reused connection, an interval after the write suffices. This holds before any 429 (a fresh
-// process's first requests) as after it.
+// interval and the margin after it, at most PacingHoldLate of an interval past its due time; after
+// a request on a reused connection, an interval and the margin after the write suffice. This holds
+// before any 429 (a fresh process's first requests) as after it.
 func TestARequestOnANewConnectionHoldsTheNextUntilItsResponse(t *testing.T) {
 	for _, armed := range []bool{false, true} {
 		synctest.Test(t, func(t *testing.T) {
@@ -140,7 +141,7 @@ func TestARequestOnANewConnectionHoldsTheNextUntilItsResponse(t *testing.T) {
 				g.Throttled(ctx, time.Second)
 				time.Sleep(time.Second)
 			}
-			interval := g.interval()
+			interval, spaced := g.interval(), g.spaced()
 			// sent lets an attempt go, written at once (on a new connection or not) and answered
 			// after rtt (never, for rtt < 0); it returns how long the next attempt waited.
 			sent := func(fresh bool, rtt time.Duration) time.Duration {
@@ -159,14 +160,14 @@ func TestARequestOnANewConnectionHoldsTheNextUntilItsResponse(t *testing.T) {
 				}
 				return waitTook(t, g)
 			}
-			assert.Equal(t, 30*time.Millisecond+interval, sent(true, 30*time.Millisecond),
-				"an interval after the response to the request on a new connection")
+			assert.Equal(t, 30*time.Millisecond+spaced, sent(true, 30*time.Millisecond),
+				"an interval and the margin after the response to the request on a new connection")
 			most := interval + time.Duration(PacingHoldLate*float64(interval))
 			assert.Equal(t, most, sent(true, 150*time.Millisecond), "a later response: PacingHoldLate past its due time")
 			assert.Equal(t, most, sent(true, -1), "no response: PacingHoldLate past its due time")
 			if !armed {
-				assert.Equal(t, interval, sent(false, 30*time.Millisecond),
-					"on a reused connection: an interval after the write")
+				assert.Equal(t, spaced, sent(false, 30*time.Millisecond),
+					"on a reused connection: an interval and the margin after the write")
 			}
 		})
 	}
@@ -203,17 +204,19 @@ func TestTheTransportTellsWhetherARequestWentOnANewConnection(t *testing.T) {
 // TestTheFirstRequestWrittenLateDelaysTheSecond: a process's first request is the one most often
 // written late (a new connection, goroutines waiting for a CPU at start). Before any request has
 // said whether the client tells its writes, the second waits for the first's word, then goes an
-// interval after the write (on a reused connection) or the response (on a new one). A client
-// that never tells (no trace hooks) waits for nothing after the first attempt's end.
+// interval and the margin after the write (on a reused connection) or the response (on a new
+// one). A client that never tells (no trace hooks) waits for nothing after the first attempt's
+// end: the schedule alone paces, an interval after the grant.
 func TestTheFirstRequestWrittenLateDelaysTheSecond(t *testing.T) {
+	interval, spaced := 100300*time.Microsecond, newGate(10, 1).spaced()
 	for _, c := range []struct {
 		name          string
 		traced, fresh bool
 		want          time.Duration
 	}{
-		{"written late on a reused connection", true, false, 40*time.Millisecond + 100300*time.Microsecond},
-		{"written late on a new connection, answered 5 ms later", true, true, 45*time.Millisecond + 100300*time.Microsecond},
-		{"no word of the write", false, false, 100300 * time.Microsecond},
+		{"written late on a reused connection", true, false, 40*time.Millisecond + spaced},
+		{"written late on a new connection, answered 5 ms later", true, true, 45*time.Millisecond + spaced},
+		{"no word of the write", false, false, interval},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -241,7 +244,7 @@ func TestTheFirstRequestWrittenLateDelaysTheSecond(t *testing.T) {
 					n1 := &writeNote{}
 					_, err := g.Wait(withWriteNote(ctx, n1))
 					require.NoError(t, err)
-					assert.InDelta(t, float64(100300*time.Microsecond), float64(waitTook(t, g)), float64(time.Microsecond))
+					assert.InDelta(t, float64(interval), float64(waitTook(t, g)), float64(time.Microsecond))
 				}
 			})
 		})
