@@ -100,15 +100,17 @@ func boardKey(token string) *[sha256.Size]byte {
 // Mark implements [compute.ListBoard]: a number, from Redis's clock in microseconds, greater than
 // every mark given before to a process of the budget, kept under the budget's key for 10 minutes
 // after the last one so that it never goes back while Redis's clock does. A mark more than a
-// second away from this process's clock, or not above the last one this process got, is refused
-// with an error (the waits then read the list themselves): the freshness of what the board
-// answers rests on its marks. It fails within the
+// second away from this process's clock, or not above every mark this process got before it
+// asked, is refused with an error (the waits then read the list themselves): the freshness of what
+// the board answers rests on its marks. Calls at once may get their marks back in any order: a
+// mark below one that a call made meanwhile got is no sign of a Redis that went back. It fails within the
 // timeout ([WithTimeout]) when Redis does not answer, at once while the limiter is on its
 // fallback or closed, and never makes the limiter fall back.
 func (l *Limiter) Mark(ctx context.Context) (int64, error) {
 	if err := l.boardReady(ctx); err != nil {
 		return 0, err
 	}
+	before := l.lastMark.Load() // every mark this process got before asking: Redis gives a greater one
 	v, err := l.runOn(ctx, markScript, []string{l.keys[0] + ":board-mark"},
 		[]any{l.clock(), markTTL.Milliseconds()})
 	if err != nil {
@@ -124,12 +126,12 @@ func (l *Limiter) Mark(ctx context.Context) (int64, error) {
 	if now := l.clockNow(); m < now-markSkew.Microseconds() || m > now+markSkew.Microseconds() {
 		return 0, errors.New("ratelimit/redis: the list board's mark is more than a second away from this process's clock")
 	}
+	if m <= before {
+		return 0, errors.New("ratelimit/redis: the list board gave a mark not above one it gave before")
+	}
 	for {
 		last := l.lastMark.Load()
-		if m <= last {
-			return 0, errors.New("ratelimit/redis: the list board gave a mark not above one it gave before")
-		}
-		if l.lastMark.CompareAndSwap(last, m) {
+		if m <= last || l.lastMark.CompareAndSwap(last, m) {
 			return m, nil
 		}
 	}

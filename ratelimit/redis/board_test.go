@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	compute "github.com/compute-sdk/compute-go"
@@ -384,4 +385,46 @@ func ownRedis(t *testing.T) (*goredis.Client, context.Context) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	return rdb, ctx
+}
+
+// TestMarksAnsweredOutOfOrderAreKept: two Mark calls at once, the first's reply held until the
+// second's is in, so that the smaller mark, given first, arrives last (a fleet's waits ask for marks
+// by the dozen at once). It is no sign of a Redis that went back, and is kept; a later call given a
+// mark not above one the process got before it asked is still refused.
+func TestMarksAnsweredOutOfOrderAreKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hold := make(chan struct{})
+		var mu sync.Mutex
+		calls := 0
+		fake := newFakeRedis(map[string]func(redisCall) answer{"mark": func(redisCall) answer {
+			mu.Lock()
+			defer mu.Unlock()
+			calls++
+			switch calls {
+			case 1:
+				return answer{one: boardNow + 1, hang: hold}
+			case 2:
+				return answer{one: boardNow + 2}
+			default:
+				return answer{one: boardNow + 1} // a Redis that went back
+			}
+		}})
+		l, err := fakeLimiter(t, fake, &recordingLimiter{}, &reports{})
+		require.NoError(t, err)
+		l.SetClock(func() string { return strconv.FormatInt(boardNow, 10) })
+		ctx := context.Background()
+		first := make(chan error, 1)
+		go func() {
+			_, err := l.Mark(ctx)
+			first <- err
+		}()
+		synctest.Wait() // the first call is in Redis, its reply held
+		m, err := l.Mark(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, boardNow+2, m)
+		close(hold)
+		assert.NoError(t, <-first, "the first call's mark, given before the second's, arrived after it")
+		_, err = l.Mark(ctx)
+		assert.ErrorContains(t, err, "not above", "a mark not above one the process got before asking")
+	})
 }

@@ -8,6 +8,7 @@ var (
 	WrittenScript   = writtenScript
 	ThrottledScript = throttledScript
 	MemberScript    = memberScript
+	MarkScript      = markScript
 	ScriptHeader    = scriptHeader
 )
 

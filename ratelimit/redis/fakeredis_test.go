@@ -47,6 +47,7 @@ func (c redisCall) Arg(i int) int64 {
 type answer struct {
 	reply []int64
 	vals  []any // the reply when reply is nil: a member script's has a string
+	one   any   // the reply when reply and vals are nil and it is not: a single value (a mark)
 	err   error
 	delay time.Duration
 	hang  <-chan struct{}
@@ -78,6 +79,7 @@ var scriptNames = map[string]string{
 	ratelimit.WrittenScript.Hash():   "written",
 	ratelimit.ThrottledScript.Hash(): "throttled",
 	ratelimit.MemberScript.Hash():    "member",
+	ratelimit.MarkScript.Hash():      "mark",
 }
 
 // alone is memberScript's reply to a process alone on the budget: it holds every slot.
@@ -146,6 +148,9 @@ func (f *fakeRedis) EvalSha(ctx context.Context, sha string, _ []string, args ..
 	}
 	if a.err != nil {
 		return goredis.NewCmdResult(nil, a.err)
+	}
+	if a.reply == nil && a.vals == nil && a.one != nil {
+		return goredis.NewCmdResult(a.one, nil)
 	}
 	if a.reply == nil {
 		return goredis.NewCmdResult(a.vals, nil)

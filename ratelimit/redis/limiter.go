@@ -495,7 +495,8 @@ type Limiter struct {
 	// board is the list board's MAC key (see board.go), derived from the token; a pointer, so that
 	// printing the struct shows an address, not the key.
 	board *[sha256.Size]byte
-	// lastMark is the greatest mark the board gave this process: a mark not above it is refused.
+	// lastMark is the greatest mark the board gave this process: a mark not above the one it held
+	// when the call asked is refused.
 	lastMark atomic.Int64
 
 	// turn lets one goroutine of this process at a time ask Redis for a grant and wait until it is
