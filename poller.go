@@ -155,9 +155,10 @@ func (p *poller[T]) sharing() bool {
 	return p.running && !p.refused && !p.stalled && len(p.waits) >= 2 && cost <= len(p.waits)
 }
 
-// company waits, up to d, until the walks run (a second wait on the kind joined): a wait whose first
-// poll would read alone while the client's other requests wait for the rate, its GET queued behind
-// them, shares the walk of the waits that follow it instead. It returns at once while the walks run.
+// company waits, up to d, until the walks run (a second wait on the kind joined): a wait whose
+// first poll would read alone while the client's other requests wait for the rate, its GET queued
+// behind them, shares the walk of the waits that follow it instead. It returns at once while the
+// walks run.
 func (p *poller[T]) company(ctx context.Context, d time.Duration) {
 	p.mu.Lock()
 	running, started := p.running, p.started

@@ -40,8 +40,8 @@ func writingLate(late func(n int64) time.Duration) Option {
 // TestTheNextRequestWaitsForTheLastOneToBeWritten: once the pacing from responses is on, an
 // attempt that the limiter let go but that is not written yet holds the next one (up to a
 // second), which then goes an interval and the margin after that write, less the fastest round
-// trip; an attempt
-// that ends with no word of a write (a transport without the trace hooks) holds nobody.
+// trip; an attempt that ends with no word of a write (a transport without the trace hooks) holds
+// nobody.
 func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate(10, 1)
@@ -93,8 +93,8 @@ func TestTheNextRequestWaitsForTheLastOneToBeWritten(t *testing.T) {
 }
 
 // TestWithNoBurstTheScheduleCountsFromTheLastWrite: before any 429, a limiter with a burst of one
-// lets the next request go an interval and the margin after the last one was written; with a burst of two, the
-// schedule alone paces (a late write takes nothing from the burst).
+// lets the next request go an interval and the margin after the last one was written; with a burst
+// of two, the schedule alone paces (a late write takes nothing from the burst).
 func TestWithNoBurstTheScheduleCountsFromTheLastWrite(t *testing.T) {
 	for _, burst := range []int{1, 2} {
 		synctest.Test(t, func(t *testing.T) {
