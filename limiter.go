@@ -19,6 +19,7 @@ const (
 	PacingWiden     = 0.05            // intervals each 429 after the first widens the spacing by
 	PacingWidenMax  = 0.5             // intervals the spacing widens by at most
 	PacingNarrow    = 2 * time.Minute // how long without a 429 narrows the spacing by PacingWiden
+	PacingMargin    = 0.015           // intervals more than one left after a write or a response
 )
 
 // NewLimiter returns the limiter a client builds from [WithRateLimit]: rps requests per second on
@@ -44,7 +45,7 @@ const (
 //     before the first 429 as after it; and after a request written on a new connection, which
 //     the service reads only once it has accepted the connection, the next one waits for its
 //     response and an interval after it (at most [PacingHoldLate] of an interval past its due time).
-//     The spacing these waits count from a write or a response is an interval and a margin of 1.5%,
+//     The spacing these waits count from a write or a response is an interval and [PacingMargin],
 //     since the time between a write and the service's reading of it varies by a millisecond or so.
 //
 // Each later 429 pauses every caller for its Retry-After, since the budget is spent (another client
@@ -53,11 +54,39 @@ const (
 // an interval (up to [PacingWidenMax]): a request that a busy machine or a jittery network delivers
 // late lands less than an interval before the next one, and a service that allows no burst refuses
 // that one. The widening narrows back by [PacingWiden] for each [PacingNarrow] without a 429.
-func NewLimiter(rps float64, burst int) (Limiter, error) {
+//
+// opts change the pacing (see [PaceFromResponses]); a nil one is ignored.
+func NewLimiter(rps float64, burst int, opts ...LimiterOption) (Limiter, error) {
 	if !(rps > 0) || math.IsInf(rps, 0) || burst < 1 {
 		return nil, fmt.Errorf("compute: NewLimiter: rps must be > 0 and finite and burst >= 1, got %v and %d", rps, burst)
 	}
-	return newGate(rps, burst), nil
+	g := newGate(rps, burst)
+	for _, o := range opts {
+		if o != nil {
+			o(g)
+		}
+	}
+	return g, nil
+}
+
+// LimiterOption changes the pacing of the limiter [NewLimiter] returns.
+type LimiterOption func(*gate)
+
+// PaceFromResponses turns the pacing from responses on from the first request, not from the first
+// 429. Use it in a short-lived process against a service that allows no burst: a command, or a
+// Terraform provider, which Terraform starts anew for each plan and each apply. On a busy machine
+// the service may read a request some milliseconds after it was written; before the pacing from
+// responses is on, the next request, an interval after that write, then reaches it less than an
+// interval after, and draws a 429: one in each process. What it costs: each request waits for the
+// response to the one before, at most [PacingHold] of an interval past its turn (more for a late
+// response, within [PacingHoldShare] of the time), so a slow service slows a burst; and the first
+// 429, which then means that the budget is spent, pauses every caller for its Retry-After.
+func PaceFromResponses() LimiterOption {
+	return func(g *gate) {
+		if g.schedule != nil {
+			g.armed = true
+		}
+	}
 }
 
 // gate is the default [Limiter]. With the limit off (no schedule) every 429 pauses every caller.
@@ -249,7 +278,7 @@ func (g *gate) interval() time.Duration {
 // the next attempt. The service counts a request when it reads it, and the time between a write
 // and that reading varies by a millisecond or so on a busy machine: an attempt spaced by exactly
 // an interval is refused now and then.
-const spacingMargin = 0.015
+const spacingMargin = PacingMargin
 
 // spaced is an interval and the margin: the least time between the instant the spacing counts from
 // and the next attempt. Call it with g.mu held.

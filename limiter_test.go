@@ -487,3 +487,61 @@ func TestANilContextIsRefusedWithoutAPanic(t *testing.T) {
 		})
 	}
 }
+
+// TestPaceFromResponsesPacesFromTheFirstRequest: a request answered 60 ms after its write (the
+// service read it late, on a busy machine) holds the next one until an interval and the margin
+// after that response, less the fastest round trip, from the first requests on with
+// PaceFromResponses; without it, before any 429, the next one goes an interval and the margin
+// after the write. With it, the first 429 pauses every caller for its Retry-After; without it, it
+// only turns the pacing from responses on.
+func TestPaceFromResponsesPacesFromTheFirstRequest(t *testing.T) {
+	for _, paced := range []bool{false, true} {
+		name := "from the first 429"
+		if paced {
+			name = "from the first request"
+		}
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var opts []LimiterOption
+				if paced {
+					opts = append(opts, nil, PaceFromResponses())
+				}
+				l, err := NewLimiter(10, 1, opts...)
+				require.NoError(t, err)
+				g := l.(*gate)
+				ctx := context.Background()
+				// sent lets an attempt go, written at once on a reused connection and answered after
+				// rtt; it returns how long the next attempt waited.
+				sent := func(rtt time.Duration) time.Duration {
+					time.Sleep(time.Second)
+					n := &writeNote{}
+					done, err := g.Wait(withWriteNote(ctx, n))
+					require.NoError(t, err)
+					n.fire(time.Now(), true, false)
+					var wg sync.WaitGroup
+					defer wg.Wait()
+					wg.Go(func() {
+						time.Sleep(rtt)
+						done()
+					})
+					return waitTook(t, g)
+				}
+				sent(2 * time.Millisecond) // the fastest round trip
+				took := sent(60 * time.Millisecond)
+				if paced {
+					assert.Equal(t, 60*time.Millisecond+g.spaced()-2*time.Millisecond, took,
+						"an interval and the margin after the response, less the fastest round trip")
+				} else {
+					assert.Equal(t, g.spaced(), took, "an interval and the margin after the write")
+				}
+				time.Sleep(time.Second)
+				g.Throttled(ctx, time.Second)
+				if paced {
+					assert.Equal(t, time.Second, waitTook(t, g), "the first 429 pauses")
+				} else {
+					assert.Zero(t, waitTook(t, g), "the first 429 only turns the pacing from responses on")
+				}
+			})
+		})
+	}
+}

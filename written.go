@@ -55,18 +55,19 @@ func (n *writeNote) fire(at time.Time, traced, fresh bool) {
 
 // OnWritten arranges for f to be called once with the time the attempt's request was written to
 // its connection, for a [Limiter] of another package that paces from that instant (a request a
-// busy process writes late reaches the service late). ctx is the context the client passed to the
-// limiter's Wait; call OnWritten before Wait returns. f is not called for an attempt that ended
-// with no word of its write (a transport without the standard trace hooks). OnWritten reports
-// whether ctx came from a client's attempt.
-func OnWritten(ctx context.Context, f func(at time.Time)) bool {
+// busy process writes late reaches the service late), and whether it went on a new connection
+// (newConn), which the service reads later still, since it accepts the connection first. ctx is
+// the context the client passed to the limiter's Wait; call OnWritten before Wait returns. f is
+// not called for an attempt that ended with no word of its write (a transport without the
+// standard trace hooks). OnWritten reports whether ctx came from a client's attempt.
+func OnWritten(ctx context.Context, f func(at time.Time, newConn bool)) bool {
 	n := writeNoteOf(ctx)
 	if n == nil || f == nil {
 		return false
 	}
-	n.on(func(at time.Time, traced, _ bool) {
+	n.on(func(at time.Time, traced, fresh bool) {
 		if traced {
-			f(at)
+			f(at, fresh)
 		}
 	})
 	return true

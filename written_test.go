@@ -201,6 +201,45 @@ func TestTheTransportTellsWhetherARequestWentOnANewConnection(t *testing.T) {
 	})
 }
 
+// TestOnWrittenTellsALimiterOfAnotherPackageWhenAndOnWhichConnection: a limiter that is not the
+// package's own learns through OnWritten when each request was written, after its grant, and
+// whether on a new connection; a context that is not a client's attempt, or no function, gets no
+// word.
+func TestOnWrittenTellsALimiterOfAnotherPackageWhenAndOnWhichConnection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var fresh []bool
+		var grants, writes []time.Time
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			replyJSON(w, http.StatusOK, map[string]any{"instance": map[string]any{"id": "a", "status": "active"}})
+		}, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
+			mu.Lock()
+			grants = append(grants, time.Now())
+			mu.Unlock()
+			require.True(t, OnWritten(ctx, func(at time.Time, newConn bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				writes, fresh = append(writes, at), append(fresh, newConn)
+			}))
+			return nil, nil
+		})))
+		for range 2 {
+			_, err := c.Instances.Get(context.Background(), "a")
+			require.NoError(t, err)
+			time.Sleep(time.Second)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Equal(t, []bool{true, false}, fresh, "a new connection, then the same")
+		require.Len(t, writes, 2)
+		for i := range writes {
+			assert.False(t, writes[i].Before(grants[i]), "written after its grant")
+		}
+		assert.False(t, OnWritten(context.Background(), func(time.Time, bool) {}), "not a client's attempt")
+		assert.False(t, OnWritten(withWriteNote(context.Background(), &writeNote{}), nil), "no function")
+	})
+}
+
 // TestTheFirstRequestWrittenLateDelaysTheSecond: a process's first request is the one most often
 // written late (a new connection, goroutines waiting for a CPU at start). Before any request has
 // said whether the client tells its writes, the second waits for the first's word, then goes an

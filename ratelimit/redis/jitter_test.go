@@ -44,9 +44,10 @@ func TestTheFleetLearnsTheJitterItMeets(t *testing.T) {
 	})
 }
 
-// TestTheFleetPacesLateRequests: the same fleet, each process sending some requests 60 ms late.
-// No 429 comes but the one that arms the pacing from responses, and each late request costs the
-// fleet its lateness once.
+// TestTheFleetPacesLateRequests: the same fleet, each process sending some requests 60 ms late,
+// paced from responses from the first request (WithResponsePacing) or not. No 429 comes, and each
+// late request costs the fleet its lateness once. Without the option the fleet counts from each
+// write, and no 429 turns the pacing from responses on.
 //   - "a late response": one request in 80 of each process leaves late, as a loaded machine's
 //     scheduler holds a process or the service now and then (past the quarter interval the pacing
 //     from responses waited for at most). Each late request's response holds the next grant until
@@ -67,16 +68,76 @@ func TestTheFleetPacesLateRequests(t *testing.T) {
 		{"a late write", 4, 0.8},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			bubble(t, func(t *testing.T, addr string) {
-				const run = time.Minute
-				srv, id := strictServer(t)
-				f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
-				ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, c.every)
-				assert.Len(t, refused, 1, "429s; served %d", ok)
-				assert.GreaterOrEqual(t, ok, int64(c.served*fleetRate*run.Seconds()), "served; %d refused", len(refused))
-			})
+			for _, paced := range []bool{false, true} {
+				bubble(t, func(t *testing.T, addr string) {
+					const run = time.Minute
+					srv, id := strictServer(t)
+					var opts func(int) []ratelimit.Option
+					if paced {
+						opts = func(int) []ratelimit.Option { return []ratelimit.Option{ratelimit.WithResponsePacing()} }
+					}
+					f := newFleet(t, newBubbleBudget(t, addr), 2, opts)
+					ok, refused := strictRun(t, srv, id, f.limiters, run, 60*time.Millisecond, c.every)
+					assert.Empty(t, refused, "429s paced from responses from the first request: %v; served %d", paced, ok)
+					assert.GreaterOrEqual(t, ok, int64(c.served*fleetRate*run.Seconds()), "served; %d refused", len(refused))
+				})
+			}
 		})
 	}
+}
+
+// TestAFleetsFirstRequestWrittenLateDrawsNo429: two processes start at once against a service that
+// allows no burst, and the first's first request is written 40 ms past its turn (a process that
+// waits for a CPU as it starts). Before any 429 the next grant counts from that write, so no 429
+// comes at all: counting from the turn, the second process's first request would reach the
+// service 60 ms after the late one.
+func TestAFleetsFirstRequestWrittenLateDrawsNo429(t *testing.T) {
+	bubble(t, func(t *testing.T, addr string) {
+		const run = 5 * time.Second
+		srv, id := strictServer(t)
+		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
+		ctx, cancel := context.WithTimeout(t.Context(), run)
+		defer cancel()
+		var served atomic.Int64
+		var wg sync.WaitGroup
+		for i, l := range f.limiters {
+			first := func(n int64) time.Duration {
+				if i == 0 && n == 1 {
+					return 40 * time.Millisecond
+				}
+				return 0
+			}
+			lt := &latesend.Transport{Inner: srv.HTTPClient().Transport, Late: first}
+			c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
+				compute.WithHTTPClient(&http.Client{Transport: lt}))
+			require.NoError(t, err)
+			for range 2 {
+				wg.Go(func() {
+					for ctx.Err() == nil {
+						_, err := c.Instances.Get(ctx, id)
+						switch {
+						case err == nil:
+							served.Add(1)
+						case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+							return
+						case !errors.Is(err, compute.ErrRateLimited):
+							assert.NoError(t, err)
+							return
+						}
+					}
+				})
+			}
+		}
+		wg.Wait()
+		var refused []string
+		for _, r := range srv.Requests() {
+			if r.Status == http.StatusTooManyRequests {
+				refused = append(refused, r.Time.Format("05.000"))
+			}
+		}
+		assert.Empty(t, refused, "429s; served %d", served.Load())
+		assert.GreaterOrEqual(t, served.Load(), int64(0.9*fleetRate*run.Seconds()), "served")
+	})
 }
 
 // TestALoneProcessOnItsFallbackWaitsForALateResponse: one process, Redis down from the start, its

@@ -19,20 +19,27 @@
 // One budget per token: the state lives under one Redis key, the prefix (see [WithKeyPrefix])
 // followed by a SHA-256 of the token, so the key never reveals the token and the token never
 // reaches Redis. The pacing is the one [compute.NewLimiter] describes, decided by Lua scripts on
-// Redis's own clock for the whole fleet: the schedule (each grant at least an interval after the one
-// before, in any process), the pacing from responses that the first 429 seen by any process turns
-// on (see below), and the pause and the widening of the spacing every later 429 sets for every
-// process. A process that saw the pacing from responses on turns it on again in a budget that lost
-// it (a Redis restarted empty), so that no 429 is needed to relearn it. The limiter is also a [compute.ListBoard], whose keys start
-// with the budget's (see [Limiter.Post]).
+// Redis's own clock for the whole fleet: the schedule (each grant at least an interval after the
+// one before, in any process), the pacing from responses that the first 429 seen by any process
+// turns on (or the first request, with [WithResponsePacing]; see below), and the pause and the
+// widening of the spacing every later 429 sets for every process. A process that saw the pacing
+// from responses on turns it on again in a budget that lost it (a Redis restarted empty), so that
+// no 429 is needed to relearn it. The limiter is also a [compute.ListBoard], whose keys start with
+// the budget's (see [Limiter.Post]).
 //
-// While the pacing from responses is on, each attempt costs two more Redis commands: one reports,
-// as soon as it happens, that the attempt's request was written, and how late past its turn; the
-// other reports its response. The next grant, in any process, waits for the write's report (up to
-// a second past the last grant's due time, so that a process that died holds nobody longer) and
-// counts its hold from the write, not from the turn: a request that a busy process writes late
-// delays the next one by its lateness, as in [compute.NewLimiter]. A process whose client never
-// says when it writes (a transport without the standard trace hooks) is not waited for.
+// Each attempt costs one more Redis command, which reports, as soon as it happens, that the
+// attempt's request was written, how late past its turn, and whether on a new connection. The next
+// grant, in any process, waits for that report (up to a second past the last grant's due time, so
+// that a process that died holds nobody longer) and counts from the write, not from the turn: an
+// interval and [compute.PacingMargin] after it before the first 429, the pacing from responses
+// after it. A request that a busy process writes late delays the next one by its lateness, as in
+// [compute.NewLimiter] with a burst of one, before the first 429 as after it. After a request on a
+// new connection, which the service reads only once it has accepted the connection, the next
+// grant waits for its response and an interval and the margin after it (at most
+// [compute.PacingHoldLate] of an interval past its due time); that response is reported with a
+// second command, as every response is while the pacing from responses is on. A process whose
+// client never says when it writes (a transport without the standard trace hooks) is not waited
+// for.
 //
 // # When Redis is down or slow
 //
@@ -183,7 +190,7 @@ const maxMembers = 1 << 16
 // the limiter last learned it (empty before), ARGV[9] the recheck period and ARGV[10] the timeout.
 var scriptHeader = fmt.Sprintf(`
 local HEADROOM, HOLD, POLL, AHEAD, LATE, SHARE = %v, %v, %v, %v, %v, %v
-local WIDEN, WIDENMAX, NARROW, GRID, F, RECOVER, MAXLAG = %v, %v, %d, %v, %d, %d, %d
+local WIDEN, WIDENMAX, NARROW, GRID, F, RECOVER, MAXLAG, MARGIN = %v, %v, %d, %v, %d, %d, %d, %v
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
@@ -255,7 +262,7 @@ local function ranked(recs, me)
 end
 `, compute.PacingHeadroom, compute.PacingHold, pollEvery, ahead, compute.PacingHoldLate, compute.PacingHoldShare,
 	compute.PacingWiden, compute.PacingWidenMax, compute.PacingNarrow.Microseconds(), gridMargin, frame, recoverFor.Microseconds(),
-	maxLag.Microseconds())
+	maxLag.Microseconds(), compute.PacingMargin)
 
 // waitScript asks for a grant. ARGV[4] is the longest the caller can wait (-1 for no deadline),
 // ARGV[11] when it first asked for this grant (what it waited past the quarter interval for a late
@@ -276,7 +283,7 @@ local me = ARGV[5]
 local n, rank = ranked(recs, me)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 local s = redis.call('HMGET', KEYS[1], 'tat', 'until', 'armed', 'seq', 'sent', 'resp', 'minrtt', 'late', 'lateat',
-  'wpend', 'wseq')
+  'wpend', 'wseq', 'wfresh')
 if ARGV[6] == '1' and not s[3] then
   redis.call('HSET', KEYS[1], 'armed', 1)
   s[3] = '1'
@@ -292,12 +299,23 @@ if lat then allowance = math.min(allowance, (tonumber(s[8]) or 0) + SHARE * math
 -- the last grant's request is not written yet (nor did its response come): hold the next grant,
 -- asking again soon, until the write is reported, but at most MAXLAG past the grant's due time
 local last = tonumber(s[4])
-if s[3] and last and not s[6] and tonumber(s[10]) == last and tonumber(s[11]) ~= last then
+if last and not s[6] and tonumber(s[10]) == last and tonumber(s[11]) ~= last then
   local hold = tonumber(s[5]) + MAXLAG - now
   if hold > 0 then return {2, math.ceil(math.min(hold, math.max(1000, step * POLL))), n, rank} end
 end
+-- the last grant's write was reported (its sent is the write), and it went on a new connection
+local wrote = last and tonumber(s[11]) == last
+local fresh = wrote and tonumber(s[12]) == last
 local waited = 0
-if s[3] and s[7] then
+if fresh then
+  -- the service reads a request on a new connection later than its write: wait for its response,
+  -- and space from there, but at most LATE past the grant's due time
+  local ends = tonumber(s[5]) + step * (1 + LATE)
+  if s[6] then ends = math.min(ends, math.floor(tonumber(s[6]) + step * (1 + MARGIN))) end
+  local hold = ends - now
+  if not s[6] then hold = math.min(hold, math.max(1000, step * POLL)) end
+  if hold > 0 then return {2, math.ceil(hold), n, rank} end
+elseif s[3] and s[7] then
   local base = tonumber(s[5]) + step * (1 + HOLD)
   local ends = base + allowance
   if s[6] then ends = math.min(ends, tonumber(s[6]) + step - tonumber(s[7])) end
@@ -332,6 +350,8 @@ local function clear(at)
   return nil
 end
 local at = math.max(tonumber(s[1]) or 0, now)
+-- the schedule counts from the last write, as the pacing from responses does once it is on
+if wrote and not s[3] and not fresh then at = math.max(at, math.floor(tonumber(s[5]) + step * (1 + MARGIN))) end
 local moves = 0
 while true do
   local later = clear(at)
@@ -347,7 +367,7 @@ local seq = (tonumber(s[4]) or 0) + 1
 redis.call('HSET', KEYS[1], 'tat', num(math.floor(at + step)), 'seq', seq, 'sent', num(math.floor(at)),
   'late', num(math.max(0, allowance - waited)), 'lateat', num(now))
 redis.call('HDEL', KEYS[1], 'resp')
-if s[3] and ARGV[12] == '1' then
+if ARGV[12] == '1' then
   redis.call('HSET', KEYS[1], 'wpend', seq) -- the next grant waits for this one's write
 else
   redis.call('HDEL', KEYS[1], 'wpend')
@@ -427,14 +447,20 @@ return {0, n, rank, epoch, sent}
 const maxLag = time.Second
 
 // respondedScript reports that the response to grant ARGV[4] arrived, its request written ARGV[11]
-// microseconds past its turn; only the last grant's counts. The grant's time moves to the write
+// microseconds past its turn, on a new connection when ARGV[12] is '1', or with no word of its
+// write when ARGV[12] is empty; only the last grant's counts. The grant's time moves to the write
 // (unless writtenScript moved it already), from which the next grant's hold and the round trip
 // count.
 var respondedScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'minrtt', 'wseq')
-if tonumber(s[1]) ~= tonumber(ARGV[4]) or s[3] then return {0} end
+local seq = tonumber(s[1])
+if seq ~= tonumber(ARGV[4]) or s[3] then return {0} end
 local sent = tonumber(s[2])
-if tonumber(s[5]) ~= tonumber(s[1]) then sent = sent + math.min(math.max(0, tonumber(ARGV[11]) or 0), MAXLAG) end
+if tonumber(s[5]) ~= seq then
+  sent = sent + math.min(math.max(0, tonumber(ARGV[11]) or 0), MAXLAG)
+  if ARGV[12] == '0' or ARGV[12] == '1' then redis.call('HSET', KEYS[1], 'wseq', num(seq)) end
+  if ARGV[12] == '1' then redis.call('HSET', KEYS[1], 'wfresh', num(seq)) end
+end
 local rtt = math.max(0, now - sent)
 redis.call('HSET', KEYS[1], 'sent', num(sent), 'resp', num(now), 'minrtt', num(math.min(rtt, tonumber(s[4]) or rtt)))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -442,15 +468,17 @@ return {0}
 `)
 
 // writtenScript reports, as soon as it happens, that grant ARGV[4]'s request was written ARGV[11]
-// microseconds past its turn; only the last grant's counts, and only before its response. The
-// grant's time moves to the write (wseq records it), and the next grant, which waited for the
-// write, counts its hold from there.
+// microseconds past its turn, on a new connection when ARGV[12] is '1'; only the last grant's
+// counts, and only before its response. The grant's time moves to the write (wseq records it, and
+// wfresh a new connection), and the next grant, which waited for the write, counts its spacing
+// from there.
 var writtenScript = goredis.NewScript(scriptHeader + `
 local s = redis.call('HMGET', KEYS[1], 'seq', 'sent', 'resp', 'wseq')
 local seq = tonumber(s[1])
 if not seq or seq ~= tonumber(ARGV[4]) or s[3] or tonumber(s[4]) == seq then return {0} end
 local sent = tonumber(s[2]) + math.min(math.max(0, tonumber(ARGV[11]) or 0), MAXLAG)
 redis.call('HSET', KEYS[1], 'sent', num(sent), 'wseq', num(seq))
+if ARGV[12] == '1' then redis.call('HSET', KEYS[1], 'wfresh', num(seq)) end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {0}
 `)
@@ -549,6 +577,7 @@ type config struct {
 	recheck  time.Duration
 	fallback compute.Limiter
 	handler  func(error)
+	armed    bool
 }
 
 // Option configures a [Limiter].
@@ -613,6 +642,20 @@ func WithFallback(l compute.Limiter) Option {
 	}
 }
 
+// WithResponsePacing turns the pacing from responses on from the limiter's first request, not from
+// the first 429 any process sees, in the budget and in the fallback. Use it in short-lived
+// processes (commands, a Terraform provider, which Terraform starts anew for each plan and each
+// apply) against a service that allows no burst: a request the service reads some milliseconds
+// after its write, on a busy machine, would otherwise draw a 429 before the pacing from responses
+// is on. What it costs is what [compute.PaceFromResponses] says: each grant waits for the response
+// to the one before, at most [compute.PacingHold] of an interval past its turn (more for a late
+// one, within [compute.PacingHoldShare] of the time), and the first 429, which then means that the
+// budget is spent, pauses every process. Every process on the budget paces from responses once one
+// has turned it on.
+func WithResponsePacing() Option {
+	return func(c *config) error { c.armed = true; return nil }
+}
+
 // WithErrorHandler sets a function called with the error each time the limiter falls back to its
 // local limiter because Redis failed or was too slow, and with nil each time Redis serves it again.
 // It is called synchronously from a caller's Wait or Throttled, or from the done that reports an
@@ -654,6 +697,7 @@ func New(rdb goredis.Scripter, token string, opts ...Option) (*Limiter, error) {
 		recheck:  max(cfg.recheck, 2*slot),
 		fallback: cfg.fallback,
 		handler:  cfg.handler,
+		armed:    cfg.armed,
 		ceiling:  rate.NewLimiter(rate.Limit(cfg.rps), 1),
 		clock:    func() string { return "" },
 		board:    boardKey(token),
@@ -687,9 +731,10 @@ var errNilContext = &compute.ValidationError{Field: "ctx", Reason: "must not be 
 // Wait implements [compute.Limiter]: it blocks until Redis grants an attempt, or until the fallback
 // does while Redis fails, or until ctx ends. When the next grant, or a pause, ends after ctx's
 // deadline it fails at once with an error that wraps [context.DeadlineExceeded] (and, for a pause,
-// [compute.ErrRateLimited]). While the pacing from responses is on, the done it returns reports
-// the attempt's response to Redis, and the request's write is reported as soon as it happens. After
-// [Limiter.Close] it fails. A nil ctx is refused with a [*compute.ValidationError].
+// [compute.ErrRateLimited]). The request's write is reported to Redis as soon as it happens, and
+// the done it returns reports the attempt's response while the pacing from responses is on, or
+// after a request on a new connection. After [Limiter.Close] it fails. A nil ctx is refused with a
+// [*compute.ValidationError].
 func (l *Limiter) Wait(ctx context.Context) (func(), error) {
 	if ctx == nil {
 		return nil, errNilContext
@@ -768,8 +813,8 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 			}
 			// Whether this process will report when the request is written: its client says when it
 			// writes (a no-op until the grant is known), and said so for an earlier request or has
-			// not ended one yet. Armed, the next grant waits for the report.
-			reports := compute.OnWritten(ctx, func(time.Time) {}) && (l.traced.Load() || !l.told.Load())
+			// not ended one yet. The next grant waits for the report.
+			reports := compute.OnWritten(ctx, func(time.Time, bool) {}) && (l.traced.Load() || !l.told.Load())
 			g, failed, err := l.waitRedis(ctx, reports)
 			if err == nil && !failed {
 				err = sleep(ctx, g.wait)
@@ -780,23 +825,36 @@ func (l *Limiter) wait(ctx context.Context) (func(), error) {
 				if err == nil {
 					err = l.paced(ctx)
 				}
-				if err != nil || !g.armed {
+				if err != nil || !g.armed && !reports {
 					return nil, err
 				}
-				// How late the request was written past its turn, reported at once (the next grant,
-				// in any process, waits for it) and again with the response: Redis counts the next
-				// turn's hold from then, as compute.NewLimiter does.
+				// How late the request was written past its turn, and whether on a new connection,
+				// reported at once (the next grant, in any process, waits for it) and again with the
+				// response: Redis counts the next turn from then, as compute.NewLimiter does with no
+				// burst. The response is reported while the pacing from responses is on, after a
+				// request on a new connection, which the next grant waits for, and after one with no
+				// word of its write, which the next grant would wait for until maxLag.
 				var lag atomic.Int64
+				var conn atomic.Value // wroteOld or wroteNew once the write is known
 				bg := context.WithoutCancel(ctx)
-				compute.OnWritten(ctx, func(at time.Time) {
+				compute.OnWritten(ctx, func(at time.Time, newConn bool) {
 					d := max(0, at.Sub(due))
 					lag.Store(int64(d))
+					how := wroteOld
+					if newConn {
+						how = wroteNew
+					}
+					conn.Store(how)
 					l.traced.Store(true)
-					go l.written(bg, g.seq, d) // never holds the transport's callback
+					go l.written(bg, g.seq, d, how) // never holds the transport's callback
 				})
+				armed := g.armed
 				return func() {
 					l.told.Store(true)
-					l.responded(bg, g.seq, time.Duration(lag.Load()))
+					how, _ := conn.Load().(string)
+					if armed || how != wroteOld {
+						l.responded(bg, g.seq, time.Duration(lag.Load()), how)
+					}
 				}, nil
 			}
 		}
@@ -986,26 +1044,35 @@ func (l *Limiter) paused(d time.Duration) {
 	}
 }
 
+// How a request was written, as the scripts take it: on a connection used before, on a new one, or
+// with no word of its write ("").
+const (
+	wroteOld = "0"
+	wroteNew = "1"
+)
+
 // responded reports to Redis that the response to grant seq arrived, its request written lag past
-// its turn. It is bounded like every command; a failure makes the limiter fall back, as in Wait.
-func (l *Limiter) responded(ctx context.Context, seq int64, lag time.Duration) {
+// its turn, as how says. It is bounded like every command; a failure makes the limiter fall back,
+// as in Wait.
+func (l *Limiter) responded(ctx context.Context, seq int64, lag time.Duration, how string) {
 	if l.down() {
 		return
 	}
-	if _, err := l.eval(ctx, respondedScript, seq, min(lag, maxLag).Microseconds()); err != nil {
+	if _, err := l.eval(ctx, respondedScript, seq, min(lag, maxLag).Microseconds(), how); err != nil {
 		l.fail(err)
 		return
 	}
 	l.answered()
 }
 
-// written reports to Redis that grant seq's request was written lag past its turn, as soon as it
-// was. It is bounded like every command; a failure makes the limiter fall back, as in responded.
-func (l *Limiter) written(ctx context.Context, seq int64, lag time.Duration) {
+// written reports to Redis that grant seq's request was written lag past its turn, as how says, as
+// soon as it was. It is bounded like every command; a failure makes the limiter fall back, as in
+// responded.
+func (l *Limiter) written(ctx context.Context, seq int64, lag time.Duration, how string) {
 	if l.down() {
 		return
 	}
-	if _, err := l.eval(ctx, writtenScript, seq, min(lag, maxLag).Microseconds()); err != nil {
+	if _, err := l.eval(ctx, writtenScript, seq, min(lag, maxLag).Microseconds(), how); err != nil {
 		l.fail(err)
 		return
 	}

@@ -56,10 +56,88 @@ func (w writeScripts) responded(now, seq, lag int64) {
 	require.Equal(w.t, []int64{0}, w.run(ratelimit.RespondedScript, now, "member-a", seq, lag))
 }
 
+// writtenOn reports that grant seq's request was written lag past its turn, on a new connection
+// when how is "1".
+func (w writeScripts) writtenOn(now, seq, lag int64, how string) {
+	w.t.Helper()
+	require.Equal(w.t, []int64{0}, w.run(ratelimit.WrittenScript, now, "member-a", seq, lag, how))
+}
+
+// respondedOn reports grant seq's response, its request written lag past its turn, on a new
+// connection when how is "1".
+func (w writeScripts) respondedOn(now, seq, lag int64, how string) {
+	w.t.Helper()
+	require.Equal(w.t, []int64{0}, w.run(ratelimit.RespondedScript, now, "member-a", seq, lag, how))
+}
+
 const (
 	wStep, wHold, wPoll, wLate = 100300, 125375, 5015, 75225
 	wMaxLag                    = int64(time.Second / time.Microsecond)
+	wSpaced                    = 101804 // an interval and the margin
+	wAhead                     = 25075  // how long before its due time a grant may be reserved
 )
+
+// TestBeforeTheFirst429TheNextGrantCountsFromTheLastWrite: the schedule is an interval apart, as
+// a service that allows no burst needs, but a request written late reaches the service late, and
+// the next one, let go on time, would reach it less than an interval after. So before any 429, as
+// after, the next grant, in any process, waits for the last one's write to be reported, then
+// comes an interval and the margin after the write; a grant whose write will not be reported is
+// paced by the schedule alone.
+func TestBeforeTheFirst429TheNextGrantCountsFromTheLastWrite(t *testing.T) {
+	w := newWriteScripts(t)
+	due := int64(1_000_000_000)
+	require.Equal(t, []int64{0, 0, 1, 0, 1, 0}, w.wait("member-a", due, due), "not armed")
+	assert.Equal(t, []int64{2, wPoll, 1, 0}, w.wait("member-b", due+10, due+10), "its write is not reported yet")
+	write := due + 60_000
+	w.written(write, 1, 60_000)
+	assert.Equal(t, []int64{2, write + wSpaced - (due + wStep) - wAhead, 1, 0}, w.wait("member-b", due+wStep, due+10),
+		"the schedule's turn, but not an interval and the margin after the write")
+	// Grant 2's process will not report its write: the schedule alone paces grant 3.
+	g2 := write + wSpaced
+	require.Equal(t, []int64{0, 0, 2, 0, 1, 0}, w.run(ratelimit.WaitScript, g2, "member-b", -1, due+10, "0"))
+	assert.Equal(t, []int64{0, 0, 3, 0, 1, 0}, w.wait("member-a", g2+wStep, g2+10), "no wait for grant 2's write")
+}
+
+// TestAfterARequestOnANewConnectionTheNextGrantWaitsForItsResponse: the service reads a request
+// written on a new connection only once it has accepted the connection, later than the write. The
+// next grant, in any process, waits for its response and comes an interval and the margin after
+// it, but at most PacingHoldLate of an interval past the write's interval; before any 429, as
+// after it.
+func TestAfterARequestOnANewConnectionTheNextGrantWaitsForItsResponse(t *testing.T) {
+	w := newWriteScripts(t)
+	due := int64(1_000_000_000)
+	require.Equal(t, []int64{0, 0, 1, 0, 1, 0}, w.wait("member-a", due, due), "not armed")
+	w.writtenOn(due+1_000, 1, 1_000, "1")
+	assert.Equal(t, []int64{2, wPoll, 1, 0}, w.wait("member-b", due+wStep+10_000, due+10), "its response is missing")
+	resp := due + 31_000
+	w.respondedOn(resp, 1, 1_000, "1")
+	assert.Equal(t, []int64{2, resp + wSpaced - (due + wStep + 10_000), 1, 0}, w.wait("member-b", due+wStep+10_000, due+10),
+		"an interval and the margin after the response")
+	g2 := resp + wSpaced
+	require.Equal(t, []int64{0, 0, 2, 0, 1, 0}, w.wait("member-b", g2, due+10))
+
+	// Grant 2, written on time on a new connection, never answered: grant 3 comes PacingHoldLate of
+	// an interval past grant 2's interval.
+	w.writtenOn(g2, 2, 0, "1")
+	assert.Equal(t, []int64{2, wPoll, 1, 0}, w.wait("member-a", g2+2*wStep-10_000, g2+10), "held for the response")
+	require.Equal(t, []int64{0, 0, 3, 0, 1, 0}, w.wait("member-a", g2+2*wStep, g2+10), "and no longer")
+
+	// Grant 3's response reported with its write (the write's own report lost the race), on a new
+	// connection: grant 4 waits for an interval and the margin after the response.
+	g3 := g2 + 2*wStep
+	w.respondedOn(g3+2_000, 3, 0, "1")
+	w.writtenOn(g3+2_001, 3, 0, "1")
+	assert.Equal(t, []int64{2, 2_000 + wSpaced - wStep, 1, 0}, w.wait("member-b", g3+wStep, g3+10))
+
+	// Once armed, the same.
+	w.run(ratelimit.ThrottledScript, g3+wStep, "member-a", 1_000_000, "")
+	g4 := g3 + 2_000 + wSpaced
+	require.Equal(t, []int64{0, 0, 4, 1, 1, 0}, w.wait("member-b", g4, g3+10))
+	w.writtenOn(g4, 4, 0, "1")
+	w.respondedOn(g4+40_000, 4, 0, "1")
+	assert.Equal(t, []int64{2, 40_000 + wSpaced - wStep, 1, 0}, w.wait("member-a", g4+wStep, g4+10),
+		"armed: an interval and the margin after the response, not less the round trip")
+}
 
 // armedBudget arms the budget, makes grant 1 (its response 2 ms after: the fastest round trip),
 // and grant 2, whose response never comes (its write reported on time), so that grant 3 waits
@@ -163,10 +241,11 @@ func (s slowResponses) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// TestTheLimiterReportsAWriteAsSoonAsItHappens: before the first 429 a client's requests cost no
-// command but the grant's; armed, a request that a busy process writes 60 ms past its turn is
-// reported to Redis as written 60 ms late at once, before its response (30 ms later), which is
-// reported too; each grant tells Redis that its write will be reported.
+// TestTheLimiterReportsAWriteAsSoonAsItHappens: before the first 429 a client's requests cost one
+// more command, the write's report, and the first, on a new connection, one more, its response's;
+// armed, a request that a busy process writes 60 ms past its turn is reported to Redis as written
+// 60 ms late at once, before its response (30 ms later), which is reported too; each grant tells
+// Redis that its write will be reported.
 func TestTheLimiterReportsAWriteAsSoonAsItHappens(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newFakeRedis(map[string]func(redisCall) answer{"wait": replies([]int64{0, 0, 1, 0, 1, 0})})
@@ -189,9 +268,14 @@ func TestTheLimiterReportsAWriteAsSoonAsItHappens(t *testing.T) {
 		}
 		get()
 		get()
-		assert.Empty(t, fake.Calls("written"), "not armed: no write report")
-		assert.Empty(t, fake.Calls("responded"), "not armed: no response report")
 		require.Len(t, fake.Calls("wait"), 2)
+		written := fake.Calls("written")
+		require.Len(t, written, 2, "not armed: each write reported, for the next grant to count from it")
+		assert.Equal(t, "1", written[0].Args[11], "the first request, on a new connection")
+		assert.Equal(t, "0", written[1].Args[11], "the second, on the same connection")
+		responded := fake.Calls("responded")
+		require.Len(t, responded, 1, "not armed: only the response to the request on a new connection")
+		assert.Equal(t, int64(1), responded[0].Arg(4), "the grant's number")
 
 		fake.SetAnswer("wait", replies([]int64{0, 0, 3, 1, 1, 0}))
 		time.Sleep(fleetInterval) // the process's own ceiling lets it go at once
@@ -199,15 +283,48 @@ func TestTheLimiterReportsAWriteAsSoonAsItHappens(t *testing.T) {
 		waits := fake.Calls("wait")
 		require.Len(t, waits, 3)
 		assert.Equal(t, "1", waits[2].Args[11], "the grant's write will be reported")
-		written := fake.Calls("written")
-		require.Len(t, written, 1)
-		assert.Equal(t, int64(3), written[0].Arg(4), "the grant's number")
-		assert.Equal(t, int64(60_000), written[0].Arg(11), "written 60 ms late")
-		assert.Equal(t, 60*time.Millisecond, written[0].At.Sub(start), "reported as it was written")
-		responded := fake.Calls("responded")
-		require.Len(t, responded, 1)
-		assert.Equal(t, 90*time.Millisecond, responded[0].At.Sub(start), "the response, after")
+		written = fake.Calls("written")
+		require.Len(t, written, 3)
+		assert.Equal(t, int64(3), written[2].Arg(4), "the grant's number")
+		assert.Equal(t, int64(60_000), written[2].Arg(11), "written 60 ms late")
+		assert.Equal(t, 60*time.Millisecond, written[2].At.Sub(start), "reported as it was written")
+		responded = fake.Calls("responded")
+		require.Len(t, responded, 2)
+		assert.Equal(t, int64(3), responded[1].Arg(4), "armed: every response reported")
+		assert.Equal(t, 90*time.Millisecond, responded[1].At.Sub(start), "the response, after")
 		assert.Empty(t, rep.All(), "no Redis failure")
 		assert.Zero(t, fallback.Waits())
 	})
+}
+
+// TestWithResponsePacingTheFirst429Pauses: with WithResponsePacing the pacing from responses is on
+// from the limiter's first request, so the first 429 means the budget is spent and pauses the
+// process for its Retry-After; without it, the first 429 only turns that pacing on. The budget
+// is the real scripts', on the bubble's clock.
+func TestWithResponsePacingTheFirst429Pauses(t *testing.T) {
+	for _, paced := range []bool{false, true} {
+		name := "from the first 429"
+		if paced {
+			name = "from the first request"
+		}
+		t.Run(name, func(t *testing.T) {
+			bubble(t, func(t *testing.T, addr string) {
+				var opts func(int) []ratelimit.Option
+				if paced {
+					opts = func(int) []ratelimit.Option { return []ratelimit.Option{ratelimit.WithResponsePacing()} }
+				}
+				l := newFleet(t, newBubbleBudget(t, addr), 1, opts).limiters[0]
+				require.NoError(t, wait(t.Context(), l))
+				time.Sleep(time.Second)
+				l.Throttled(t.Context(), 2*time.Second)
+				start := time.Now()
+				require.NoError(t, wait(t.Context(), l))
+				if paced {
+					assert.GreaterOrEqual(t, time.Since(start), 2*time.Second, "the first 429 pauses")
+				} else {
+					assert.Less(t, time.Since(start), fleetInterval, "the first 429 only turns the pacing on")
+				}
+			})
+		})
+	}
 }
