@@ -163,7 +163,15 @@ func (p *computeProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 		opts = append(opts, compute.WithLimiter(lim))
 	} else {
-		opts = append(opts, compute.WithRateLimit(rate, compute.DefaultRateBurst))
+		// Terraform starts the provider anew for each plan and each apply, on a machine that its
+		// own graph walk keeps busy: paced from responses from the first request, not from the
+		// first 429, a request the service reads late draws no 429 in any of them.
+		lim, err := compute.NewLimiter(rate, compute.DefaultRateBurst, compute.PaceFromResponses())
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("rate"), "Invalid rate", kit.Safe(err.Error()))
+			return
+		}
+		opts = append(opts, compute.WithLimiter(lim))
 	}
 	c, err := compute.NewClient(token, opts...)
 	if err != nil {
@@ -212,7 +220,8 @@ func Close() error {
 	return errors.Join(errs...)
 }
 
-// sharedLimiter returns the limiter of package ratelimit/redis on the Redis rawURL names.
+// sharedLimiter returns the limiter of package ratelimit/redis on the Redis rawURL names, paced
+// from responses from the first request, as the limiter of a provider without Redis is.
 func sharedLimiter(ctx context.Context, rawURL, token string, rate float64) (compute.Limiter, error) {
 	key := fmt.Sprintf("%s\x00%s\x00%v", rawURL, token, rate)
 	limiters.Lock()
@@ -231,7 +240,7 @@ func sharedLimiter(ctx context.Context, rawURL, token string, rate float64) (com
 	quietOnce.Do(func() { goredis.SetLogger(quietRedis{}) })
 	rdb := goredis.NewClient(opt)
 	lim, err := ratelimit.New(rdb, token, ratelimit.WithRate(rate), ratelimit.WithTimeout(redisTimeout),
-		ratelimit.WithErrorHandler(redisTrouble(ctx)))
+		ratelimit.WithErrorHandler(redisTrouble(ctx)), ratelimit.WithResponsePacing())
 	if err != nil {
 		_ = rdb.Close()
 		return nil, err
