@@ -75,7 +75,7 @@ func (p *computeProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Sensitive:           true,
 			},
 			"polling_interval": schema.StringAttribute{
-				MarkdownDescription: "The first wait between two reads while a create, an update or a delete waits for the resource to settle, as a duration (`2s`); `500ms` by default. The reads stay that far apart while nothing else the provider sends waits for the rate; while other requests need it, later waits grow from it to at most 15 seconds (or to it, if it is longer). Waits of one kind that run at once share one walk of the list instead.",
+				MarkdownDescription: "The first wait between two reads while a create, an update or a delete waits for the resource to settle, as a duration (`2s`). The reads stay that far apart while nothing else the provider sends waits for the rate; while other requests need it, later waits grow from it to at most 15 seconds (or to it, if it is longer). Waits of one kind that run at once share one walk of the list instead.",
 				Optional:            true,
 			},
 			"rate": schema.Float64Attribute{
@@ -131,7 +131,7 @@ func (p *computeProvider) Configure(ctx context.Context, req provider.ConfigureR
 			resp.Diagnostics.AddAttributeError(path.Root("rate"), "Invalid rate", fmt.Sprintf("rate must be a number of requests per second above 0, got %v.", rate))
 		}
 	}
-	wait := []compute.WaitOption{compute.WithPollInterval(defaultPollingInterval, compute.DefaultPollMax)}
+	var wait []compute.WaitOption
 	if !data.PollingInterval.IsNull() {
 		d, err := time.ParseDuration(data.PollingInterval.ValueString())
 		switch {
@@ -140,7 +140,7 @@ func (p *computeProvider) Configure(ctx context.Context, req provider.ConfigureR
 		case d <= 0:
 			resp.Diagnostics.AddAttributeError(path.Root("polling_interval"), "Invalid polling interval", "polling_interval must be positive, got "+d.String()+".")
 		default:
-			wait = []compute.WaitOption{compute.WithPollInterval(d, max(d, compute.DefaultPollMax))}
+			wait = append(wait, compute.WithPollInterval(d, max(d, compute.DefaultPollMax)))
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -182,13 +182,6 @@ func (p *computeProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = meta
 	resp.DataSourceData = meta
 }
-
-// defaultPollingInterval is polling_interval's default: half the SDK's, as terraform-provider-hcloud
-// polls. A Terraform user waits for every resource to settle, and a read seen half a second
-// sooner is half a second off the run; while other requests need the rate the waits grow from it
-// as from any other, and waits of one kind share the walks of the list, so it costs requests only
-// while the rate has room.
-const defaultPollingInterval = 500 * time.Millisecond
 
 // orEnv is v's value, or the environment variable env when v is not set.
 func orEnv(v types.String, env string) string {

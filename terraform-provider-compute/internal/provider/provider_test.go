@@ -2,13 +2,10 @@ package provider_test
 
 import (
 	"regexp"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
-	"github.com/compute-sdk/compute-go/computetest"
 	"github.com/compute-sdk/compute-go/terraform-provider-compute/internal/acctest"
 )
 
@@ -58,38 +55,4 @@ func TestAccProvider_environment(t *testing.T) {
 			Check: resource.TestCheckResourceAttrSet("compute_ssh_key.k", "id"),
 		}},
 	})
-}
-
-// TestAccProvider_pollsTwiceASecondByDefault: a create that waits for its resource to settle reads
-// it every half second by default, not every second: over a security group's 4 s transition the
-// provider reads it at least two more times than with polling_interval = "1s", on the same fake.
-func TestAccProvider_pollsTwiceASecondByDefault(t *testing.T) {
-	reads := func(polling string) int {
-		srv := acctest.Server(t, computetest.WithDurations(computetest.UniformDurations(4*time.Second)))
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: acctest.Factories,
-			Steps: []resource.TestStep{{
-				Config: acctest.Provider(srv, polling) + `
-resource "compute_security_group" "g" {
-  name   = "g"
-  region = "NORD-NO-KRS-1"
-  rules  = [{ direction = "ingress", protocol = "tcp", port_range_min = 22, port_range_max = 22 }]
-}
-`,
-				Check: resource.TestCheckResourceAttrSet("compute_security_group.g", "id"),
-			}},
-		})
-		n := 0
-		for _, r := range srv.Requests() {
-			if r.Method == "GET" && strings.HasPrefix(r.Path, "/compute/v1/security-groups/") {
-				n++
-			}
-		}
-		return n
-	}
-	byDefault, bySecond := reads(""), reads(`polling_interval = "1s"`)
-	t.Logf("reads of the group: %d by default, %d with polling_interval = \"1s\"", byDefault, bySecond)
-	if byDefault < bySecond+2 {
-		t.Errorf("the group was read %d times by default and %d times with 1s: want at least 2 more by default", byDefault, bySecond)
-	}
 }
