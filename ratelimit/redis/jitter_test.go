@@ -102,47 +102,16 @@ func TestAFleetsFirstRequestWrittenLateDrawsNo429(t *testing.T) {
 		const run = 5 * time.Second
 		srv, id := strictServer(t)
 		f := newFleet(t, newBubbleBudget(t, addr), 2, nil)
-		ctx, cancel := context.WithTimeout(t.Context(), run)
-		defer cancel()
-		var served atomic.Int64
-		var wg sync.WaitGroup
-		for i, l := range f.limiters {
-			first := func(n int64) time.Duration {
+		ok, refused := strictRunLate(t, srv, id, f.limiters, run, 2, false, func(i int) func(int64) time.Duration {
+			return func(n int64) time.Duration {
 				if i == 0 && n == 1 {
 					return 40 * time.Millisecond
 				}
 				return 0
 			}
-			lt := &latesend.Transport{Inner: srv.HTTPClient().Transport, Late: first}
-			c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
-				compute.WithHTTPClient(&http.Client{Transport: lt}))
-			require.NoError(t, err)
-			for range 2 {
-				wg.Go(func() {
-					for ctx.Err() == nil {
-						_, err := c.Instances.Get(ctx, id)
-						switch {
-						case err == nil:
-							served.Add(1)
-						case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-							return
-						case !errors.Is(err, compute.ErrRateLimited):
-							assert.NoError(t, err)
-							return
-						}
-					}
-				})
-			}
-		}
-		wg.Wait()
-		var refused []string
-		for _, r := range srv.Requests() {
-			if r.Status == http.StatusTooManyRequests {
-				refused = append(refused, r.Time.Format("05.000"))
-			}
-		}
-		assert.Empty(t, refused, "429s; served %d", served.Load())
-		assert.GreaterOrEqual(t, served.Load(), int64(0.9*fleetRate*run.Seconds()), "served")
+		})
+		assert.Empty(t, refused, "429s; served %d", ok)
+		assert.GreaterOrEqual(t, ok, int64(0.9*fleetRate*run.Seconds()), "served")
 	})
 }
 
@@ -187,18 +156,27 @@ func strictRun(t *testing.T, srv *computetest.Server, id string, limiters []*rat
 // strictRunUnseen is strictRun with the late requests' lateness unseen by the client when unseen.
 func strictRunUnseen(t *testing.T, srv *computetest.Server, id string, limiters []*ratelimit.Limiter, run time.Duration,
 	late time.Duration, every int64, unseen bool) (ok int64, refused []time.Time) {
+	return strictRunLate(t, srv, id, limiters, run, 4, unseen, func(i int) func(int64) time.Duration {
+		// One request in every of each limiter late, the processes' late requests apart.
+		return latesend.Every(every, ((every/2-int64(i)*every/2)%every+every)%every, late)
+	})
+}
+
+// strictRunLate reads instance id through each limiter, callers goroutines a limiter, for run, the
+// nth request of limiter i leaving lates(i)(n) late after its grant (unseen by the client when
+// unseen); it returns the reads served and when the server refused a request.
+func strictRunLate(t *testing.T, srv *computetest.Server, id string, limiters []*ratelimit.Limiter, run time.Duration,
+	callers int, unseen bool, lates func(i int) func(int64) time.Duration) (ok int64, refused []time.Time) {
 	ctx, cancel := context.WithTimeout(t.Context(), run)
 	defer cancel()
 	var served atomic.Int64
 	var wg sync.WaitGroup
 	for i, l := range limiters {
-		// One request in every of each limiter late, the processes' late requests apart.
-		lt := &latesend.Transport{Inner: srv.HTTPClient().Transport, Unseen: unseen,
-			Late: latesend.Every(every, ((every/2-int64(i)*every/2)%every+every)%every, late)}
+		lt := &latesend.Transport{Inner: srv.HTTPClient().Transport, Unseen: unseen, Late: lates(i)}
 		c, err := compute.NewClient(srv.Token, compute.WithBaseURL(srv.URL), compute.WithLimiter(l),
 			compute.WithHTTPClient(&http.Client{Transport: lt}))
 		require.NoError(t, err)
-		for range 4 {
+		for range callers {
 			wg.Go(func() {
 				for ctx.Err() == nil {
 					_, err := c.Instances.Get(ctx, id)
