@@ -54,7 +54,7 @@
 //
 // The default fallback needs no setting. Wall-clock time is cut into slots a quarter longer than an
 // interval at the rate, the same in every process; while Redis answers, each process renews its
-// membership of the budget a few times a second, from a second after its first Wait (a process
+// membership of the budget ten times a second, from a second after its first Wait (a process
 // that lives less, a command-line run, never joins), and Redis gives each member its own share of
 // the slots, which no other member may hold (a process alone holds them all). On its fallback, a
 // process sends only in its own slots, and gives a slot up when it wakes for it too late to leave
@@ -67,7 +67,7 @@
 //   - no two requests of the fleet go out less than an interval apart, and together they stay
 //     under the rate;
 //   - a process alone keeps its whole rate through an outage, less the timeout once; a process
-//     among n keeps its share of the slots, once its promise has run out (half a second and
+//     among n keeps its share of the slots, once its promise has run out (a fifth of a second and
 //     three slots after its last renewal);
 //   - a process that joined moments before an outage, before the others made room for it, holds
 //     no slot yet and sends nothing until Redis is back.
@@ -150,7 +150,7 @@ const memberWindow = 3 * time.Second
 const upGap = time.Second
 
 // heartbeatEvery is how often a member renews its promise and learns its slots.
-const heartbeatEvery = 250 * time.Millisecond
+const heartbeatEvery = 100 * time.Millisecond
 
 // idleLeave is how long a limiter nobody waits on stays a member before it leaves the budget.
 const idleLeave = time.Minute
