@@ -17,7 +17,9 @@ import (
 // wait takes its resource from the next walk whose first page is sent after it asked (a wait that
 // asks while that page waits in the limiter is answered by it: every page is newer than the
 // asking). While the rate has room, a walk follows the last when the most eager wait would poll
-// alone (a second by default); while the client's other requests wait for the rate (a fleet's
+// alone (a second by default), or a quarter of a second after it once the list stopped growing or
+// shrinking (no creates or deletes under way) when the run's waits, polling alone, would have read
+// at least as often; while the client's other requests wait for the rate (a fleet's
 // creates), walking takes about a twentieth of the client's requests (see pace). A walk reads from
 // the list's end (where the total_count of the last page read says it is; the first walk of a run
 // reads page 1 for it) back to the first page, stopping as soon as it has seen every awaited
@@ -58,6 +60,9 @@ type poller[T any] struct {
 	spent   int                   // the pages the last walk from the list's end read to see every awaited resource; 0 after a walk that read pages and did not (or read from the start)
 	refused bool                  // a walk was refused for good: no more walks in this run
 	stalled bool                  // a page of the walk in progress was sent and has not answered in stallAfter
+	count   int                   // the total_count of the last page read; -1 before the first
+	still   bool                  // the last two walks that read a page saw the same total_count
+	most    int                   // the most resources awaited at once in this run
 	next    *walkResult[T]        // what the walk whose first page goes next publishes; the polls waiting for it hold it
 	started chan struct{}         // closed when the walking goroutine starts; a new one once it ends
 	reads   *readWalk[T]          // the latest walk that shared reads take their resources from; nil when none
@@ -97,7 +102,7 @@ func newWalkResult[T any]() *walkResult[T] {
 // newPoller returns the poller of the list that list reads, named name on the board (when the
 // client's limiter is a [ListBoard]).
 func newPoller[T any](c *Client, name string, list func(context.Context, *ListOptions) (*Page[T], error)) *poller[T] {
-	p := &poller[T]{c: c, list: list, name: name, waits: map[string]int{}, every: map[time.Duration]int{}, next: newWalkResult[T](), started: make(chan struct{})}
+	p := &poller[T]{c: c, list: list, name: name, waits: map[string]int{}, every: map[time.Duration]int{}, next: newWalkResult[T](), started: make(chan struct{}), count: -1}
 	if c != nil && c.transport != nil {
 		p.board, _ = c.transport.limiter.(ListBoard)
 	}
@@ -114,6 +119,7 @@ func (p *poller[T]) join(id string, every time.Duration) (leave func()) {
 	if len(p.waits) >= 2 && !p.running {
 		p.start()
 	}
+	p.most = max(p.most, len(p.waits))
 	return func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -138,7 +144,7 @@ func (p *poller[T]) join(id string, every time.Duration) (leave func()) {
 func (p *poller[T]) start() {
 	var ctx context.Context
 	ctx, p.stop = context.WithCancel(context.Background())
-	p.running, p.refused, p.pages, p.spent = true, false, 0, 0
+	p.running, p.refused, p.pages, p.spent, p.count, p.still, p.most = true, false, 0, 0, -1, false, 0
 	close(p.started)
 	go p.run(ctx)
 }
@@ -301,6 +307,15 @@ const (
 	// walkCheck is how often a walk spaced out for the rate looks whether the client's other
 	// requests are done, and, with a board, whether another process's page answers the waits.
 	walkCheck = 100 * time.Millisecond
+	// walkEager is how soon a walk follows the last while the rate has room, the list does not
+	// change size and the run's waits would have read at least as often alone: a quarter of a
+	// second, so that a fleet's last resources are seen within about that of settling, with most
+	// of the rate left to others.
+	walkEager = DefaultPollMin / 4
+	// walkFree is how long the walk's pages may have waited in the limiter for others sharing the
+	// rate for the next walk to come that soon: a page that waited longer found the rate taken, and
+	// the next walk comes an interval after it instead.
+	walkFree = walkCheck / 10
 )
 
 // pace waits until the next walk may start. The walk's last page was sent at sent (its time counts
@@ -309,7 +324,13 @@ const (
 // pages, and its pages waited at most others in the limiter for others sharing the rate. While the
 // rate has room (no other request of the client waits in its limiter, and others was short),
 // walking delays nobody: the next walk starts when the most eager wait in flight would poll alone
-// (a second after, by default), a walk costing no more than the waits' own GETs would. While other
+// (a second after, by default), a walk costing no more than the waits' own GETs would. Once the
+// list stopped changing size (the last two walks saw one total_count: no creates or deletes under
+// way, in this process or another, whose requests this client does not see queue) and the walk's
+// pages waited no longer than walkFree for others, it starts walkEager after instead, when the
+// most waits of this run at once, polling alone at that interval, would have read at least as
+// often as the walks read pages (at the defaults, four waits a page): a fleet's walks then cost
+// no more than its waits would, and keep that pace while its last waits end. While other
 // requests wait for the rate, walking takes at most walkShare of the client's requests: the next
 // walk starts once pages/walkShare of them have gone since this one ended (and a second a page has
 // passed since its last page was sent). Once none of the client's own requests waits for the
@@ -327,6 +348,9 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 	every := DefaultPollMin
 	for d := range p.every {
 		every = min(every, d)
+	}
+	if p.still && others <= walkFree && time.Duration(p.most)*walkEager >= time.Duration(pages)*every {
+		every = min(every, walkEager) // the run's waits alone would read at least as often
 	}
 	p.mu.Unlock()
 	paced := time.Duration(pages) * DefaultPollMin
@@ -438,7 +462,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		return ok && s.Mark > p.asked(res, id)
 	}
 	seen := map[string]T{}
-	enough, complete := false, false
+	enough, complete, total := false, false, 0
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
 		if read > 0 && sightings != nil {
@@ -470,6 +494,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 			return nil, err
 		}
 		read++
+		total = pg.TotalCount
 		for _, v := range pg.Items {
 			id, _ := stringField(v, "ID")
 			seen[id] = v
@@ -512,6 +537,9 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		p.spent = read // from the list's end
 	case read > 0:
 		p.spent = 0
+	}
+	if read > 0 {
+		p.still, p.count = total == p.count, total
 	}
 	if !res.published {
 		res.board = sightings

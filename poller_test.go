@@ -869,6 +869,106 @@ func TestWalksComeASecondApartOnceTheClientsOwnRequestsAreDone(t *testing.T) {
 	})
 }
 
+// eightWaits waits until instances w0 to w7 are active, each on its own goroutine.
+func eightWaits(ctx context.Context, c *Client) error {
+	ids := make([]string, 8)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("w%d", i)
+	}
+	return WaitAll(ctx, ids, func(ctx context.Context, id string) error {
+		_, err := c.Instances.WaitForStatus(ctx, id, InstanceStatusActive)
+		return err
+	})
+}
+
+// eightCreating returns a pollServer where instances w0 to w7 are creating, and sets them active
+// at the given time.
+func eightCreating(at time.Duration) *pollServer {
+	s := newPollServer()
+	for i := range 8 {
+		s.set(fmt.Sprintf("w%d", i), "creating")
+	}
+	time.AfterFunc(at, func() {
+		for i := range 8 {
+			s.set(fmt.Sprintf("w%d", i), "active")
+		}
+	})
+	return s
+}
+
+// TestWalksOfManyWaitsComeSoonerWhileTheRateHasRoom: eight waits polling alone would read eight
+// times a second; while nothing else needs the rate and the list keeps its size, their one-page
+// walk comes every quarter of a second (not sooner), so that the waits end within about that of
+// their instances settling, not within a second.
+func TestWalksOfManyWaitsComeSoonerWhileTheRateHasRoom(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		settle := 10*time.Second + 10*time.Millisecond
+		s := eightCreating(settle)
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithRateLimit(10, 1))
+		start := time.Now()
+		require.NoError(t, eightWaits(boundedCtx(t), c))
+		assert.LessOrEqual(t, time.Since(start), settle+walkEager, "the waits saw their instances settle late")
+		at := pages.times()
+		require.Greater(t, len(at), 10)
+		for i := 1; i < len(at); i++ {
+			gap := at[i].Sub(at[i-1])
+			assert.GreaterOrEqual(t, gap, walkEager, "walk %d came %s after the one before", i+1, gap)
+			if i >= 3 { // the first walks measure the list, the next ones see it keep its size
+				assert.Less(t, gap, DefaultPollMin/2, "walk %d came %s after the one before", i+1, gap)
+			}
+		}
+	})
+}
+
+// TestWalksOfAListThatChangesSizeComeAnIntervalApart: the same eight waits, while another job
+// keeps creating on the account (the list grows by one instance every 300 ms, requests this client
+// does not see): their walks come a second apart, as the most eager wait would poll alone, not
+// every quarter of a second.
+func TestWalksOfAListThatChangesSizeComeAnIntervalApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := eightCreating(10 * time.Second)
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithRateLimit(10, 1))
+		var churn func()
+		churn = func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.listed["w0"] == "creating" {
+				s.extra++
+				time.AfterFunc(300*time.Millisecond, churn)
+			}
+		}
+		churn()
+		require.NoError(t, eightWaits(boundedCtx(t), c))
+		at := pages.times()
+		require.Greater(t, len(at), 5)
+		for i := 2; i < len(at); i++ {
+			assert.GreaterOrEqual(t, at[i].Sub(at[i-1]), DefaultPollMin, "walk %d came %s after the one before", i+1, at[i].Sub(at[i-1]))
+		}
+	})
+}
+
+// TestWalksWhosePagesWaitForOthersComeAnIntervalApart: the same eight waits, on a client whose
+// every request waits 50 ms in its limiter for others sharing the rate (another process's
+// requests, which the client does not see queue): their walks come a second apart, as the most
+// eager wait would poll alone, not every quarter of a second.
+func TestWalksWhosePagesWaitForOthersComeAnIntervalApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := eightCreating(10 * time.Second)
+		pages := &listTimes{s: s}
+		c, _ := newTestClient(t, pages.serve, WithLimiter(limiterFunc(func(ctx context.Context) (func(), error) {
+			return nil, sleep(ctx, 50*time.Millisecond)
+		})))
+		require.NoError(t, eightWaits(boundedCtx(t), c))
+		at := pages.times()
+		require.Greater(t, len(at), 5)
+		for i := 2; i < len(at); i++ {
+			assert.GreaterOrEqual(t, at[i].Sub(at[i-1]), DefaultPollMin, "walk %d came %s after the one before", i+1, at[i].Sub(at[i-1]))
+		}
+	})
+}
+
 // limiterFunc is a Limiter whose Wait is the func; it ignores 429s.
 type limiterFunc func(ctx context.Context) (func(), error)
 
