@@ -355,3 +355,54 @@ func TestWaitsThatDoNotShareWalksDoNotAskTheBoard(t *testing.T) {
 		assert.LessOrEqual(t, board.seens, 2, "the board asked while no walk could use it")
 	})
 }
+
+// TestAProcessTakingAnothersPagesLearnsTheListKeepsItsSize: this process's first walks see 13
+// instances. From 0.7 s another process walks the list every quarter of a second and posts its
+// pages, which answer this process's eight waits, and each page's total_count, 8 each time (it
+// shows the list as it will be); it leaves at 5 s, when the list shrinks to 8. This process, whose
+// own last page said 13, knows from the board that the list keeps its size: its own walks come a
+// quarter of a second apart from the first, not a second.
+func TestAProcessTakingAnothersPagesLearnsTheListKeepsItsSize(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := eightCreating(10 * time.Second)
+		s.extra = 5
+		time.AfterFunc(5*time.Second, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.extra = 0
+		})
+		pages := &listTimes{s: s}
+		board := newMemBoard()
+		c, _ := newTestClient(t, pages.serve, WithLimiter(board))
+		var start5s time.Time
+		var other func()
+		other = func() { // the other process's walk: one page, eight instances, all creating
+			ctx := context.Background()
+			mark, err := board.Mark(ctx)
+			require.NoError(t, err)
+			items := map[string][]byte{}
+			for i := range 8 {
+				id := fmt.Sprintf("w%d", i)
+				items[id] = []byte(`{"id":"` + id + `","status":"creating"}`)
+			}
+			assert.NoError(t, board.Post(ctx, "instances", mark, items))
+			assert.NoError(t, board.Post(ctx, "instances"+countList, mark, map[string][]byte{countID: []byte("8")}))
+			if time.Now().Before(start5s) {
+				time.AfterFunc(walkEager, other)
+			}
+		}
+		start5s = time.Now().Add(5 * time.Second)
+		time.AfterFunc(700*time.Millisecond, other)
+		require.NoError(t, eightWaits(boundedCtx(t), c))
+		var own []time.Time
+		for _, at := range pages.times() {
+			if at.After(start5s) {
+				own = append(own, at)
+			}
+		}
+		require.Greater(t, len(own), 3)
+		for i := 1; i < len(own); i++ {
+			assert.Less(t, own[i].Sub(own[i-1]), DefaultPollMin/2, "own walk %d came %s after the one before", i+1, own[i].Sub(own[i-1]))
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,8 +20,9 @@ import (
 // asking). While the rate has room, a walk follows the last when the most eager wait would poll
 // alone (a second by default), or a quarter of a second after it once the list stopped growing or
 // shrinking (no creates or deletes under way) when the run's waits, polling alone, would have read
-// at least as often; while the client's other requests wait for the rate (a fleet's
-// creates), walking takes about a twentieth of the client's requests (see pace). A walk reads from
+// at least as often (the walks of such a fleet serve its waits to the last one); while the
+// client's other requests wait for the rate (a fleet's creates), walking takes about a twentieth
+// of the client's requests (see pace). A walk reads from
 // the list's end (where the total_count of the last page read says it is; the first walk of a run
 // reads page 1 for it) back to the first page, stopping as soon as it has seen every awaited
 // resource: the newest resources, which a fleet of creates awaits, come first, and resources shift
@@ -60,8 +62,9 @@ type poller[T any] struct {
 	spent   int                   // the pages the last walk from the list's end read to see every awaited resource; 0 after a walk that read pages and did not (or read from the start)
 	refused bool                  // a walk was refused for good: no more walks in this run
 	stalled bool                  // a page of the walk in progress was sent and has not answered in stallAfter
-	count   int                   // the total_count of the last page read; -1 before the first
-	still   bool                  // the last two walks that read a page saw the same total_count
+	count   int                   // the total_count last seen (a page of this process's, or another's on the board); -1 before the first
+	counted int64                 // the sequence of that sighting: its page's board mark, or this process's count of its pages
+	still   bool                  // the last two total_count sightings agreed: the list keeps its size
 	most    int                   // the most resources awaited at once in this run
 	next    *walkResult[T]        // what the walk whose first page goes next publishes; the polls waiting for it hold it
 	started chan struct{}         // closed when the walking goroutine starts; a new one once it ends
@@ -129,7 +132,10 @@ func (p *poller[T]) join(id string, every time.Duration) (leave func()) {
 		if p.every[every]--; p.every[every] == 0 {
 			delete(p.every, every)
 		}
-		if len(p.waits) < 2 && p.stop != nil {
+		if len(p.waits) == 0 { // the run's last wait is done: a later one starts afresh
+			p.most, p.still = 0, false
+		}
+		if len(p.waits) < p.fewest() && p.stop != nil {
 			p.stop()
 			p.stop = nil
 		}
@@ -144,7 +150,7 @@ func (p *poller[T]) join(id string, every time.Duration) (leave func()) {
 func (p *poller[T]) start() {
 	var ctx context.Context
 	ctx, p.stop = context.WithCancel(context.Background())
-	p.running, p.refused, p.pages, p.spent, p.count, p.still, p.most = true, false, 0, 0, -1, false, 0
+	p.running, p.refused, p.pages, p.spent, p.count, p.counted, p.still, p.most = true, false, 0, 0, -1, 0, false, len(p.waits)
 	close(p.started)
 	go p.run(ctx)
 }
@@ -158,7 +164,22 @@ func (p *poller[T]) sharing() bool {
 	if p.spent > 0 {
 		cost = p.spent
 	}
-	return p.running && !p.refused && !p.stalled && len(p.waits) >= 2 && cost <= len(p.waits)
+	return p.running && !p.refused && !p.stalled && len(p.waits) >= p.fewest() && cost <= len(p.waits)
+}
+
+// fewest returns how few waits the walks keep running for: two, or one for the last wait of a
+// fleet (a run whose waits at their most, polling alone, would read at least as often as walks
+// every walkEager: four at the default interval), which the fleet's walks serve to its end. The
+// caller holds p.mu.
+func (p *poller[T]) fewest() int {
+	every := DefaultPollMin
+	for d := range p.every {
+		every = min(every, d)
+	}
+	if p.most > 1 && time.Duration(p.most)*walkEager >= every {
+		return 1
+	}
+	return 2
 }
 
 // company waits, up to d, until the walks run (a second wait on the kind joined): a wait whose
@@ -260,7 +281,7 @@ func sighted[T any](s Sighting, id string, mark int64) (*T, bool) {
 func (p *poller[T]) run(ctx context.Context) {
 	for {
 		p.mu.Lock()
-		if len(p.waits) < 2 || ctx.Err() != nil {
+		if len(p.waits) < p.fewest() || ctx.Err() != nil {
 			p.running = false
 			p.started = make(chan struct{})
 			p.release()            // a wait still blocked for a walk reads on its own
@@ -312,10 +333,6 @@ const (
 	// second, so that a fleet's last resources are seen within about that of settling, with most
 	// of the rate left to others.
 	walkEager = DefaultPollMin / 4
-	// walkFree is how long the walk's pages may have waited in the limiter for others sharing the
-	// rate for the next walk to come that soon: a page that waited longer found the rate taken, and
-	// the next walk comes an interval after it instead.
-	walkFree = walkCheck / 10
 )
 
 // pace waits until the next walk may start. The walk's last page was sent at sent (its time counts
@@ -326,11 +343,11 @@ const (
 // walking delays nobody: the next walk starts when the most eager wait in flight would poll alone
 // (a second after, by default), a walk costing no more than the waits' own GETs would. Once the
 // list stopped changing size (the last two walks saw one total_count: no creates or deletes under
-// way, in this process or another, whose requests this client does not see queue) and the walk's
-// pages waited no longer than walkFree for others, it starts walkEager after instead, when the
-// most waits of this run at once, polling alone at that interval, would have read at least as
-// often as the walks read pages (at the defaults, four waits a page): a fleet's walks then cost
-// no more than its waits would, and keep that pace while its last waits end. While other
+// way, in this process or another, whose requests this client does not see queue), it starts
+// walkEager after instead, when the most waits of this run at once, polling alone at that
+// interval, would have read at least as often as the walks read pages (at the defaults, four
+// waits a page): a fleet's walks then cost no more than its waits would, and keep that pace while
+// its last waits end. While other
 // requests wait for the rate, walking takes at most walkShare of the client's requests: the next
 // walk starts once pages/walkShare of them have gone since this one ended (and a second a page has
 // passed since its last page was sent). Once none of the client's own requests waits for the
@@ -345,13 +362,17 @@ const (
 // asked too late for, drift apart, and the later one takes the earlier one's page.
 func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pages int, others time.Duration) {
 	p.mu.Lock()
+	share := p.sharing()
+	p.mu.Unlock()
+	if share {
+		p.boardCount(ctx)
+	}
+	p.mu.Lock()
 	every := DefaultPollMin
 	for d := range p.every {
 		every = min(every, d)
 	}
-	if p.still && others <= walkFree && time.Duration(p.most)*walkEager >= time.Duration(pages)*every {
-		every = min(every, walkEager) // the run's waits alone would read at least as often
-	}
+	every = p.eager(every, pages)
 	p.mu.Unlock()
 	paced := time.Duration(pages) * DefaultPollMin
 	latest, busyLatest := max(walkMaxGap, paced), max(walkBusyGap, paced)
@@ -383,6 +404,69 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 			return
 		}
 	}
+}
+
+// eager returns how soon, while the rate has room, the next read of the waits may follow one of
+// pages, every being the most eager wait's interval: walkEager once the list keeps its size and
+// the run's waits at their most, polling alone, would read at least as often as the walks read
+// pages (see pace); else every. The caller holds p.mu.
+func (p *poller[T]) eager(every time.Duration, pages int) time.Duration {
+	if p.still && time.Duration(p.most)*walkEager >= time.Duration(pages)*every {
+		return min(every, walkEager)
+	}
+	return every
+}
+
+// countID is the ID under which a walk posts each page's total_count to the board, in the list
+// named after the poller's with countList appended: the processes that take their waits' resources
+// from another's pages learn from it whether the list keeps its size.
+const (
+	countList = "-count"
+	countID   = "total"
+)
+
+// counts notes total_count total, seen on a page whose sequence is seq (its board mark; 0 without
+// a board, the pages of this process then counted in turn): still tells whether it agrees with
+// the sighting before it. An older sighting than the last one noted is ignored. The caller holds
+// p.mu.
+func (p *poller[T]) counts(seq int64, total int) {
+	if seq == 0 {
+		seq = p.counted + 1
+	}
+	if seq <= p.counted {
+		return
+	}
+	p.still, p.count, p.counted = total == p.count, total, seq
+}
+
+// postCount posts a page's total_count to the board, with the page's mark.
+func (p *poller[T]) postCount(ctx context.Context, mark int64, total int) {
+	if p.board == nil || mark == 0 {
+		return
+	}
+	_ = p.board.Post(ctx, p.name+countList, mark, map[string][]byte{countID: []byte(strconv.Itoa(total))})
+}
+
+// boardCount notes the latest total_count a page of any process posted to the board (see counts),
+// waiting at most walkCheck for it. pace asks it while the waits share walks.
+func (p *poller[T]) boardCount(ctx context.Context) {
+	if p.board == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, walkCheck)
+	defer cancel()
+	s, err := p.board.Seen(ctx, p.name+countList, []string{countID})
+	if err != nil {
+		return
+	}
+	x, ok := s[countID]
+	n, err := strconv.Atoi(string(x.JSON))
+	if !ok || err != nil || n < 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.counts(x.Mark, n)
 }
 
 // onBoard reports whether the board shows every resource that the polls waiting for the next walk
@@ -462,7 +546,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		return ok && s.Mark > p.asked(res, id)
 	}
 	seen := map[string]T{}
-	enough, complete, total := false, false, 0
+	enough, complete := false, false
 	var err error
 	pages := func(ctx context.Context, o *ListOptions) (*Page[T], error) {
 		if read > 0 && sightings != nil {
@@ -494,7 +578,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 			return nil, err
 		}
 		read++
-		total = pg.TotalCount
+		p.postCount(ctx, mark, pg.TotalCount)
 		for _, v := range pg.Items {
 			id, _ := stringField(v, "ID")
 			seen[id] = v
@@ -502,6 +586,7 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		p.post(ctx, mark, pg.Items)
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		p.counts(mark, pg.TotalCount)
 		p.pages = walkCost(o.Page, pg)
 		enough = p.pages > len(p.waits) // walking costs more than a GET each
 		for id := range p.waits {
@@ -537,9 +622,6 @@ func (p *poller[T]) walk(ctx context.Context) (read int, others time.Duration, s
 		p.spent = read // from the list's end
 	case read > 0:
 		p.spent = 0
-	}
-	if read > 0 {
-		p.still, p.count = total == p.count, total
 	}
 	if !res.published {
 		res.board = sightings
