@@ -14,7 +14,8 @@ import (
 )
 
 // poller shares the polling of one client's waits on one kind of resource. While two or more waits
-// run and a walk of the list costs fewer requests than a GET each, it walks the list, and each
+// run (or the last of a fleet's, see fewest) and a walk of the list costs no more requests than a
+// GET each, it walks the list, and each
 // wait takes its resource from the next walk whose first page is sent after it asked (a wait that
 // asks while that page waits in the limiter is answered by it: every page is newer than the
 // asking). While the rate has room, a walk follows the last when the most eager wait would poll
@@ -342,8 +343,9 @@ const (
 // rate has room (no other request of the client waits in its limiter, and others was short),
 // walking delays nobody: the next walk starts when the most eager wait in flight would poll alone
 // (a second after, by default), a walk costing no more than the waits' own GETs would. Once the
-// list stopped changing size (the last two walks saw one total_count: no creates or deletes under
-// way, in this process or another, whose requests this client does not see queue), it starts
+// list stopped changing size (the last two sightings of its total_count, on this process's pages or
+// on the board's, agreed: no creates or deletes under way, in this process or another, whose
+// requests this client does not see queue), it starts
 // walkEager after instead, when the most waits of this run at once, polling alone at that
 // interval, would have read at least as often as the walks read pages (at the defaults, four
 // waits a page): a fleet's walks then cost no more than its waits would, and keep that pace while
