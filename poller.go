@@ -173,14 +173,26 @@ func (p *poller[T]) sharing() bool {
 // every walkEager: four at the default interval), which the fleet's walks serve to its end. The
 // caller holds p.mu.
 func (p *poller[T]) fewest() int {
+	if p.most > 1 && p.fleet(p.interval(), 1) {
+		return 1
+	}
+	return 2
+}
+
+// interval returns the most eager wait's first poll interval (DefaultPollMin when none is
+// shorter). The caller holds p.mu.
+func (p *poller[T]) interval() time.Duration {
 	every := DefaultPollMin
 	for d := range p.every {
 		every = min(every, d)
 	}
-	if p.most > 1 && time.Duration(p.most)*walkEager >= every {
-		return 1
-	}
-	return 2
+	return every
+}
+
+// fleet reports whether the run's waits at their most, polling alone every every, would read at
+// least as often as walks of pages every walkEager. The caller holds p.mu.
+func (p *poller[T]) fleet(every time.Duration, pages int) bool {
+	return time.Duration(p.most)*walkEager >= time.Duration(pages)*every
 }
 
 // company waits, up to d, until the walks run (a second wait on the kind joined): a wait whose
@@ -370,11 +382,7 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 		p.boardCount(ctx)
 	}
 	p.mu.Lock()
-	every := DefaultPollMin
-	for d := range p.every {
-		every = min(every, d)
-	}
-	every = p.eager(every, pages)
+	every := p.eager(p.interval(), pages)
 	p.mu.Unlock()
 	paced := time.Duration(pages) * DefaultPollMin
 	latest, busyLatest := max(walkMaxGap, paced), max(walkBusyGap, paced)
@@ -413,7 +421,7 @@ func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pag
 // the run's waits at their most, polling alone, would read at least as often as the walks read
 // pages (see pace); else every. The caller holds p.mu.
 func (p *poller[T]) eager(every time.Duration, pages int) time.Duration {
-	if p.still && time.Duration(p.most)*walkEager >= time.Duration(pages)*every {
+	if p.still && p.fleet(every, pages) {
 		return min(every, walkEager)
 	}
 	return every
