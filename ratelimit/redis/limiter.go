@@ -31,8 +31,8 @@
 // attempt's request was written, how late past its turn, and whether on a new connection. The next
 // grant, in any process, waits for that report (up to a second past the last grant's due time, so
 // that a process that died holds nobody longer) and counts from the write, not from the turn: an
-// interval and [compute.PacingMargin] after it before the first 429, the pacing from responses
-// after it. A request that a busy process writes late delays the next one by its lateness, as in
+// interval and [compute.PacingMargin] after it, before the first 429 as after it, and after it
+// the pacing from responses too. A request that a busy process writes late delays the next one by its lateness, as in
 // [compute.NewLimiter] with a burst of one, before the first 429 as after it. After a request on a
 // new connection, which the service reads only once it has accepted the connection, the next
 // grant waits for its response and an interval and the margin after it (at most
@@ -350,8 +350,10 @@ local function clear(at)
   return nil
 end
 local at = math.max(tonumber(s[1]) or 0, now)
--- the schedule counts from the last write, as the pacing from responses does once it is on
-if wrote and not s[3] and not fresh then at = math.max(at, math.floor(tonumber(s[5]) + step * (1 + MARGIN))) end
+-- the schedule counts from the last write, an interval and the margin after it, before the first
+-- 429 as after it: the pacing from responses alone lets a grant go an interval after the write
+-- when the last round trip was the fastest (a budget's first responses, a Redis restarted empty)
+if wrote and not fresh then at = math.max(at, math.floor(tonumber(s[5]) + step * (1 + MARGIN))) end
 local moves = 0
 while true do
   local later = clear(at)

@@ -140,16 +140,16 @@ func TestAfterARequestOnANewConnectionTheNextGrantWaitsForItsResponse(t *testing
 }
 
 // armedBudget arms the budget, makes grant 1 (its response 2 ms after: the fastest round trip),
-// and grant 2, whose response never comes (its write reported on time), so that grant 3 waits
-// for it an interval past its due time and spends the allowance for late responses. It returns
-// grant 3's due time, member-a's grant.
+// grant 2 an interval and the margin after grant 1's write, whose response never comes (its write
+// reported on time), so that grant 3 waits for it an interval past its due time and spends the
+// allowance for late responses. It returns grant 3's due time, member-a's grant.
 func (w writeScripts) armedBudget() int64 {
 	sent := int64(1_000_000_000)
 	w.run(ratelimit.ThrottledScript, sent, "member-a", 1_000_000, "")
 	require.Equal(w.t, []int64{0, 0, 1, 1, 1, 0}, w.wait("member-a", sent, sent))
 	w.written(sent, 1, 0)
 	w.responded(sent+2000, 1, 0)
-	sent += wStep
+	sent += wSpaced
 	require.Equal(w.t, []int64{0, 0, 2, 1, 1, 0}, w.wait("member-b", sent, sent))
 	w.written(sent, 2, 0)
 	asked := sent + 10
@@ -186,13 +186,13 @@ func TestAWriteReportedLateHoldsAnotherProcessesNextGrant(t *testing.T) {
 	g4 := write + wHold + 1_900
 	require.Equal(t, []int64{0, 0, 4, 1, 1, 0}, w.wait("member-b", g4, asked))
 
-	// Grant 4, written 60 ms late, its response 3 ms after the write.
+	// Grant 4, written 60 ms late, its response 5 ms after the write.
 	w.written(g4+60_000, 4, 60_000)
-	w.responded(g4+63_000, 4, 60_000)
-	assert.Equal(t, []int64{2, wStep - 2000, 1, 0}, w.wait("member-a", g4+63_000, g4+63_000),
+	w.responded(g4+65_000, 4, 60_000)
+	assert.Equal(t, []int64{2, wStep - 2000, 1, 0}, w.wait("member-a", g4+65_000, g4+65_000),
 		"an interval after the response less the fastest round trip (2 ms, not 0: the lag counts once)")
-	g5 := g4 + 63_000 + wStep - 2000
-	require.Equal(t, []int64{0, 0, 5, 1, 1, 0}, w.wait("member-a", g5, g4+63_000))
+	g5 := g4 + 65_000 + wStep - 2000
+	require.Equal(t, []int64{0, 0, 5, 1, 1, 0}, w.wait("member-a", g5, g4+65_000))
 
 	// Grant 5's response comes before its write is reported (a report that lost the race): the
 	// late report moves nothing.
@@ -201,6 +201,34 @@ func TestAWriteReportedLateHoldsAnotherProcessesNextGrant(t *testing.T) {
 	sent, err := w.rdb.HGet(t.Context(), w.key, "sent").Int64()
 	require.NoError(t, err)
 	assert.Equal(t, g5, sent, "the grant's time")
+}
+
+// TestOnceArmedTheNextGrantIsStillAnIntervalAndTheMarginAfterTheWrite: the pacing from responses
+// lets the next grant go an interval after the last response less the fastest round trip. When
+// that response came the fastest round trip after its write (a budget's first response, or one of
+// a Redis restarted empty), that is an interval after the write, with no room for the service
+// reading the request a little late: the next grant still comes an interval and the margin after
+// the write, as before the first 429. A slower response holds it longer, as the pacing says.
+func TestOnceArmedTheNextGrantIsStillAnIntervalAndTheMarginAfterTheWrite(t *testing.T) {
+	w := newWriteScripts(t)
+	due := int64(1_000_000_000)
+	w.run(ratelimit.ThrottledScript, due, "member-a", 1_000_000, "")
+	require.Equal(t, []int64{0, 0, 1, 1, 1, 0}, w.wait("member-a", due, due), "armed")
+	w.written(due, 1, 0)
+	w.responded(due+500, 1, 0) // the first round trip: the fastest
+	assert.Equal(t, []int64{2, wStep - 500, 1, 0}, w.wait("member-b", due+500, due+500),
+		"an interval after the response less the fastest round trip")
+	assert.Equal(t, []int64{0, wSpaced - wStep, 2, 1, 1, 0}, w.wait("member-b", due+wStep, due+500),
+		"then reserved an interval and the margin after the write, not an interval")
+
+	// Grant 2, written on time, answered 4 ms after: later than the fastest round trip by more
+	// than the margin, so the response holds the next grant.
+	g2 := due + wSpaced
+	w.written(g2, 2, 0)
+	w.responded(g2+4_000, 2, 0)
+	assert.Equal(t, []int64{2, wStep - 500, 1, 0}, w.wait("member-a", g2+4_000, g2+4_000))
+	assert.Equal(t, []int64{0, 0, 3, 1, 1, 0}, w.wait("member-a", g2+4_000+wStep-500, g2+4_000),
+		"an interval after the response less the fastest round trip, past the margin after the write")
 }
 
 // TestAWriteNeverReportedHoldsTheNextGrantASecondAtMost: a grant whose write is never reported,
