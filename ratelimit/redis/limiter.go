@@ -31,15 +31,15 @@
 // attempt's request was written, how late past its turn, and whether on a new connection. The next
 // grant, in any process, waits for that report (up to a second past the last grant's due time, so
 // that a process that died holds nobody longer) and counts from the write, not from the turn: an
-// interval and [compute.PacingMargin] after it, before the first 429 as after it, and after it
-// the pacing from responses too. A request that a busy process writes late delays the next one by its lateness, as in
-// [compute.NewLimiter] with a burst of one, before the first 429 as after it. After a request on a
-// new connection, which the service reads only once it has accepted the connection, the next
-// grant waits for its response and an interval and the margin after it (at most
-// [compute.PacingHoldLate] of an interval past its due time); that response is reported with a
-// second command, as every response is while the pacing from responses is on. A process whose
-// client never says when it writes (a transport without the standard trace hooks) is not waited
-// for.
+// interval and [compute.PacingMargin] after it, before the first 429 as after it (then the pacing
+// from responses may hold it longer). A request that a busy process writes late delays the next
+// one by its lateness, as in [compute.NewLimiter] with a burst of one, before the first 429 as
+// after it. After a request on a new connection, which the service reads only once it has
+// accepted the connection, the next grant waits for its response and an interval and the margin
+// after it (at most [compute.PacingHoldLate] of an interval past its due time); that response is
+// reported with a second command, as every response is while the pacing from responses is on. A
+// process whose client never says when it writes (a transport without the standard trace hooks)
+// is not waited for.
 //
 // # When Redis is down or slow
 //
