@@ -15,36 +15,35 @@ import (
 
 // poller shares the polling of one client's waits on one kind of resource. While two or more waits
 // run (or the last of a fleet's, see fewest) and a walk of the list costs no more requests than a
-// GET each, it walks the list, and each
-// wait takes its resource from the next walk whose first page is sent after it asked (a wait that
-// asks while that page waits in the limiter is answered by it: every page is newer than the
-// asking). While the rate has room, a walk follows the last when the most eager wait would poll
-// alone (a second by default), or a quarter of a second after it once the list stopped growing or
-// shrinking (no creates or deletes under way) when the run's waits, polling alone, would have read
-// at least as often (the walks of such a fleet serve its waits to the last one); while the
-// client's other requests wait for the rate (a fleet's creates), walking takes about a twentieth
-// of the client's requests (see pace). A walk reads from
-// the list's end (where the total_count of the last page read says it is; the first walk of a run
-// reads page 1 for it) back to the first page, stopping as soon as it has seen every awaited
-// resource: the newest resources, which a fleet of creates awaits, come first, and resources shift
-// only towards the pages still to read. With a ListBoard (a limiter shared by several processes),
-// each page a walk reads is posted to it, and a walk takes from it every awaited resource that
-// another process's page, sent after the wait asked, showed: it reads no page, or stops reading,
-// once the board and its own pages show every awaited resource; between walks, the poller looks
-// the board up every walkCheck, so that such a page answers the waits as soon as it is posted, and
-// the next page of their own comes an interval after that. A resource the walk did not show is
-// read with a GET: a list can lag, so only the GET's 404 says a resource is gone. A walk that fails
-// tells the waits nothing: each reads its own resource, and only its own GET's refusal ends it. A walk refused for good (a 403, a 400, a page the walk cannot use)
-// stops the walking until fewer than two waits remain; one that fails for a time (a 503) is tried
-// again a second later. Whenever walking stops paying, every wait blocked for a walk is released at
-// once to read on its own.
+// GET each, it walks the list, and each wait takes its resource from the next walk whose first page
+// is sent after it asked (a wait that asks while that page waits in the limiter is answered by it:
+// every page is newer than the asking). While the rate has room, a walk follows the last when the
+// most eager wait would poll alone (a second by default), or a quarter of a second after it once
+// the list stopped growing or shrinking (no creates or deletes under way) when the run's waits,
+// polling alone, would have read at least as often (the walks of such a fleet serve its waits to
+// the last one); while the client's other requests wait for the rate (a fleet's creates), walking
+// takes about a twentieth of the client's requests (see pace). A walk reads from the list's end
+// (where the total_count of the last page read says it is; the first walk of a run reads page 1 for
+// it) back to the first page, stopping as soon as it has seen every awaited resource: the newest
+// resources, which a fleet of creates awaits, come first, and resources shift only towards the
+// pages still to read. With a ListBoard (a limiter shared by several processes), each page a walk
+// reads is posted to it, and a walk takes from it every awaited resource that another process's
+// page, sent after the wait asked, showed: it reads no page, or stops reading, once the board and
+// its own pages show every awaited resource; between walks, the poller looks the board up every
+// walkCheck, so that such a page answers the waits as soon as it is posted, and the next page of
+// their own comes an interval after that. A resource the walk did not show is read with a GET: a
+// list can lag, so only the GET's 404 says a resource is gone. A walk that fails tells the waits
+// nothing: each reads its own resource, and only its own GET's refusal ends it. A walk refused for
+// good (a 403, a 400, a page the walk cannot use) stops the walking until fewer than two waits
+// remain; one that fails for a time (a 503) is tried again a second later. Whenever walking stops
+// paying, every wait blocked for a walk is released at once to read on its own.
 //
 // Shared waits never do worse than each wait alone: a page sent (granted by the limiter: a wait in
 // its queue is no stall, nor the wait before a retry, as a 429's Retry-After: the service answered)
-// that has not answered within stallAfter of its sending stalls the walk, which releases
-// every wait blocked for it, and the waits read on their own until a page answers again; and the
-// walk decides with each page, from its total_count and the pages read, whether walking still costs
-// less than a GET each, stopping (and releasing the waits) as soon as it does not.
+// that has not answered within stallAfter of its sending stalls the walk, which releases every wait
+// blocked for it, and the waits read on their own until a page answers again; and the walk decides
+// with each page, from its total_count and the pages read, whether walking still costs less than a
+// GET each, stopping (and releasing the waits) as soon as it does not.
 //
 // The same machinery serves reads with SharedRead (shared_read.go): their walks read the whole list
 // once for every read within maxAge.
@@ -357,23 +356,22 @@ const (
 // (a second after, by default), a walk costing no more than the waits' own GETs would. Once the
 // list stopped changing size (the last two sightings of its total_count, on this process's pages or
 // on the board's, agreed: no creates or deletes under way, in this process or another, whose
-// requests this client does not see queue), it starts
-// walkEager after instead, when the most waits of this run at once, polling alone at that
-// interval, would have read at least as often as the walks read pages (at the defaults, four
-// waits a page): a fleet's walks then cost no more than its waits would, and keep that pace while
-// its last waits end. While other
-// requests wait for the rate, walking takes at most walkShare of the client's requests: the next
-// walk starts once pages/walkShare of them have gone since this one ended (and a second a page has
-// passed since its last page was sent). Once none of the client's own requests waits for the
-// rate, the waits are all it waits for: the next walk starts at most walkMaxGap (or a second a
-// page) after this one's last page was sent, however busy others keep the rate; while some do,
-// at most walkBusyGap (or a second a page) after.
+// requests this client does not see queue), it starts walkEager after instead, when the most waits
+// of this run at once, polling alone at that interval, would have read at least as often as the
+// walks read pages (at the defaults, four waits a page): a fleet's walks then cost no more than its
+// waits would, and keep that pace while its last waits end. While other requests wait for the rate,
+// walking takes at most walkShare of the client's requests: the next walk starts once
+// pages/walkShare of them have gone since this one ended (and a second a page has passed since its
+// last page was sent). Once none of the client's own requests waits for the rate, the waits are all
+// it waits for: the next walk starts at most walkMaxGap (or a second a page) after this one's last
+// page was sent, however busy others keep the rate; while some do, at most walkBusyGap (or a second
+// a page) after.
 //
 // With a board, pace looks it up every walkCheck and returns as soon as another process's page
 // answers every wait (see onBoard): the next walk reads no page, and the one after it comes an
-// interval later. These times then count from a random instant within walkCheck after sent, so
-// that two processes whose walks fell on the same instant, each reading a page the other's waits
-// asked too late for, drift apart, and the later one takes the earlier one's page.
+// interval later. These times then count from a random instant within walkCheck after sent, so that
+// two processes whose walks fell on the same instant, each reading a page the other's waits asked
+// too late for, drift apart, and the later one takes the earlier one's page.
 func (p *poller[T]) pace(ctx context.Context, sent time.Time, granted int64, pages int, others time.Duration) {
 	p.mu.Lock()
 	share := p.sharing()
